@@ -1,0 +1,48 @@
+package cpuset
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestParseString(t *testing.T) {
+	for in, want := range map[string]string{
+		"0":         "0",
+		"0-3":       "0-3",
+		"3,0,1,2":   "0-3",
+		"0-1,3,5-6": "0-1,3,5-6",
+		"1,1,1":     "1",
+		"":          "",
+	} {
+		s, err := Parse(in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", in, err)
+		}
+		if got := s.String(); got != want {
+			t.Errorf("Parse(%q).String() = %q, want %q", in, got, want)
+		}
+	}
+	for _, bad := range []string{"a", "3-1", "-1", "1-x"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) succeeded, want error", bad)
+		}
+	}
+}
+
+func TestAllocate(t *testing.T) {
+	online := Range(0, 4)
+	tg, lg, err := Allocate(online, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tg, Set{0, 1}) || !slices.Equal(lg, Set{3}) {
+		t.Errorf("Allocate(4 cpus, 2, 1) = %v, %v", tg, lg)
+	}
+	if _, _, err := Allocate(Range(0, 2), 2, 1); err == nil {
+		t.Error("Allocate(2 cpus, 2, 1) succeeded, want error")
+	}
+	tg, lg, err = Allocate(Set{0, 2, 4}, 1, 1)
+	if err != nil || !slices.Equal(tg, Set{0}) || !slices.Equal(lg, Set{4}) {
+		t.Errorf("Allocate sparse = %v, %v, %v", tg, lg, err)
+	}
+}

@@ -1,0 +1,581 @@
+package matrix
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Error is one problem in a matrix file, at a position.
+type Error struct {
+	File      string
+	Line, Col int
+	Field     string // dotted key path, e.g. "load.duration"
+	Msg       string
+}
+
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Col, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Errors is every problem found in one file, in file order.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Open reads and validates a matrix file. Every problem is reported in one
+// Errors value; a file that cannot be read or parsed as YAML at all yields a
+// single error.
+func Open(path string) (*Matrix, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes matrix text; path names it in errors and anchors build paths.
+func Parse(path string, data []byte) (*Matrix, error) {
+	var root yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{file: path}
+	m := &Matrix{File: path, Dir: dir, Network: NetworkBridge, Load: Defaults}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return nil, Errors{{File: path, Line: 1, Col: 1, Msg: "empty matrix file"}}
+	}
+	d.decodeMatrix(root.Content[0], m)
+	if len(d.errs) > 0 {
+		sort.SliceStable(d.errs, func(i, j int) bool {
+			a, b := d.errs[i], d.errs[j]
+			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+		})
+		return nil, d.errs
+	}
+	return m, nil
+}
+
+type decoder struct {
+	file string
+	errs Errors
+}
+
+func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
+	d.errs = append(d.errs, &Error{File: d.file, Line: n.Line, Col: n.Column, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fields walks a mapping, reporting duplicate and unknown keys, and calls the
+// handler of each known key with its value node.
+func (d *decoder) fields(n *yaml.Node, path string, handlers map[string]func(key, val *yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "want a mapping, got %s", kindName(n))
+		return
+	}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		field := join(path, k.Value)
+		if prev, dup := seen[k.Value]; dup {
+			d.errorf(k, field, "duplicate key (first at line %d)", prev.Line)
+			continue
+		}
+		seen[k.Value] = k
+		h, ok := handlers[k.Value]
+		if !ok {
+			d.errorf(k, field, "unknown key (known: %s)", knownKeys(handlers))
+			continue
+		}
+		h(k, v)
+	}
+}
+
+// entries walks a mapping of names to values (targets, scenarios, images…),
+// reporting duplicate names, in file order.
+func (d *decoder) entries(n *yaml.Node, path string, each func(name string, key, val *yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "want a mapping of names, got %s", kindName(n))
+		return
+	}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if prev, dup := seen[k.Value]; dup {
+			d.errorf(k, join(path, k.Value), "duplicate name (first at line %d)", prev.Line)
+			continue
+		}
+		seen[k.Value] = k
+		if !validName.MatchString(k.Value) {
+			d.errorf(k, join(path, k.Value), "name must match %s", validName)
+			continue
+		}
+		each(k.Value, k, v)
+	}
+}
+
+var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+
+func (d *decoder) scalar(n *yaml.Node, field string) bool {
+	if n.Kind != yaml.ScalarNode {
+		d.errorf(n, field, "want a scalar, got %s", kindName(n))
+		return false
+	}
+	return true
+}
+
+func (d *decoder) str(n *yaml.Node, field string) string {
+	if !d.scalar(n, field) {
+		return ""
+	}
+	if n.Tag != "!!str" {
+		d.errorf(n, field, "want a string, got %s %q", strings.TrimPrefix(n.Tag, "!!"), n.Value)
+		return ""
+	}
+	return n.Value
+}
+
+func (d *decoder) integer(n *yaml.Node, field string, min int64) (int64, bool) {
+	if !d.scalar(n, field) {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+	if err != nil || n.Tag != "!!int" {
+		d.errorf(n, field, "want an integer, got %q", n.Value)
+		return 0, false
+	}
+	if v < min {
+		d.errorf(n, field, "must be at least %d, got %d", min, v)
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *decoder) duration(n *yaml.Node, field string, allowZero bool) (time.Duration, bool) {
+	if !d.scalar(n, field) {
+		return 0, false
+	}
+	v, err := time.ParseDuration(n.Value)
+	if n.Value == "0" {
+		v, err = 0, nil
+	}
+	if err != nil {
+		d.errorf(n, field, "invalid duration %q (write e.g. 10s, 500ms, 2m)", n.Value)
+		return 0, false
+	}
+	if v < 0 || v == 0 && !allowZero {
+		d.errorf(n, field, "must be positive, got %s", n.Value)
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *decoder) intList(n *yaml.Node, field string) []int {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, field, "want a list of integers, got %s", kindName(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		d.errorf(n, field, "must not be empty")
+		return nil
+	}
+	var out []int
+	seen := map[int64]bool{}
+	for i, e := range n.Content {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if v, ok := d.integer(e, f, 1); ok {
+			if seen[v] {
+				d.errorf(e, f, "duplicate value %d", v)
+				continue
+			}
+			seen[v] = true
+			out = append(out, int(v))
+		}
+	}
+	return out
+}
+
+func (d *decoder) strMap(n *yaml.Node, field string) map[string]string {
+	out := map[string]string{}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, field, "want a mapping of strings, got %s", kindName(n))
+		return out
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		f := join(field, k.Value)
+		if _, dup := out[k.Value]; dup {
+			d.errorf(k, f, "duplicate key")
+			continue
+		}
+		if d.scalar(v, f) {
+			out[k.Value] = v.Value
+		}
+	}
+	return out
+}
+
+func (d *decoder) decodeMatrix(n *yaml.Node, m *Matrix) {
+	var versionNode, loadNode, targetsNode, scenariosNode, profilesNode *yaml.Node
+	d.fields(n, "", map[string]func(k, v *yaml.Node){
+		"version": func(k, v *yaml.Node) {
+			versionNode = v
+			if ver, ok := d.integer(v, "version", 0); ok {
+				m.Version = int(ver)
+				if ver != SchemaVersion {
+					d.errorf(v, "version", "unsupported schema version %d (this harness reads %d)", ver, SchemaVersion)
+				}
+			}
+		},
+		"images": func(k, v *yaml.Node) {
+			m.Images = map[string]string{}
+			d.entries(v, "images", func(name string, _, val *yaml.Node) {
+				if ref := d.str(val, "images."+name); ref != "" {
+					m.Images[name] = ref
+				}
+			})
+		},
+		"network": func(k, v *yaml.Node) {
+			if s := d.str(v, "network"); s != "" {
+				if s != NetworkBridge && s != NetworkHost {
+					d.errorf(v, "network", "want %q or %q, got %q", NetworkBridge, NetworkHost, s)
+				}
+				m.Network = s
+			}
+		},
+		"load":        func(k, v *yaml.Node) { loadNode = v; d.decodeLoad(v, "load", &m.Load) },
+		"cpus":        func(k, v *yaml.Node) { m.CPUs = d.intList(v, "cpus") },
+		"connections": func(k, v *yaml.Node) { m.Connections = d.intList(v, "connections") },
+		"targets":     func(k, v *yaml.Node) { targetsNode = v },
+		"scenarios":   func(k, v *yaml.Node) { scenariosNode = v },
+		"profiles":    func(k, v *yaml.Node) { profilesNode = v },
+	})
+	if d.errs != nil && n.Kind != yaml.MappingNode {
+		return
+	}
+	if versionNode == nil {
+		d.errorf(n, "version", "missing (write version: %d)", SchemaVersion)
+	}
+	if loadNode == nil {
+		d.errorf(n, "load", "missing")
+	} else {
+		d.checkLoad(loadNode, "load", m.Load)
+	}
+	if m.CPUs == nil {
+		m.CPUs = []int{1}
+	}
+	if m.Connections == nil {
+		d.errorf(n, "connections", "missing")
+	}
+	if scenariosNode == nil {
+		d.errorf(n, "scenarios", "missing")
+	} else {
+		d.entries(scenariosNode, "scenarios", func(name string, k, v *yaml.Node) {
+			m.Scenarios = append(m.Scenarios, d.decodeScenario(name, v))
+		})
+	}
+	if targetsNode == nil {
+		d.errorf(n, "targets", "missing")
+	} else {
+		d.entries(targetsNode, "targets", func(name string, k, v *yaml.Node) {
+			m.Targets = append(m.Targets, d.decodeTarget(name, k, v, m))
+		})
+	}
+	m.Profiles = map[string]Profile{}
+	if profilesNode != nil {
+		d.entries(profilesNode, "profiles", func(name string, k, v *yaml.Node) {
+			m.Profiles[name] = d.decodeProfile(name, v, m)
+		})
+	}
+}
+
+func (d *decoder) decodeLoad(n *yaml.Node, path string, l *Load) {
+	var dur, req *yaml.Node
+	d.fields(n, path, map[string]func(k, v *yaml.Node){
+		"duration": func(k, v *yaml.Node) {
+			dur = v
+			if x, ok := d.duration(v, join(path, "duration"), false); ok {
+				l.Duration, l.Requests = x, 0
+			}
+		},
+		"requests": func(k, v *yaml.Node) {
+			req = v
+			if x, ok := d.integer(v, join(path, "requests"), 1); ok {
+				l.Requests, l.Duration = x, 0
+			}
+		},
+		"warmup": func(k, v *yaml.Node) {
+			if x, ok := d.duration(v, join(path, "warmup"), true); ok {
+				l.Warmup = x
+			}
+		},
+		"trials": func(k, v *yaml.Node) {
+			if x, ok := d.integer(v, join(path, "trials"), 1); ok {
+				l.Trials = int(x)
+			}
+		},
+		"timeout": func(k, v *yaml.Node) {
+			if x, ok := d.duration(v, join(path, "timeout"), false); ok {
+				l.Timeout = x
+			}
+		},
+		"loadgen_cpus": func(k, v *yaml.Node) {
+			if x, ok := d.integer(v, join(path, "loadgen_cpus"), 1); ok {
+				l.LoadgenCPUs = int(x)
+			}
+		},
+		"ready_timeout": func(k, v *yaml.Node) {
+			if x, ok := d.duration(v, join(path, "ready_timeout"), false); ok {
+				l.ReadyTimeout = x
+			}
+		},
+	})
+	if dur != nil && req != nil {
+		d.errorf(req, join(path, "requests"), "set either duration or requests, not both")
+	}
+}
+
+// checkLoad reports a load that, after all overlays, says neither how long
+// nor how many requests to run.
+func (d *decoder) checkLoad(n *yaml.Node, path string, l Load) {
+	if l.Duration == 0 && l.Requests == 0 && n.Kind == yaml.MappingNode {
+		d.errorf(n, path, "set one of duration or requests")
+	}
+}
+
+func (d *decoder) decodeScenario(name string, n *yaml.Node) Scenario {
+	s := Scenario{Name: name}
+	path := "scenarios." + name
+	var pathNode, expectNode *yaml.Node
+	d.fields(n, path, map[string]func(k, v *yaml.Node){
+		"path": func(k, v *yaml.Node) {
+			pathNode = v
+			if s.Path = d.str(v, join(path, "path")); s.Path != "" && !strings.HasPrefix(s.Path, "/") {
+				d.errorf(v, join(path, "path"), "must start with /, got %q", s.Path)
+			}
+		},
+		"expect": func(k, v *yaml.Node) { expectNode = v; s.Expect = d.decodeExpect(v, join(path, "expect")) },
+	})
+	if n.Kind == yaml.MappingNode {
+		if pathNode == nil {
+			d.errorf(n, join(path, "path"), "missing")
+		}
+		if expectNode == nil {
+			d.errorf(n, join(path, "expect"), "missing: a scenario must say what a correct answer is")
+		}
+	}
+	return s
+}
+
+func (d *decoder) decodeExpect(n *yaml.Node, path string) Expect {
+	e := Expect{Status: 200}
+	var body, js *yaml.Node
+	d.fields(n, path, map[string]func(k, v *yaml.Node){
+		"status": func(k, v *yaml.Node) {
+			if x, ok := d.integer(v, join(path, "status"), 100); ok {
+				if x > 599 {
+					d.errorf(v, join(path, "status"), "not an HTTP status: %d", x)
+				}
+				e.Status = int(x)
+			}
+		},
+		"content_type": func(k, v *yaml.Node) { e.ContentType = d.str(v, join(path, "content_type")) },
+		"body": func(k, v *yaml.Node) {
+			body = v
+			if d.scalar(v, join(path, "body")) {
+				s := v.Value
+				e.Body = &s
+			}
+		},
+		"json": func(k, v *yaml.Node) {
+			js = v
+			var x any
+			if err := v.Decode(&x); err != nil {
+				d.errorf(v, join(path, "json"), "%v", err)
+				return
+			}
+			e.JSON = normalizeJSON(x)
+		},
+	})
+	if body != nil && js != nil {
+		d.errorf(js, join(path, "json"), "set either body or json, not both")
+	}
+	return e
+}
+
+// normalizeJSON turns YAML-decoded values into the shapes encoding/json
+// produces (map[string]any, []any, float64), so the two compare equal.
+func normalizeJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeJSON(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeJSON(e)
+		}
+		return x
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	default:
+		return v
+	}
+}
+
+func (d *decoder) decodeTarget(name string, key, n *yaml.Node, m *Matrix) Target {
+	t := Target{Name: name}
+	path := "targets." + name
+	var buildNode, portNode *yaml.Node
+	d.fields(n, path, map[string]func(k, v *yaml.Node){
+		"build": func(k, v *yaml.Node) { buildNode = v; t.BuildRel = d.str(v, join(path, "build")) },
+		"port": func(k, v *yaml.Node) {
+			portNode = v
+			if x, ok := d.integer(v, join(path, "port"), 1); ok {
+				if x > 65535 {
+					d.errorf(v, join(path, "port"), "not a TCP port: %d", x)
+				}
+				t.Port = int(x)
+			}
+		},
+		"env": func(k, v *yaml.Node) { t.Env = d.strMap(v, join(path, "env")) },
+		"scenarios": func(k, v *yaml.Node) {
+			if v.Kind != yaml.SequenceNode {
+				d.errorf(v, join(path, "scenarios"), "want a list of scenario names, got %s", kindName(v))
+				return
+			}
+			for i, e := range v.Content {
+				if s := d.str(e, fmt.Sprintf("%s.scenarios[%d]", path, i)); s != "" {
+					t.Scenarios = append(t.Scenarios, s)
+				}
+			}
+		},
+	})
+	if n.Kind != yaml.MappingNode {
+		return t
+	}
+	if portNode == nil {
+		d.errorf(n, join(path, "port"), "missing: the port the server listens on")
+	}
+	if buildNode == nil {
+		d.errorf(n, join(path, "build"), "missing: the folder holding the target's Dockerfile")
+	} else if t.BuildRel != "" {
+		t.Build = t.BuildRel
+		if !filepath.IsAbs(t.Build) {
+			t.Build = filepath.Join(m.Dir, t.BuildRel)
+		}
+		df, err := os.ReadFile(filepath.Join(t.Build, "Dockerfile"))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			d.errorf(buildNode, join(path, "build"), "no Dockerfile in %s", t.Build)
+		case err != nil:
+			d.errorf(buildNode, join(path, "build"), "%v", err)
+		default:
+			for _, key := range ImageKeys(df) {
+				if _, ok := m.Images[key]; !ok {
+					d.errorf(buildNode, join(path, "build"), "its Dockerfile uses ${%s_IMAGE} but images has no key %q", strings.ToUpper(key), key)
+					continue
+				}
+				t.Images = append(t.Images, key)
+			}
+		}
+	}
+	known := map[string]bool{}
+	for _, s := range m.Scenarios {
+		known[s.Name] = true
+	}
+	for _, s := range t.Scenarios {
+		if !known[s] {
+			d.errorf(n, join(path, "scenarios"), "no scenario named %q", s)
+		}
+	}
+	return t
+}
+
+var imageArg = regexp.MustCompile(`\$\{?([A-Z0-9_]+)_IMAGE\}?`)
+
+// ImageKeys lists the images keys a Dockerfile refers to through
+// ${<KEY>_IMAGE} build arguments, lower-cased, sorted, without repeats.
+func ImageKeys(dockerfile []byte) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range imageArg.FindAllSubmatch(dockerfile, -1) {
+		k := strings.ToLower(string(m[1]))
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (d *decoder) decodeProfile(name string, n *yaml.Node, m *Matrix) Profile {
+	p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections}
+	path := "profiles." + name
+	d.fields(n, path, map[string]func(k, v *yaml.Node){
+		"load": func(k, v *yaml.Node) {
+			d.decodeLoad(v, join(path, "load"), &p.Load)
+			d.checkLoad(v, join(path, "load"), p.Load)
+		},
+		"cpus":        func(k, v *yaml.Node) { p.CPUs = d.intList(v, join(path, "cpus")) },
+		"connections": func(k, v *yaml.Node) { p.Connections = d.intList(v, join(path, "connections")) },
+	})
+	return p
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "nothing"
+}
+
+func knownKeys[V any](m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}

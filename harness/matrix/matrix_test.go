@@ -1,0 +1,197 @@
+package matrix
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webbench/webbench/harness/cpuset"
+)
+
+const good = `version: 1
+images:
+  debian: debian:bookworm-slim
+  golang: golang:1.26-bookworm
+load:
+  duration: 10s
+  warmup: 3s
+  trials: 3
+  timeout: 2s
+  loadgen_cpus: 1
+cpus: [1, 2]
+connections: [64, 256]
+targets:
+  one:
+    build: t1
+    port: 8080
+    env: {A: "b"}
+  two:
+    build: t1
+    port: 8081
+    scenarios: [plaintext]
+scenarios:
+  plaintext:
+    path: /plaintext
+    expect: {status: 200, content_type: text/plain, body: "Hello, World!"}
+  json:
+    path: /json
+    expect: {status: 200, content_type: application/json, json: {message: "Hello, World!", n: 3}}
+profiles:
+  quick: {load: {duration: 2s, warmup: 1s, trials: 1}}
+  counted: {load: {requests: 1000}, connections: [512]}
+`
+
+func parse(t *testing.T, text string) (*Matrix, error) {
+	t.Helper()
+	return Parse(filepath.Join("testdata", "matrix.yaml"), []byte(text))
+}
+
+func TestParseGood(t *testing.T) {
+	m, err := parse(t, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Load.Duration != 10*time.Second || m.Load.Trials != 3 || m.Load.ReadyTimeout != Defaults.ReadyTimeout {
+		t.Errorf("load = %+v", m.Load)
+	}
+	if len(m.Targets) != 2 || m.Targets[0].Name != "one" || m.Targets[0].Env["A"] != "b" {
+		t.Errorf("targets = %+v", m.Targets)
+	}
+	if want := []string{"debian", "golang"}; !reflect.DeepEqual(m.Targets[0].Images, want) {
+		t.Errorf("target images = %v, want %v", m.Targets[0].Images, want)
+	}
+	if !filepath.IsAbs(m.Targets[0].Build) || filepath.Base(m.Targets[0].Build) != "t1" {
+		t.Errorf("build = %q", m.Targets[0].Build)
+	}
+	js := m.Scenarios[1].Expect.JSON.(map[string]any)
+	if js["n"] != float64(3) || js["message"] != "Hello, World!" {
+		t.Errorf("json expect = %#v", js)
+	}
+	if b := m.Scenarios[0].Expect.Body; b == nil || *b != "Hello, World!" {
+		t.Errorf("body expect = %v", b)
+	}
+
+	q, err := m.WithProfile("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Load.Duration != 2*time.Second || q.Load.Trials != 1 || q.Load.Timeout != 2*time.Second || q.Profile != "quick" {
+		t.Errorf("quick load = %+v", q.Load)
+	}
+	if m.Load.Duration != 10*time.Second {
+		t.Error("WithProfile changed the base matrix")
+	}
+	c, _ := m.WithProfile("counted")
+	if c.Load.Requests != 1000 || c.Load.Duration != 0 || !reflect.DeepEqual(c.Connections, []int{512}) {
+		t.Errorf("counted = %+v %v", c.Load, c.Connections)
+	}
+	if _, err := m.WithProfile("nope"); err == nil || !strings.Contains(err.Error(), "counted, quick") {
+		t.Errorf("unknown profile error = %v", err)
+	}
+}
+
+// Each bad input must be reported at its position, naming the field.
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, edit, from string
+		want         []string
+	}{
+		{"unknown key", "  trials: 3\n", "  trials: 3\n  trails: 4\n", []string{"matrix.yaml:9:3: load.trails: unknown key"}},
+		{"wrong type", "trials: 3", "trials: three", []string{"matrix.yaml:8:11: load.trials: want an integer"}},
+		{"bad duration", "duration: 10s", "duration: 10x", []string{`matrix.yaml:6:13: load.duration: invalid duration "10x"`}},
+		{"both duration and requests", "  warmup: 3s\n", "  warmup: 3s\n  requests: 10\n", []string{"matrix.yaml:8:13: load.requests: set either duration or requests, not both"}},
+		{"neither", "  duration: 10s\n", "", []string{"matrix.yaml:6:3: load: set one of duration or requests"}},
+		{"cpus zero", "cpus: [1, 2]", "cpus: [0, 2]", []string{"matrix.yaml:11:8: cpus[0]: must be at least 1, got 0"}},
+		{"connections zero", "connections: [64, 256]", "connections: [64, 0]", []string{"matrix.yaml:12:19: connections[1]: must be at least 1"}},
+		{"duplicate target", "  two:\n", "  one:\n", []string{`matrix.yaml:18:3: targets.one: duplicate name (first at line 14)`}},
+		{"no dockerfile", "build: t1\n    port: 8080", "build: nodockerfile\n    port: 8080", []string{"matrix.yaml:15:12: targets.one.build: no Dockerfile in"}},
+		{"unknown scenario", "scenarios: [plaintext]", "scenarios: [plain]", []string{`targets.two.scenarios: no scenario named "plain"`}},
+		{"bad version", "version: 1", "version: 2", []string{"matrix.yaml:1:10: version: unsupported schema version 2"}},
+		{"bad profile", "trials: 1}}", "trials: 0}}", []string{"profiles.quick.load.trials: must be at least 1"}},
+		{"missing image key", "  golang: golang:1.26-bookworm\n", "", []string{"targets.one.build: its Dockerfile uses ${GOLANG_IMAGE} but images has no key \"golang\""}},
+		{"several at once", "duration: 10s", "duration: 10x\n  bogus: 1", []string{"load.duration: invalid duration", "load.bogus: unknown key"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(good, tc.edit, tc.from, 1)
+			if text == good {
+				t.Fatalf("edit %q not found", tc.edit)
+			}
+			_, err := parse(t, text)
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("err = %v, want Errors", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%v\ndoes not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	m, err := parse(t, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := Expand(m, nil, cpuset.Range(0, 3))
+	var ids []string
+	for _, c := range cells {
+		ids = append(ids, c.ID())
+	}
+	want := []string{
+		"one/plaintext/1cpu/c64", "one/plaintext/1cpu/c256", "one/plaintext/2cpu/c64", "one/plaintext/2cpu/c256",
+		"one/json/1cpu/c64", "one/json/1cpu/c256", "one/json/2cpu/c64", "one/json/2cpu/c256",
+		"two/plaintext/1cpu/c64", "two/plaintext/1cpu/c256", "two/plaintext/2cpu/c64", "two/plaintext/2cpu/c256",
+	}
+	if !reflect.DeepEqual(ids, want) {
+		t.Errorf("cells =\n%v\nwant\n%v", ids, want)
+	}
+	if c := cells[2]; c.Skip != "" || c.CPUSet.String() != "0-1" || c.LoadgenSet.String() != "2" {
+		t.Errorf("2-cpu cell on 3 cpus: %+v", c)
+	}
+	// On two CPUs a 2-core target leaves no core for the load generator.
+	cells = Expand(m, nil, cpuset.Range(0, 2))
+	if c := cells[2]; !strings.Contains(c.Skip, "exceed the 2 online CPUs") {
+		t.Errorf("2-cpu cell on 2 cpus: skip = %q", c.Skip)
+	}
+	if c := cells[0]; c.Skip != "" || c.CPUSet.String() != "0" || c.LoadgenSet.String() != "1" {
+		t.Errorf("1-cpu cell on 2 cpus: %+v", c)
+	}
+}
+
+func TestSelector(t *testing.T) {
+	m, _ := parse(t, good)
+	count := func(s string) int {
+		sel, err := ParseSelector(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(Expand(m, sel, cpuset.Range(0, 4)))
+	}
+	for sel, want := range map[string]int{"": 12, "one": 8, "json": 4, "two/plaintext": 4, "*/plaintext": 8, "one/json,two": 8, "none": 0, "t*": 4} {
+		if got := count(sel); got != want {
+			t.Errorf("--only %q: %d cells, want %d", sel, got, want)
+		}
+	}
+	if _, err := ParseSelector("a/b/c"); err == nil {
+		t.Error("a/b/c accepted")
+	}
+	if _, err := ParseSelector("[x"); err == nil {
+		t.Error("bad glob accepted")
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	m, _ := parse(t, good)
+	cells := Expand(m, nil, cpuset.Range(0, 2)) // 2-cpu cells skipped
+	got := Estimate(m, cells, time.Second, 1000)
+	// 6 runnable cells × (1s + 3s warm-up + 3 × 10s).
+	if want := 6 * 34 * time.Second; got != want {
+		t.Errorf("Estimate = %v, want %v", got, want)
+	}
+}
