@@ -97,7 +97,7 @@ func TestParseGood(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, edit, from string
-		want         []string
+		want             []string
 	}{
 		{"unknown key", "  trials: 3\n", "  trials: 3\n  trails: 4\n", []string{"matrix.yaml:9:3: load.trails: unknown key"}},
 		{"wrong type", "trials: 3", "trials: three", []string{"matrix.yaml:8:11: load.trials: want an integer"}},

@@ -1,0 +1,371 @@
+// Package baseimage decides which image each key of the matrix's images
+// section resolves to: the official image when the engine has it or can
+// pull it, otherwise a local stand-in built from Debian packages (debootstrap
+// then import) and the local Go toolchain, carrying the host's CA bundle.
+// Results record which one every target was built on.
+package baseimage
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/moby/go-archive"
+	"github.com/moby/go-archive/compression"
+
+	webbench "github.com/webbench/webbench"
+	"github.com/webbench/webbench/harness/engine"
+)
+
+// Base is what one images key resolved to.
+type Base struct {
+	Key      string `json:"key"`
+	Official string `json:"official"`        // the reference in the matrix
+	Used     string `json:"used,omitempty"`  // the reference builds were given
+	StandIn  bool   `json:"stand_in"`        // Used is a local stand-in, not Official
+	Note     string `json:"note,omitempty"`  // how the stand-in was made
+	Error    string `json:"error,omitempty"` // why neither could be had
+}
+
+// Options tune how stand-ins are made.
+type Options struct {
+	Mirror   string    // Debian mirror for debootstrap; default http://deb.debian.org/debian
+	CABundle string    // host CA bundle copied into stand-ins; default /etc/ssl/certs/ca-certificates.crt
+	GoRoot   string    // toolchain copied into the golang stand-in; default runtime.GOROOT()
+	Log      io.Writer // progress of stand-in builds
+	NoPull   bool      // do not try the registry (tests, offline machines)
+}
+
+// Resolver resolves keys once each per run.
+type Resolver struct {
+	eng    *engine.Engine
+	images map[string]string
+	opt    Options
+
+	mu     sync.Mutex
+	done   map[string]*Base
+	rootfs map[string]string // suite → debootstrapped folder
+	tmp    string
+}
+
+// NewResolver resolves the keys of images.
+func NewResolver(eng *engine.Engine, images map[string]string, opt Options) *Resolver {
+	if opt.Mirror == "" {
+		opt.Mirror = "http://deb.debian.org/debian"
+	}
+	if opt.CABundle == "" {
+		opt.CABundle = "/etc/ssl/certs/ca-certificates.crt"
+	}
+	if opt.GoRoot == "" {
+		opt.GoRoot = goRoot()
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	return &Resolver{eng: eng, images: images, opt: opt, done: map[string]*Base{}, rootfs: map[string]string{}}
+}
+
+// Close removes the resolver's scratch folders.
+func (r *Resolver) Close() error {
+	if r.tmp == "" {
+		return nil
+	}
+	return os.RemoveAll(r.tmp)
+}
+
+// Resolve returns the image to use for key; Base.Error says why there is none.
+func (r *Resolver) Resolve(ctx context.Context, key string) *Base {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.resolve(ctx, key)
+}
+
+func (r *Resolver) resolve(ctx context.Context, key string) *Base {
+	if b, ok := r.done[key]; ok {
+		return b
+	}
+	ref, ok := r.images[key]
+	b := &Base{Key: key, Official: ref}
+	r.done[key] = b
+	if !ok {
+		b.Error = fmt.Sprintf("images has no key %q", key)
+		return b
+	}
+	_, _, have, err := r.eng.ImageLabels(ctx, ref)
+	if err != nil {
+		b.Error = err.Error()
+		return b
+	}
+	if have {
+		b.Used = ref
+		return b
+	}
+	var pullErr error = fmt.Errorf("pull disabled")
+	if !r.opt.NoPull {
+		if pullErr = r.eng.Pull(ctx, ref); pullErr == nil {
+			b.Used = ref
+			return b
+		}
+	}
+	used, note, err := r.standIn(ctx, key, ref)
+	if err != nil {
+		b.Error = fmt.Sprintf("%s cannot be had: %v; and no stand-in: %v", ref, pullErr, err)
+		return b
+	}
+	b.Used, b.StandIn, b.Note = used, true, note
+	return b
+}
+
+// StandInRef is the local tag of the stand-in for an official reference.
+func StandInRef(official string) string {
+	name, tag := splitRef(official)
+	return "webbench-standin/" + name + ":" + tag
+}
+
+func splitRef(ref string) (name, tag string) {
+	name, tag = ref, "latest"
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		name, tag = ref[:i], ref[i+1:]
+	}
+	return name[strings.LastIndex(name, "/")+1:], tag
+}
+
+func (r *Resolver) standIn(ctx context.Context, key, official string) (ref, note string, err error) {
+	ref = StandInRef(official)
+	switch key {
+	case "debian":
+		suite, err := debianSuite(official)
+		if err != nil {
+			return "", "", err
+		}
+		note = fmt.Sprintf("debootstrap --variant=minbase %s from %s, host CA bundle", suite, r.opt.Mirror)
+		return ref, note, r.importRootfs(ctx, ref, suite, note, nil, nil)
+	case "golang":
+		suite, err := debianSuite(official)
+		if err != nil {
+			return "", "", err
+		}
+		ver, err := goVersion(r.opt.GoRoot)
+		if err != nil {
+			return "", "", err
+		}
+		note = fmt.Sprintf("debootstrap --variant=minbase %s + host Go toolchain %s at /usr/local/go, host CA bundle", suite, ver)
+		env := []string{"ENV GOLANG_VERSION=" + strings.TrimPrefix(ver, "go"), "ENV GOPATH=/go",
+			"ENV PATH=/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "WORKDIR /go"}
+		return ref, note, r.importRootfs(ctx, ref, suite, note, env, func(tw *tar.Writer) error {
+			return addTree(tw, r.opt.GoRoot, "usr/local/go")
+		})
+	}
+	recipe, err := fs.Sub(webbench.Assets, "docker/standins/"+key)
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := fs.Stat(recipe, "Dockerfile"); err != nil {
+		return "", "", fmt.Errorf("no stand-in recipe docker/standins/%s/Dockerfile", key)
+	}
+	deb := r.resolve(ctx, "debian")
+	if deb.Used == "" {
+		return "", "", fmt.Errorf("the stand-in builds on debian: %s", deb.Error)
+	}
+	fmt.Fprintf(r.opt.Log, "building stand-in %s for %s\n", ref, official)
+	if _, err := r.eng.Build(ctx, engine.BuildSpec{Context: recipe, Tag: ref,
+		BuildArgs: map[string]string{"DEBIAN_IMAGE": deb.Used}, Log: r.opt.Log}); err != nil {
+		return "", "", err
+	}
+	return ref, fmt.Sprintf("docker/standins/%s/Dockerfile on %s", key, deb.Used), nil
+}
+
+// debianSuite maps an official tag such as debian:bookworm-slim or
+// golang:1.26-bookworm to the Debian suite its root file system comes from.
+func debianSuite(ref string) (string, error) {
+	_, tag := splitRef(ref)
+	for _, s := range []string{"bookworm", "trixie", "bullseye", "forky"} {
+		if strings.Contains(tag, s) {
+			return s, nil
+		}
+	}
+	return "", fmt.Errorf("cannot tell the Debian suite of %q (name one of bookworm, trixie, bullseye in its tag)", ref)
+}
+
+func goRoot() string {
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		return strings.TrimSpace(string(out))
+	}
+	return runtime.GOROOT()
+}
+
+func goVersion(goroot string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(goroot, "VERSION"))
+	if err != nil {
+		return "", fmt.Errorf("no local Go toolchain at %q: %w", goroot, err)
+	}
+	return strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]), nil
+}
+
+// importRootfs imports the debootstrapped suite, plus what extra adds, as
+// ref, unless ref already exists with the same recipe hash.
+func (r *Resolver) importRootfs(ctx context.Context, ref, suite, recipe string, changes []string, extra func(*tar.Writer) error) error {
+	ca, err := os.ReadFile(r.opt.CABundle)
+	if err != nil {
+		return fmt.Errorf("host CA bundle: %w", err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "v1\n%s\n%q\n", recipe, changes)
+	h.Write(ca)
+	hash := hex.EncodeToString(h.Sum(nil))[:16]
+	if _, labels, ok, err := r.eng.ImageLabels(ctx, ref); err != nil {
+		return err
+	} else if ok && labels[engine.LabelHash] == hash {
+		return nil
+	}
+	dir, err := r.debootstrap(ctx, suite, ca)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.opt.Log, "importing stand-in %s\n", ref)
+	changes = append([]string{
+		"LABEL " + engine.LabelHash + "=" + hash,
+		"LABEL io.webbench.stand-in=" + strings.ReplaceAll(recipe, " ", "_"),
+		`CMD ["bash"]`,
+	}, changes...)
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writeRootfs(pw, dir, extra)) }()
+	err = r.eng.Import(ctx, pr, ref, changes)
+	pr.CloseWithError(err)
+	return err
+}
+
+func writeRootfs(w io.Writer, dir string, extra func(*tar.Writer) error) error {
+	rc, err := archive.Tar(dir, compression.None)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	tw := tar.NewWriter(w)
+	tr := tar.NewReader(rc)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			return err
+		}
+	}
+	if extra != nil {
+		if err := extra(tw); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
+}
+
+// addTree writes the folder src into tw under prefix.
+func addTree(tw *tar.Writer, src, prefix string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		name := filepath.ToSlash(filepath.Join(prefix, rel))
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		link := ""
+		if info.Mode()&fs.ModeSymlink != 0 {
+			if link, err = os.Readlink(p); err != nil {
+				return err
+			}
+		}
+		hdr, err := tar.FileInfoHeader(info, link)
+		if err != nil {
+			return err
+		}
+		hdr.Name, hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = name, 0, 0, "root", "root"
+		if d.IsDir() {
+			hdr.Name += "/"
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if info.Mode().IsRegular() {
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = io.Copy(tw, f)
+			return err
+		}
+		return nil
+	})
+}
+
+// debootstrap makes (once per resolver) a minimal root file system of
+// suite, slimmed like the official -slim images, with the host's CA bundle.
+func (r *Resolver) debootstrap(ctx context.Context, suite string, ca []byte) (string, error) {
+	if dir, ok := r.rootfs[suite]; ok {
+		return dir, nil
+	}
+	bin, err := exec.LookPath("debootstrap")
+	if err != nil {
+		return "", fmt.Errorf("debootstrap is not installed (apt-get install debootstrap, or `make tools`)")
+	}
+	if os.Geteuid() != 0 {
+		return "", fmt.Errorf("debootstrap needs root to build the %s stand-in", suite)
+	}
+	if r.tmp == "" {
+		if r.tmp, err = os.MkdirTemp("", "webbench-rootfs-"); err != nil {
+			return "", err
+		}
+	}
+	dir := filepath.Join(r.tmp, suite)
+	fmt.Fprintf(r.opt.Log, "debootstrap --variant=minbase %s (about a minute)\n", suite)
+	cmd := exec.CommandContext(ctx, bin, "--variant=minbase", suite, dir, r.opt.Mirror)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("debootstrap %s: %v\n%s", suite, err, tail(string(out), 15))
+	}
+	for _, p := range []string{"usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/cache/apt/archives", "var/lib/apt/lists"} {
+		entries, _ := os.ReadDir(filepath.Join(dir, p))
+		for _, e := range entries {
+			if e.Name() != "partial" && e.Name() != "lock" {
+				os.RemoveAll(filepath.Join(dir, p, e.Name()))
+			}
+		}
+	}
+	certs := filepath.Join(dir, "etc/ssl/certs")
+	if err := os.MkdirAll(certs, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(certs, "ca-certificates.crt"), ca, 0o644); err != nil {
+		return "", err
+	}
+	r.rootfs[suite] = dir
+	return dir, nil
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

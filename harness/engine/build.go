@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/build"
+	"github.com/moby/patternmatcher"
+	"github.com/moby/patternmatcher/ignorefile"
+)
+
+// BuildSpec is one image build.
+type BuildSpec struct {
+	Context    fs.FS  // the build context; its .dockerignore is honoured
+	Dockerfile string // path inside Context; "" means Dockerfile
+	Tag        string
+	BuildArgs  map[string]string
+	Labels     map[string]string
+	Log        io.Writer // receives the build's output; may be nil
+}
+
+// Built is the outcome of Build.
+type Built struct {
+	ID     string
+	Hash   string // content hash of the context, Dockerfile name and build args
+	Cached bool   // an image with this tag and hash existed; nothing was built
+}
+
+// Build builds s.Tag from s.Context with the classic builder (the one every
+// engine has), unless an image with that tag already carries the content
+// hash of these inputs. A failure names the failing step and quotes the
+// end of the build log.
+func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
+	if s.Dockerfile == "" {
+		s.Dockerfile = "Dockerfile"
+	}
+	tarball, hash, err := TarContext(s.Context, s.Dockerfile, s.BuildArgs)
+	if err != nil {
+		return Built{}, err
+	}
+	if id, labels, ok, err := e.ImageLabels(ctx, s.Tag); err != nil {
+		return Built{}, err
+	} else if ok && labels[LabelHash] == hash {
+		return Built{ID: id, Hash: hash, Cached: true}, nil
+	}
+	args := map[string]*string{}
+	for k, v := range s.BuildArgs {
+		args[k] = &v
+	}
+	labels := withTool(s.Labels)
+	labels[LabelHash] = hash
+	resp, err := e.cli.ImageBuild(ctx, bytes.NewReader(tarball), build.ImageBuildOptions{
+		Tags: []string{s.Tag}, Dockerfile: s.Dockerfile, BuildArgs: args, Labels: labels,
+		Remove: true, ForceRemove: true, Version: build.BuilderV1,
+	})
+	if err != nil {
+		return Built{}, fmt.Errorf("build %s: %w", s.Tag, err)
+	}
+	defer resp.Body.Close()
+	log := s.Log
+	if log == nil {
+		log = io.Discard
+	}
+	var tail tailBuffer
+	if err := readMessages(resp.Body, io.MultiWriter(log, &tail)); err != nil {
+		return Built{}, fmt.Errorf("build %s: %w\n%s", s.Tag, err, tail.String())
+	}
+	id, _, ok, err := e.ImageLabels(ctx, s.Tag)
+	if err != nil || !ok {
+		return Built{}, fmt.Errorf("build %s: no image after a build that reported success (%v)", s.Tag, err)
+	}
+	return Built{ID: id, Hash: hash}, nil
+}
+
+// TarContext packs fsys as a build context, leaving out what its
+// .dockerignore excludes (never the Dockerfile itself), with fixed times and
+// owners so that the same files give the same bytes. The hash covers the
+// files' names, modes and contents, the Dockerfile name and the build args:
+// touching a file does not change it, editing one does.
+func TarContext(fsys fs.FS, dockerfile string, buildArgs map[string]string) ([]byte, string, error) {
+	var excludes []string
+	if f, err := fsys.Open(".dockerignore"); err == nil {
+		excludes, err = ignorefile.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, "", fmt.Errorf(".dockerignore: %w", err)
+		}
+	}
+	pm, err := patternmatcher.New(excludes)
+	if err != nil {
+		return nil, "", fmt.Errorf(".dockerignore: %w", err)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	h := sha256.New()
+	fmt.Fprintf(h, "dockerfile %q\n", dockerfile)
+	keys := make([]string, 0, len(buildArgs))
+	for k := range buildArgs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "arg %q=%q\n", k, buildArgs[k])
+	}
+	epoch := time.Unix(0, 0)
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		if p != dockerfile && p != ".dockerignore" {
+			skip, err := pm.MatchesOrParentMatches(p)
+			if err != nil {
+				return err
+			}
+			if skip {
+				if d.IsDir() && !pm.Exclusions() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		hdr := &tar.Header{Name: p, Mode: int64(info.Mode().Perm()), ModTime: epoch, Format: tar.FormatPAX}
+		switch {
+		case d.IsDir():
+			hdr.Typeflag, hdr.Name = tar.TypeDir, p+"/"
+			fmt.Fprintf(h, "dir %q %o\n", p, hdr.Mode)
+			return tw.WriteHeader(hdr)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := fs.ReadLink(fsys, p)
+			if err != nil {
+				return err
+			}
+			hdr.Typeflag, hdr.Linkname = tar.TypeSymlink, target
+			fmt.Fprintf(h, "link %q %q\n", p, target)
+			return tw.WriteHeader(hdr)
+		case d.Type().IsRegular():
+			data, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return err
+			}
+			hdr.Typeflag, hdr.Size = tar.TypeReg, int64(len(data))
+			sum := sha256.Sum256(data)
+			fmt.Fprintf(h, "file %q %o %x\n", p, hdr.Mode, sum)
+			if err := tw.WriteHeader(hdr); err != nil {
+				return err
+			}
+			_, err = tw.Write(data)
+			return err
+		}
+		return nil // sockets, devices: not part of a build context
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("build context: %w", err)
+	}
+	if err := tw.Close(); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// message is one line of the engine's JSON progress stream.
+type message struct {
+	Stream      string `json:"stream"`
+	Status      string `json:"status"`
+	Error       string `json:"error"`
+	ErrorDetail *struct {
+		Message string `json:"message"`
+	} `json:"errorDetail"`
+}
+
+// readMessages copies a build/pull/import progress stream's text to w and
+// returns the error the stream ends with, if any.
+func readMessages(r io.Reader, w io.Writer) error {
+	dec := json.NewDecoder(r)
+	for {
+		var m message
+		if err := dec.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if m.Stream != "" {
+			io.WriteString(w, m.Stream)
+		} else if m.Status != "" {
+			io.WriteString(w, m.Status+"\n")
+		}
+		if m.ErrorDetail != nil && m.ErrorDetail.Message != "" {
+			return errors.New(strings.TrimSpace(m.ErrorDetail.Message))
+		}
+		if m.Error != "" {
+			return errors.New(strings.TrimSpace(m.Error))
+		}
+	}
+}
+
+// tailBuffer keeps the last lines written to it, to quote a failing step.
+type tailBuffer struct{ lines []string }
+
+const tailLines = 25
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	for _, l := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		t.lines = append(t.lines, l)
+	}
+	if len(t.lines) > tailLines {
+		t.lines = t.lines[len(t.lines)-tailLines:]
+	}
+	return len(p), nil
+}
+
+// String returns the kept lines from the last build step on.
+func (t *tailBuffer) String() string {
+	start := 0
+	for i, l := range t.lines {
+		if strings.HasPrefix(l, "Step ") {
+			start = i
+		}
+	}
+	return strings.Join(t.lines[start:], "\n")
+}
+
+func decodeJSON(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }
+
+func newJSONDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }

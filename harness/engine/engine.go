@@ -1,0 +1,417 @@
+// Package engine is the one place the harness talks to the Docker engine,
+// through the Docker Go SDK with API version negotiation (it must work with
+// engine 20.10, API 1.41). It owns labels, networks, image builds and
+// imports, containers, exec, and resource sampling. Every object it creates
+// carries the tool label so a killed run's leftovers can be found and reaped.
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/client"
+	"github.com/docker/docker/errdefs"
+	"github.com/docker/docker/pkg/stdcopy"
+)
+
+// Labels the harness puts on what it creates.
+const (
+	LabelTool   = "io.webbench.tool" // always "webbench"
+	LabelRun    = "io.webbench.run"  // the run id
+	LabelRole   = "io.webbench.role" // target, loadgen
+	LabelTarget = "io.webbench.target"
+	LabelCell   = "io.webbench.cell"
+	LabelHash   = "io.webbench.context-hash" // content hash of an image's build inputs
+	ToolName    = "webbench"
+)
+
+// Engine is a connected Docker client.
+type Engine struct {
+	cli *client.Client
+}
+
+// Connect reaches the engine named by the environment (DOCKER_HOST …),
+// negotiating the API version down to what the engine speaks.
+func Connect(ctx context.Context) (*Engine, error) {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("docker client: %w", err)
+	}
+	if _, err := cli.Ping(ctx); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("docker engine not reachable: %w", err)
+	}
+	return &Engine{cli: cli}, nil
+}
+
+// Close releases the client.
+func (e *Engine) Close() error { return e.cli.Close() }
+
+// Info is what a result records about the engine and its host.
+type Info struct {
+	ServerVersion string
+	APIVersion    string
+	NCPU          int
+	Kernel        string
+	OS            string
+	Driver        string
+}
+
+// Info asks the engine about itself.
+func (e *Engine) Info(ctx context.Context) (Info, error) {
+	i, err := e.cli.Info(ctx)
+	if err != nil {
+		return Info{}, fmt.Errorf("docker info: %w", err)
+	}
+	return Info{ServerVersion: i.ServerVersion, APIVersion: e.cli.ClientVersion(), NCPU: i.NCPU,
+		Kernel: i.KernelVersion, OS: i.OperatingSystem, Driver: i.Driver}, nil
+}
+
+func toolFilter(extra ...string) filters.Args {
+	f := filters.NewArgs(filters.Arg("label", LabelTool+"="+ToolName))
+	for _, l := range extra {
+		f.Add("label", l)
+	}
+	return f
+}
+
+// Reap removes every container and network carrying the tool label, that is
+// everything a killed run left behind, and dangling images of failed builds.
+// Not-found is success: another reaper may have been first.
+func (e *Engine) Reap(ctx context.Context) (removed []string, err error) {
+	cs, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: toolFilter()})
+	if err != nil {
+		return nil, fmt.Errorf("list containers: %w", err)
+	}
+	var errs []error
+	for _, c := range cs {
+		if err := e.RemoveContainer(ctx, c.ID); err != nil {
+			errs = append(errs, err)
+		} else {
+			removed = append(removed, "container "+strings.TrimPrefix(first(c.Names), "/"))
+		}
+	}
+	ns, err := e.cli.NetworkList(ctx, network.ListOptions{Filters: toolFilter()})
+	if err != nil {
+		return removed, fmt.Errorf("list networks: %w", err)
+	}
+	for _, n := range ns {
+		if err := e.RemoveNetwork(ctx, n.ID); err != nil {
+			errs = append(errs, err)
+		} else {
+			removed = append(removed, "network "+n.Name)
+		}
+	}
+	rep, err := e.cli.ImagesPrune(ctx, filters.NewArgs(filters.Arg("dangling", "true"), filters.Arg("label", LabelTool+"="+ToolName)))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("prune images: %w", err))
+	}
+	for _, d := range rep.ImagesDeleted {
+		if d.Deleted != "" {
+			removed = append(removed, "image "+d.Deleted)
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+// Leftovers lists the names of containers and networks carrying the tool
+// label (and, when run is set, that run's label). Tests use it to prove a
+// run cleaned up after itself.
+func (e *Engine) Leftovers(ctx context.Context, run string) ([]string, error) {
+	var extra []string
+	if run != "" {
+		extra = append(extra, LabelRun+"="+run)
+	}
+	var out []string
+	cs, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: toolFilter(extra...)})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		out = append(out, "container "+first(c.Names))
+	}
+	ns, err := e.cli.NetworkList(ctx, network.ListOptions{Filters: toolFilter(extra...)})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range ns {
+		out = append(out, "network "+n.Name)
+	}
+	return out, nil
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// CreateNetwork makes a user-defined bridge network for one run.
+func (e *Engine) CreateNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
+	r, err := e.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Labels: withTool(labels)})
+	if err != nil {
+		return "", fmt.Errorf("create network: %w", err)
+	}
+	return r.ID, nil
+}
+
+// RemoveNetwork removes a network; one already gone is not an error.
+func (e *Engine) RemoveNetwork(ctx context.Context, id string) error {
+	if id == "" {
+		return nil
+	}
+	if err := e.cli.NetworkRemove(ctx, id); err != nil && !errdefs.IsNotFound(err) {
+		return fmt.Errorf("remove network: %w", err)
+	}
+	return nil
+}
+
+func withTool(labels map[string]string) map[string]string {
+	out := map[string]string{LabelTool: ToolName}
+	for k, v := range labels {
+		out[k] = v
+	}
+	return out
+}
+
+// ContainerSpec says how to start one container.
+type ContainerSpec struct {
+	Name    string
+	Image   string
+	Cmd     []string // empty: the image's default
+	Env     []string
+	CPUSet  string // CpusetCpus
+	Network string // network name, or "host"
+	Aliases []string
+	Labels  map[string]string
+}
+
+// Start creates and starts a container. The id is returned even when start
+// fails, so the caller's cleanup can remove what was created.
+func (e *Engine) Start(ctx context.Context, s ContainerSpec) (string, error) {
+	hc := &container.HostConfig{
+		Resources:   container.Resources{CpusetCpus: s.CPUSet},
+		NetworkMode: container.NetworkMode(s.Network),
+		LogConfig:   container.LogConfig{Type: "json-file", Config: map[string]string{"max-size": "10m"}},
+	}
+	var nc *network.NetworkingConfig
+	if s.Network != "host" && s.Network != "" {
+		nc = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
+			s.Network: {Aliases: s.Aliases},
+		}}
+	}
+	cfg := &container.Config{Image: s.Image, Cmd: s.Cmd, Env: s.Env, Labels: withTool(s.Labels)}
+	r, err := e.cli.ContainerCreate(ctx, cfg, hc, nc, nil, s.Name)
+	if err != nil {
+		return "", fmt.Errorf("create container %s: %w", s.Name, err)
+	}
+	if err := e.cli.ContainerStart(ctx, r.ID, container.StartOptions{}); err != nil {
+		return r.ID, fmt.Errorf("start container %s: %w", s.Name, err)
+	}
+	return r.ID, nil
+}
+
+// RemoveContainer kills and removes a container; one already gone is not
+// an error, and neither is an empty id.
+func (e *Engine) RemoveContainer(ctx context.Context, id string) error {
+	if id == "" {
+		return nil
+	}
+	err := e.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !errdefs.IsNotFound(err) && !strings.Contains(err.Error(), "is already in progress") {
+		return fmt.Errorf("remove container: %w", err)
+	}
+	return nil
+}
+
+// State is whether a container still runs and, if not, how it ended.
+type State struct {
+	Running   bool
+	ExitCode  int
+	OOMKilled bool
+	Error     string
+}
+
+func (s State) String() string {
+	if s.Running {
+		return "running"
+	}
+	out := fmt.Sprintf("exited with code %d", s.ExitCode)
+	if s.OOMKilled {
+		out += ", OOM-killed"
+	}
+	if s.Error != "" {
+		out += ": " + s.Error
+	}
+	return out
+}
+
+// State inspects a container.
+func (e *Engine) State(ctx context.Context, id string) (State, error) {
+	c, err := e.cli.ContainerInspect(ctx, id)
+	if err != nil {
+		return State{}, fmt.Errorf("inspect container: %w", err)
+	}
+	st := c.State
+	return State{Running: st.Running, ExitCode: st.ExitCode, OOMKilled: st.OOMKilled, Error: st.Error}, nil
+}
+
+// Logs returns the last n lines of a container's output, stdout and stderr
+// interleaved as written.
+func (e *Engine) Logs(ctx context.Context, id string, n int) (string, error) {
+	rc, err := e.cli.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: fmt.Sprint(n)})
+	if err != nil {
+		return "", fmt.Errorf("container logs: %w", err)
+	}
+	defer rc.Close()
+	var b bytes.Buffer
+	if _, err := stdcopy.StdCopy(&b, &b, rc); err != nil {
+		return b.String(), fmt.Errorf("container logs: %w", err)
+	}
+	return b.String(), nil
+}
+
+// ExecResult is what a command run inside a container printed.
+type ExecResult struct {
+	Stdout, Stderr []byte
+	ExitCode       int
+}
+
+// Exec runs cmd inside a running container and waits for it. Cancelling ctx
+// stops the wait, not the command: the caller removes the container.
+func (e *Engine) Exec(ctx context.Context, id string, cmd []string) (ExecResult, error) {
+	cr, err := e.cli.ContainerExecCreate(ctx, id, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("exec %s: %w", cmd[0], err)
+	}
+	att, err := e.cli.ContainerExecAttach(ctx, cr.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("exec %s: attach: %w", cmd[0], err)
+	}
+	defer att.Close()
+	var out, errb bytes.Buffer
+	done := make(chan error, 1)
+	go func() { _, err := stdcopy.StdCopy(&out, &errb, att.Reader); done <- err }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		return ExecResult{}, ctx.Err()
+	}
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("exec %s: read output: %w", cmd[0], err)
+	}
+	ins, err := e.cli.ContainerExecInspect(ctx, cr.ID)
+	if err != nil {
+		return ExecResult{}, fmt.Errorf("exec %s: inspect: %w", cmd[0], err)
+	}
+	return ExecResult{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: ins.ExitCode}, nil
+}
+
+// Usage is one reading of a container's cgroup counters.
+type Usage struct {
+	CPUNanos uint64    // cumulative CPU time of every process in the container
+	MemBytes uint64    // memory in use, page cache of inactive files excluded (as docker stats shows)
+	At       time.Time // when the engine read them
+}
+
+// Usage reads a container's counters once (API 1.41 one-shot stats).
+func (e *Engine) Usage(ctx context.Context, id string) (Usage, error) {
+	r, err := e.cli.ContainerStatsOneShot(ctx, id)
+	if err != nil {
+		return Usage{}, fmt.Errorf("stats: %w", err)
+	}
+	defer r.Body.Close()
+	var s container.StatsResponse
+	if err := decodeJSON(r.Body, &s); err != nil {
+		return Usage{}, fmt.Errorf("stats: %w", err)
+	}
+	return usageOf(s), nil
+}
+
+func usageOf(s container.StatsResponse) Usage {
+	mem := s.MemoryStats.Usage
+	// cgroup v1 reports total_inactive_file, v2 inactive_file; docker stats
+	// subtracts it so that reclaimable page cache is not counted.
+	for _, k := range []string{"total_inactive_file", "inactive_file"} {
+		if v, ok := s.MemoryStats.Stats[k]; ok && v < mem {
+			mem -= v
+			break
+		}
+	}
+	return Usage{CPUNanos: s.CPUStats.CPUUsage.TotalUsage, MemBytes: mem, At: s.Read}
+}
+
+// PeakMemory samples a container's memory until ctx ends (the engine sends
+// a sample about once a second) and returns the largest reading.
+func (e *Engine) PeakMemory(ctx context.Context, id string) (uint64, error) {
+	r, err := e.cli.ContainerStats(ctx, id, true)
+	if err != nil {
+		return 0, fmt.Errorf("stats: %w", err)
+	}
+	defer r.Body.Close()
+	var peak uint64
+	dec := newJSONDecoder(r.Body)
+	for {
+		var s container.StatsResponse
+		if err := dec.Decode(&s); err != nil {
+			if ctx.Err() != nil || errors.Is(err, io.EOF) {
+				return peak, nil
+			}
+			return peak, fmt.Errorf("stats: %w", err)
+		}
+		if u := usageOf(s); u.MemBytes > peak {
+			peak = u.MemBytes
+		}
+	}
+}
+
+// ImageLabels returns an image's id and labels, and whether it exists.
+func (e *Engine) ImageLabels(ctx context.Context, ref string) (id string, labels map[string]string, ok bool, err error) {
+	ins, err := e.cli.ImageInspect(ctx, ref)
+	if errdefs.IsNotFound(err) {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, false, fmt.Errorf("inspect image %s: %w", ref, err)
+	}
+	if ins.Config != nil {
+		labels = ins.Config.Labels
+	}
+	return ins.ID, labels, true, nil
+}
+
+// Pull fetches an image from its registry, draining the progress stream.
+func (e *Engine) Pull(ctx context.Context, ref string) error {
+	rc, err := e.cli.ImagePull(ctx, ref, image.PullOptions{})
+	if err != nil {
+		return fmt.Errorf("pull %s: %w", ref, err)
+	}
+	defer rc.Close()
+	if err := readMessages(rc, io.Discard); err != nil {
+		return fmt.Errorf("pull %s: %w", ref, err)
+	}
+	return nil
+}
+
+// Import creates an image from a root file system tarball.
+func (e *Engine) Import(ctx context.Context, rootfs io.Reader, ref string, changes []string) error {
+	rc, err := e.cli.ImageImport(ctx, image.ImportSource{Source: rootfs, SourceName: "-"}, ref, image.ImportOptions{Changes: changes})
+	if err != nil {
+		return fmt.Errorf("import %s: %w", ref, err)
+	}
+	defer rc.Close()
+	if err := readMessages(rc, io.Discard); err != nil {
+		return fmt.Errorf("import %s: %w", ref, err)
+	}
+	return nil
+}

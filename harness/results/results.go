@@ -1,0 +1,253 @@
+// Package results owns results.json: the schema reviewers and tools read,
+// summary statistics over trials, and atomic writes so a crash loses at most
+// the cell in progress. Reports are rendered from this data alone.
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/webbench/webbench/harness/baseimage"
+	"github.com/webbench/webbench/harness/loadgen"
+	"github.com/webbench/webbench/harness/matrix"
+)
+
+// Schema is the results.json version this harness writes.
+const Schema = 1
+
+// Cell statuses.
+const (
+	OK      = "ok"
+	Failed  = "failed"
+	Skipped = "skipped"
+)
+
+// Run is one results.json.
+type Run struct {
+	Schema      int                        `json:"schema"`
+	Environment Environment                `json:"environment"`
+	Matrix      Settings                   `json:"matrix"`
+	Images      map[string]*baseimage.Base `json:"base_images,omitempty"`
+	Cells       []*Cell                    `json:"cells"`
+	Interrupted bool                       `json:"interrupted,omitempty"`
+	FinishedAt  *time.Time                 `json:"finished_at,omitempty"`
+}
+
+// Environment is where and with what the run was measured.
+type Environment struct {
+	Label          string    `json:"label"`
+	Hostname       string    `json:"hostname"`
+	CPUModel       string    `json:"cpu_model"`
+	OnlineCPUs     int       `json:"online_cpus"`
+	Kernel         string    `json:"kernel"`
+	OS             string    `json:"os,omitempty"`
+	DockerVersion  string    `json:"docker_version"`
+	DockerAPI      string    `json:"docker_api_version,omitempty"`
+	StorageDriver  string    `json:"storage_driver,omitempty"`
+	HarnessVersion string    `json:"harness_version"`
+	LoadGenerator  string    `json:"load_generator"`
+	StartedAt      time.Time `json:"started_at"`
+	NetworkMode    string    `json:"network_mode"`
+}
+
+// Settings is the expanded matrix the run used.
+type Settings struct {
+	File        string            `json:"file"`
+	Profile     string            `json:"profile,omitempty"`
+	Only        string            `json:"only,omitempty"`
+	Load        LoadSettings      `json:"load"`
+	CPUs        []int             `json:"cpus"`
+	Connections []int             `json:"connections"`
+	Images      map[string]string `json:"images"`
+	Targets     []matrix.Target   `json:"targets"`
+	Scenarios   []matrix.Scenario `json:"scenarios"`
+}
+
+// LoadSettings is matrix.Load with durations written as text ("10s").
+type LoadSettings struct {
+	Duration     string `json:"duration,omitempty"`
+	Requests     int64  `json:"requests,omitempty"`
+	Warmup       string `json:"warmup"`
+	Trials       int    `json:"trials"`
+	Timeout      string `json:"timeout"`
+	LoadgenCPUs  int    `json:"loadgen_cpus"`
+	ReadyTimeout string `json:"ready_timeout"`
+}
+
+// SettingsOf records m as run, with the selector that picked its cells.
+func SettingsOf(m *matrix.Matrix, only string) Settings {
+	l := m.Load
+	ls := LoadSettings{Requests: l.Requests, Warmup: l.Warmup.String(), Trials: l.Trials, Timeout: l.Timeout.String(),
+		LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: l.ReadyTimeout.String()}
+	if l.Duration > 0 {
+		ls.Duration = l.Duration.String()
+	}
+	return Settings{File: filepath.Base(m.File), Profile: m.Profile, Only: only, Load: ls, CPUs: m.CPUs,
+		Connections: m.Connections, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
+}
+
+// Cell is one measured (or failed, or skipped) cell.
+type Cell struct {
+	Target        string   `json:"target"`
+	Scenario      string   `json:"scenario"`
+	CPUs          int      `json:"cpus"`
+	CPUSet        string   `json:"cpuset"`
+	LoadgenCPUSet string   `json:"loadgen_cpuset"`
+	Connections   int      `json:"connections"`
+	Status        string   `json:"status"`
+	Reason        string   `json:"reason,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
+	Image         *Image   `json:"image,omitempty"`
+	Trials        []Trial  `json:"trials,omitempty"`
+	Summary       *Summary `json:"summary,omitempty"`
+	Seconds       float64  `json:"seconds"` // wall time the cell took, start to stop
+}
+
+// ID names the cell as matrix.Cell.ID does.
+func (c *Cell) ID() string {
+	return matrix.Cell{Target: c.Target, Scenario: c.Scenario, CPUs: c.CPUs, Connections: c.Connections}.ID()
+}
+
+// Image is what the target ran as.
+type Image struct {
+	ID             string            `json:"id"`
+	Bases          []*baseimage.Base `json:"bases"`
+	RuntimeVersion string            `json:"runtime_version,omitempty"`
+}
+
+// Trial is one measured bombardier run plus the resources used during it.
+type Trial struct {
+	loadgen.Result
+	TargetCPUCores   float64 `json:"target_cpu_cores"`
+	TargetMemPeakMiB float64 `json:"target_mem_peak_mib"`
+	LoadgenCPUCores  float64 `json:"loadgen_cpu_cores"`
+	GeneratorBound   bool    `json:"generator_bound"`
+}
+
+// GeneratorBoundShare is the share of its cores the load generator may use
+// before a trial is flagged: past it the number measures bombardier.
+const GeneratorBoundShare = 0.90
+
+// Summary condenses a cell's trials.
+type Summary struct {
+	RPSMedian        float64 `json:"rps_median"`
+	RPSMin           float64 `json:"rps_min"`
+	RPSMax           float64 `json:"rps_max"`
+	LatencyP50Median float64 `json:"latency_ms_p50_median"`
+	LatencyP99Median float64 `json:"latency_ms_p99_median"`
+	Errors           int64   `json:"errors"`
+	TargetCPUCores   float64 `json:"target_cpu_cores_median"`
+	TargetMemPeakMiB float64 `json:"target_mem_peak_mib"`
+	GeneratorBound   int     `json:"generator_bound_trials,omitempty"`
+}
+
+// Summarize computes the summary of trials; nil when there are none.
+func Summarize(trials []Trial) *Summary {
+	if len(trials) == 0 {
+		return nil
+	}
+	var rps, p50, p99, cpu []float64
+	s := &Summary{}
+	for _, t := range trials {
+		rps = append(rps, t.RPS)
+		p50 = append(p50, t.LatencyMS.P50)
+		p99 = append(p99, t.LatencyMS.P99)
+		cpu = append(cpu, t.TargetCPUCores)
+		s.Errors += t.Errors
+		s.TargetMemPeakMiB = max(s.TargetMemPeakMiB, t.TargetMemPeakMiB)
+		if t.GeneratorBound {
+			s.GeneratorBound++
+		}
+	}
+	s.RPSMedian, s.RPSMin, s.RPSMax = Median(rps), minOf(rps), maxOf(rps)
+	s.LatencyP50Median, s.LatencyP99Median, s.TargetCPUCores = Median(p50), Median(p99), Median(cpu)
+	return s
+}
+
+// Median of xs (the mean of the middle two for an even count).
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func minOf(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = min(m, x)
+	}
+	return m
+}
+
+func maxOf(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+// Write saves run as dir/results.json atomically: a reader (or a crash)
+// sees the previous complete file or the new one, never half of one.
+func Write(dir string, run *Run) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(run, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, "results.json"), append(data, '\n'))
+}
+
+// WriteFileAtomic writes data to a temporary file beside path and renames it.
+func WriteFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// Read loads dir/results.json.
+func Read(dir string) (*Run, error) {
+	path := filepath.Join(dir, "results.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var run Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if run.Schema != Schema {
+		return nil, fmt.Errorf("%s: schema %d, this harness reads %d", path, run.Schema, Schema)
+	}
+	return &run, nil
+}

@@ -1,0 +1,3 @@
+module github.com/webbench/webbench/targets/go-nethttp
+
+go 1.26
