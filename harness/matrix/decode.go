@@ -316,6 +316,9 @@ func (d *decoder) decodeLoad(n *yaml.Node, path string, l *Load) {
 		"duration": func(k, v *yaml.Node) {
 			dur = v
 			if x, ok := d.duration(v, join(path, "duration"), false); ok {
+				if x < time.Second {
+					d.errorf(v, join(path, "duration"), "bombardier runs for at least 1s, got %s", x)
+				}
 				l.Duration, l.Requests = x, 0
 			}
 		},
@@ -327,6 +330,9 @@ func (d *decoder) decodeLoad(n *yaml.Node, path string, l *Load) {
 		},
 		"warmup": func(k, v *yaml.Node) {
 			if x, ok := d.duration(v, join(path, "warmup"), true); ok {
+				if x > 0 && x < time.Second {
+					d.errorf(v, join(path, "warmup"), "bombardier runs for at least 1s; use 0 for no warm-up, got %s", x)
+				}
 				l.Warmup = x
 			}
 		},

@@ -112,6 +112,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad version", "version: 1", "version: 2", []string{"matrix.yaml:1:10: version: unsupported schema version 2"}},
 		{"bad profile", "trials: 1}}", "trials: 0}}", []string{"profiles.quick.load.trials: must be at least 1"}},
 		{"missing image key", "  golang: golang:1.26-bookworm\n", "", []string{"targets.one.build: its Dockerfile uses ${GOLANG_IMAGE} but images has no key \"golang\""}},
+		{"short duration", "duration: 10s", "duration: 500ms", []string{"load.duration: bombardier runs for at least 1s"}},
+		{"short warmup", "warmup: 3s", "warmup: 200ms", []string{"load.warmup: bombardier runs for at least 1s"}},
 		{"several at once", "duration: 10s", "duration: 10x\n  bogus: 1", []string{"load.duration: invalid duration", "load.bogus: unknown key"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

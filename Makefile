@@ -1,0 +1,56 @@
+# Two commands set everything up on a fresh machine:
+#   make matrix   run the default matrix (quick profile) → results/<label>/
+#   make test     unit and end-to-end tests against the real Docker engine
+GO      ?= go
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
+PROFILE ?= quick
+ARGS    ?=
+
+.PHONY: all build tools matrix plan test unit e2e fidelity overhead clean fmt vet
+
+all: build
+
+## build: bin/harness (and bin/figures, the measurement helper)
+build:
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o bin/harness ./harness/cmd/harness
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o bin/figures ./harness/cmd/figures
+
+## tools: what the harness needs from the host. debootstrap is only used where
+## a base image cannot be pulled; it is installed on Debian-like hosts as root.
+tools:
+	@command -v debootstrap >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null) || exit 1; \
+	  else echo "note: debootstrap not installed; it is needed only where base images cannot be pulled"; fi; }
+
+## matrix: run the default matrix with the quick profile
+matrix: build tools
+	./bin/harness run --profile $(PROFILE) $(ARGS)
+
+plan: build
+	./bin/harness plan --profile $(PROFILE) $(ARGS)
+
+## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
+test: build tools
+	$(GO) test -count=1 -timeout 30m ./...
+
+unit: build
+	$(GO) test -count=1 -short ./...
+
+## fidelity: harness RPS of go-nethttp/plaintext on 1 core ÷ the same server run bare under taskset
+fidelity: build tools
+	./bin/figures fidelity
+
+## overhead: per-cell wall time beyond warm-up and trials, from a results folder (DIR=results/…)
+overhead: build
+	./bin/figures overhead $(DIR)
+
+clean: build
+	./bin/harness clean
+
+fmt:
+	gofmt -l -w harness docker assets.go
+
+vet:
+	$(GO) vet ./...
