@@ -42,7 +42,8 @@ type Options struct {
 	Mirror   string    // Debian mirror for debootstrap; default http://deb.debian.org/debian
 	CABundle string    // host CA bundle copied into stand-ins; default /etc/ssl/certs/ca-certificates.crt
 	GoRoot   string    // toolchain copied into the golang stand-in; default runtime.GOROOT()
-	Log      io.Writer // progress of stand-in builds
+	Log      io.Writer // one-line notes on stand-in builds
+	BuildLog io.Writer // the full output of stand-in builds
 	NoPull   bool      // do not try the registry (tests, offline machines)
 }
 
@@ -71,6 +72,9 @@ func NewResolver(eng *engine.Engine, images map[string]string, opt Options) *Res
 	}
 	if opt.Log == nil {
 		opt.Log = io.Discard
+	}
+	if opt.BuildLog == nil {
+		opt.BuildLog = io.Discard
 	}
 	return &Resolver{eng: eng, images: images, opt: opt, done: map[string]*Base{}, rootfs: map[string]string{}}
 }
@@ -177,10 +181,13 @@ func (r *Resolver) standIn(ctx context.Context, key, official string) (ref, note
 	if deb.Used == "" {
 		return "", "", fmt.Errorf("the stand-in builds on debian: %s", deb.Error)
 	}
-	fmt.Fprintf(r.opt.Log, "building stand-in %s for %s\n", ref, official)
-	if _, err := r.eng.Build(ctx, engine.BuildSpec{Context: recipe, Tag: ref,
-		BuildArgs: map[string]string{"DEBIAN_IMAGE": deb.Used}, Log: r.opt.Log}); err != nil {
+	built, err := r.eng.Build(ctx, engine.BuildSpec{Context: recipe, Tag: ref,
+		BuildArgs: map[string]string{"DEBIAN_IMAGE": deb.Used}, Log: r.opt.BuildLog})
+	if err != nil {
 		return "", "", err
+	}
+	if !built.Cached {
+		fmt.Fprintf(r.opt.Log, "built stand-in %s for %s\n", ref, official)
 	}
 	return ref, fmt.Sprintf("docker/standins/%s/Dockerfile on %s", key, deb.Used), nil
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -351,28 +352,91 @@ func usageOf(s container.StatsResponse) Usage {
 	return Usage{CPUNanos: s.CPUStats.CPUUsage.TotalUsage, MemBytes: mem, At: s.Read}
 }
 
-// PeakMemory samples a container's memory until ctx ends (the engine sends
-// a sample about once a second) and returns the largest reading.
-func (e *Engine) PeakMemory(ctx context.Context, id string) (uint64, error) {
-	r, err := e.cli.ContainerStats(ctx, id, true)
-	if err != nil {
-		return 0, fmt.Errorf("stats: %w", err)
-	}
-	defer r.Body.Close()
-	var peak uint64
-	dec := newJSONDecoder(r.Body)
-	for {
-		var s container.StatsResponse
-		if err := dec.Decode(&s); err != nil {
-			if ctx.Err() != nil || errors.Is(err, io.EOF) {
-				return peak, nil
+// Sample is one reading of a container's counters, with the time it
+// reached the harness (on the harness's clock, unlike Usage.At).
+type Sample struct {
+	Usage
+	Arrived time.Time
+}
+
+// Sampler keeps the engine's stream of stats for one container (a reading
+// about once a second). Reading the stream costs nothing on the measured
+// path, unlike one-shot stats, which wait for the engine's next collection.
+type Sampler struct {
+	mu      sync.Mutex
+	samples []Sample
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// Sample starts sampling a container until Stop or ctx ends.
+func (e *Engine) Sample(ctx context.Context, id string) *Sampler {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Sampler{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		r, err := e.cli.ContainerStats(ctx, id, true)
+		if err != nil {
+			return
+		}
+		defer r.Body.Close()
+		dec := newJSONDecoder(r.Body)
+		for {
+			var st container.StatsResponse
+			if err := dec.Decode(&st); err != nil {
+				return
 			}
-			return peak, fmt.Errorf("stats: %w", err)
+			u := usageOf(st)
+			if u.At.IsZero() {
+				continue
+			}
+			s.mu.Lock()
+			s.samples = append(s.samples, Sample{Usage: u, Arrived: time.Now()})
+			s.mu.Unlock()
 		}
-		if u := usageOf(s); u.MemBytes > peak {
-			peak = u.MemBytes
+	}()
+	return s
+}
+
+// Stop ends sampling and waits for the reader to finish. Safe on nil.
+func (s *Sampler) Stop() {
+	if s == nil {
+		return
+	}
+	s.cancel()
+	<-s.done
+}
+
+// Window returns the samples that arrived between from and to.
+func (s *Sampler) Window(from, to time.Time) []Sample {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Sample
+	for _, x := range s.samples {
+		if !x.Arrived.Before(from) && !x.Arrived.After(to) {
+			out = append(out, x)
 		}
 	}
+	return out
+}
+
+// Rates condenses samples taken during a trial: the CPU cores used (CPU
+// time over the engine's time between the first and last sample) and the
+// largest memory reading. ok is false when fewer than two samples fell in
+// the trial, too few for a rate.
+func Rates(samples []Sample) (cores float64, peakMem uint64, ok bool) {
+	for _, x := range samples {
+		peakMem = max(peakMem, x.MemBytes)
+	}
+	if len(samples) < 2 {
+		return 0, peakMem, false
+	}
+	a, b := samples[0], samples[len(samples)-1]
+	wall := b.At.Sub(a.At)
+	if wall <= 0 || b.CPUNanos < a.CPUNanos {
+		return 0, peakMem, false
+	}
+	return float64(b.CPUNanos-a.CPUNanos) / float64(wall.Nanoseconds()), peakMem, true
 }
 
 // ImageLabels returns an image's id and labels, and whether it exists.

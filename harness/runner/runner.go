@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -81,12 +82,13 @@ type runner struct {
 	log      io.Writer
 	progress Progress
 
-	id        string
-	network   string // network name, or "host"
-	networkID string
-	loadgenID string
-	resolver  *baseimage.Resolver
-	out       *results.Run
+	id           string
+	network      string // network name, or "host"
+	networkID    string
+	loadgenID    string
+	loadgenStats *engine.Sampler
+	resolver     *baseimage.Resolver
+	out          *results.Run
 }
 
 func (r *runner) run(ctx context.Context) (*results.Run, error) {
@@ -136,7 +138,12 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	for k, v := range r.m.Images {
 		images[k] = v
 	}
-	r.resolver = baseimage.NewResolver(r.eng, images, baseimage.Options{Log: r.log, NoPull: r.opt.NoPull})
+	standinLog, err := r.buildLog("standins")
+	if err != nil {
+		return nil, err
+	}
+	defer standinLog.Close()
+	r.resolver = baseimage.NewResolver(r.eng, images, baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull})
 
 	if mode == matrix.NetworkHost {
 		r.network = "host"
@@ -169,6 +176,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 func (r *runner) cleanup(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
+	r.loadgenStats.Stop()
 	if err := r.eng.RemoveContainer(cctx, r.loadgenID); err != nil {
 		fmt.Fprintf(r.log, "warning: %v\n", err)
 	}
@@ -250,6 +258,7 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	if err != nil {
 		return err
 	}
+	r.loadgenStats = r.eng.Sample(ctx, r.loadgenID)
 	ver, err := r.eng.Exec(ctx, r.loadgenID, []string{"cat", "/usr/local/bin/bombardier.version"})
 	if err != nil {
 		return err
@@ -400,6 +409,8 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if err != nil {
 		return err
 	}
+	stats := r.eng.Sample(ctx, id)
+	defer stats.Stop()
 	host := t.Name
 	if r.network == "host" {
 		host = "127.0.0.1"
@@ -437,9 +448,14 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 	for k := 1; k <= r.m.Load.Trials; k++ {
 		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
-		tr, err := r.trial(ctx, id, spec)
+		tr, warns, err := r.trial(ctx, stats, spec)
 		if err != nil {
 			return fmt.Errorf("trial %d: %w", k, err)
+		}
+		for _, w := range warns {
+			if !slices.Contains(rc.Warnings, w) {
+				rc.Warnings = append(rc.Warnings, w)
+			}
 		}
 		rc.Trials = append(rc.Trials, tr)
 		rc.Summary = results.Summarize(rc.Trials)
@@ -527,53 +543,32 @@ func (r *runner) bombard(ctx context.Context, s loadgen.Spec) (loadgen.Result, e
 	return out, nil
 }
 
-// trial runs one measured bombardier run and reads, around it, the CPU time
-// both containers used and the target's peak memory.
-func (r *runner) trial(ctx context.Context, target string, s loadgen.Spec) (results.Trial, error) {
-	t0, err := r.eng.Usage(ctx, target)
-	if err != nil {
-		return results.Trial{}, err
-	}
-	l0, err := r.eng.Usage(ctx, r.loadgenID)
-	if err != nil {
-		return results.Trial{}, err
-	}
-	memCtx, stopMem := context.WithCancel(ctx)
-	peak := make(chan uint64, 1)
-	go func() { p, _ := r.eng.PeakMemory(memCtx, target); peak <- p }()
+// trial runs one measured bombardier run; the samplers, running for the
+// whole cell, say what CPU both containers used and the target's peak
+// memory during it.
+func (r *runner) trial(ctx context.Context, target *engine.Sampler, s loadgen.Spec) (results.Trial, []string, error) {
+	start := time.Now()
 	res, err := r.bombard(ctx, s)
-	stopMem()
-	peakBytes := <-peak
+	end := time.Now()
 	if err != nil {
-		return results.Trial{}, err
+		return results.Trial{}, nil, err
 	}
-	t1, err := r.eng.Usage(ctx, target)
-	if err != nil {
-		return results.Trial{}, err
+	var warnings []string
+	tCores, tMem, ok := engine.Rates(target.Window(start, end))
+	if !ok {
+		warnings = append(warnings, "trial too short for two stats samples: target CPU not measured")
 	}
-	l1, err := r.eng.Usage(ctx, r.loadgenID)
-	if err != nil {
-		return results.Trial{}, err
+	lCores, _, ok := engine.Rates(r.loadgenStats.Window(start, end))
+	if !ok {
+		warnings = append(warnings, "trial too short for two stats samples: load generator CPU not measured")
 	}
-	peakBytes = max(peakBytes, t0.MemBytes, t1.MemBytes)
-	lgCores := cores(l0, l1)
 	return results.Trial{
 		Result:           res,
-		TargetCPUCores:   roundTo(cores(t0, t1), 3),
-		TargetMemPeakMiB: roundTo(float64(peakBytes)/(1<<20), 2),
-		LoadgenCPUCores:  roundTo(lgCores, 3),
-		GeneratorBound:   lgCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
-	}, nil
-}
-
-// cores is the CPU time used between two readings over the wall time
-// between them: 1.0 is one core fully busy.
-func cores(a, b engine.Usage) float64 {
-	wall := b.At.Sub(a.At)
-	if wall <= 0 || b.CPUNanos < a.CPUNanos {
-		return 0
-	}
-	return float64(b.CPUNanos-a.CPUNanos) / float64(wall.Nanoseconds())
+		TargetCPUCores:   roundTo(tCores, 3),
+		TargetMemPeakMiB: roundTo(float64(tMem)/(1<<20), 2),
+		LoadgenCPUCores:  roundTo(lCores, 3),
+		GeneratorBound:   lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
+	}, warnings, nil
 }
 
 func roundTo(x float64, decimals int) float64 {

@@ -1,0 +1,283 @@
+// Package e2e runs the harness end to end against the real Docker engine:
+// real images built from targets/, real containers, real bombardier. With
+// CI=true these tests never skip.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"text/template"
+	"time"
+
+	"github.com/webbench/webbench/harness/cli"
+	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/results"
+)
+
+// connect returns the engine, or skips the test where Docker is absent and
+// this is not CI.
+func connect(t *testing.T) *engine.Engine {
+	t.Helper()
+	ci := os.Getenv("CI") == "true"
+	if testing.Short() && !ci {
+		t.Skip("end-to-end test skipped with -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	eng, err := engine.Connect(ctx)
+	if err != nil {
+		if ci {
+			t.Fatalf("CI=true and no Docker engine: %v", err)
+		}
+		t.Skipf("no Docker engine: %v", err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng
+}
+
+// noLeftovers fails the test if any container or network with the
+// harness's labels remains.
+func noLeftovers(t *testing.T, eng *engine.Engine) {
+	t.Helper()
+	left, err := eng.Leftovers(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+func repoRoot(t *testing.T) string {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+const matrixTemplate = `version: 1
+images:
+  debian: debian:bookworm-slim
+  golang: golang:1.26-bookworm
+  node: node:22-bookworm-slim
+network: {{.Network}}
+load: {duration: 2s, warmup: {{.Warmup}}, trials: 2, timeout: 2s, ready_timeout: 30s}
+cpus: [1]
+connections: [16]
+targets:
+{{- range .Targets}}
+  {{.}}:
+    build: {{index $.Builds .}}
+    port: 8080
+{{- if index $.Only .}}
+    scenarios: [plaintext]
+{{- end}}
+{{- end}}
+scenarios:
+  plaintext:
+    path: /plaintext
+    expect: {status: 200, content_type: text/plain, body: "Hello, World!"}
+  json:
+    path: /json
+    expect: {status: 200, content_type: application/json, json: {message: "Hello, World!"}}
+`
+
+// writeMatrix writes a small matrix over the named targets (from targets/
+// or from testdata/) into a temporary folder.
+func writeMatrix(t *testing.T, network, warmup string, targets ...string) string {
+	t.Helper()
+	root := repoRoot(t)
+	builds, only := map[string]string{}, map[string]bool{}
+	for _, name := range targets {
+		builds[name] = filepath.Join(root, "targets", name)
+		if _, err := os.Stat(builds[name]); err != nil {
+			builds[name] = filepath.Join(root, "harness", "e2e", "testdata", name)
+			only[name] = true
+		}
+	}
+	var b bytes.Buffer
+	err := template.Must(template.New("m").Parse(matrixTemplate)).Execute(&b, map[string]any{
+		"Network": network, "Warmup": warmup, "Targets": targets, "Builds": builds, "Only": only})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "matrix.yaml")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func runCLI(ctx context.Context, t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Main(ctx, args, &out, &errb)
+	t.Logf("harness %s → exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out.String(), errb.String())
+	return code, out.String() + errb.String()
+}
+
+func cellsByID(run *results.Run) map[string]*results.Cell {
+	m := map[string]*results.Cell{}
+	for _, c := range run.Cells {
+		m[c.ID()] = c
+	}
+	return m
+}
+
+// The three real targets run ok and are measured; a wrong answer and a
+// server that dies at start become failed cells with their reasons, and the
+// run goes on past them.
+func TestRunMatrix(t *testing.T) {
+	eng := connect(t)
+	file := writeMatrix(t, "bridge", "1s", "go-nethttp", "wrong-body", "go-fasthttp", "exits-at-start", "node-http")
+	out := t.TempDir()
+	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--label", "e2e")
+	if code != cli.ExitFailed {
+		t.Errorf("exit %d, want %d (some cells failed)", code, cli.ExitFailed)
+	}
+	noLeftovers(t, eng)
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.FinishedAt == nil || run.Interrupted {
+		t.Error("run not marked finished")
+	}
+	if !strings.HasPrefix(run.Environment.LoadGenerator, "bombardier v1.2.6") {
+		t.Errorf("load generator = %q, want bombardier v1.2.6", run.Environment.LoadGenerator)
+	}
+	cells := cellsByID(run)
+	if len(cells) != 8 {
+		t.Errorf("%d cells, want 8: %v", len(cells), cells)
+	}
+	for _, target := range []string{"go-nethttp", "go-fasthttp", "node-http"} {
+		for _, sc := range []string{"plaintext", "json"} {
+			id := target + "/" + sc + "/1cpu/c16"
+			c := cells[id]
+			if c == nil {
+				t.Errorf("%s: missing", id)
+				continue
+			}
+			if c.Status != results.OK {
+				t.Errorf("%s: %s: %s", id, c.Status, c.Reason)
+				continue
+			}
+			if len(c.Trials) != 2 || c.Summary == nil || c.Summary.RPSMedian <= 0 {
+				t.Errorf("%s: trials %d, summary %+v", id, len(c.Trials), c.Summary)
+				continue
+			}
+			for _, tr := range c.Trials {
+				if tr.RPS <= 0 || tr.StatusCodes["2xx"] != tr.Requests || tr.LatencyMS.P99 <= 0 || tr.TargetCPUCores <= 0 || tr.TargetMemPeakMiB <= 0 || tr.LoadgenCPUCores <= 0 {
+					t.Errorf("%s: implausible trial %+v", id, tr)
+				}
+			}
+			if c.Image == nil || c.Image.RuntimeVersion == "" || len(c.Image.Bases) == 0 {
+				t.Errorf("%s: image record %+v", id, c.Image)
+			}
+			if c.CPUSet == "" || c.CPUSet == c.LoadgenCPUSet {
+				t.Errorf("%s: cpuset %q, load generator %q: must differ", id, c.CPUSet, c.LoadgenCPUSet)
+			}
+		}
+	}
+	if c := cells["wrong-body/plaintext/1cpu/c16"]; c == nil || c.Status != results.Failed ||
+		!strings.Contains(c.Reason, `body "Hello World", want "Hello, World!"`) || len(c.Trials) != 0 {
+		t.Errorf("wrong-body cell = %+v, want failed on its body with no trials", c)
+	}
+	if c := cells["exits-at-start/plaintext/1cpu/c16"]; c == nil || c.Status != results.Failed ||
+		!strings.Contains(c.Reason, "exited with code 3") || !strings.Contains(c.Reason, "bind: address already in use") {
+		t.Errorf("exits-at-start cell = %+v, want failed with exit code and log line", c)
+	}
+
+	// The README is rendered from results.json alone: report re-renders the same bytes.
+	written, err := os.ReadFile(filepath.Join(out, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(written, []byte("## plaintext")) || !bytes.Contains(written, []byte("go-fasthttp")) {
+		t.Errorf("README.md lacks the plaintext table:\n%s", written)
+	}
+	os.Remove(filepath.Join(out, "README.md"))
+	if code, _ := runCLI(context.Background(), t, "report", out); code != cli.ExitOK {
+		t.Fatalf("report exit %d", code)
+	}
+	again, _ := os.ReadFile(filepath.Join(out, "README.md"))
+	if !bytes.Equal(written, again) {
+		t.Errorf("report re-rendered different bytes:\n%s\nvs\n%s", written, again)
+	}
+}
+
+// An interrupted run stops, keeps the cells it measured, removes every
+// container and network it made, and exits 130.
+func TestInterrupt(t *testing.T) {
+	eng := connect(t)
+	file := writeMatrix(t, "bridge", "0", "go-nethttp", "go-fasthttp")
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Interrupt once the first cell is on disk, while the next runs.
+		for ctx.Err() == nil {
+			if run, err := results.Read(out); err == nil && len(run.Cells) >= 1 {
+				time.Sleep(300 * time.Millisecond)
+				cancel()
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--label", "e2e-interrupt")
+	if code != cli.ExitInterrupted {
+		t.Errorf("exit %d, want %d", code, cli.ExitInterrupted)
+	}
+	noLeftovers(t, eng)
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Interrupted || len(run.Cells) == 0 || len(run.Cells) >= 4 {
+		t.Errorf("interrupted=%v with %d cells, want interrupted with 1 to 3", run.Interrupted, len(run.Cells))
+	}
+	if c := run.Cells[0]; c.Status != results.OK || c.Summary == nil {
+		t.Errorf("first cell = %+v, want measured", c)
+	}
+}
+
+// Host network mode puts both containers on the host's network; the mode
+// is recorded.
+func TestHostNetwork(t *testing.T) {
+	eng := connect(t)
+	file := writeMatrix(t, "host", "0", "go-nethttp")
+	out := t.TempDir()
+	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext")
+	if code != cli.ExitOK {
+		t.Errorf("exit %d, want 0", code)
+	}
+	noLeftovers(t, eng)
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Environment.NetworkMode != "host" || len(run.Cells) != 1 || run.Cells[0].Status != results.OK {
+		t.Errorf("host run: mode %q, cells %+v", run.Environment.NetworkMode, run.Cells)
+	}
+}
+
+// A leftover from a killed run is reaped by clean.
+func TestClean(t *testing.T) {
+	eng := connect(t)
+	ctx := context.Background()
+	id, err := eng.CreateNetwork(ctx, "webbench-e2e-leftover", map[string]string{engine.LabelRun: "killed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.RemoveNetwork(ctx, id) })
+	if code, out := runCLI(ctx, t, "clean"); code != cli.ExitOK || !strings.Contains(out, "network webbench-e2e-leftover") {
+		t.Errorf("clean exit %d, output %q", code, out)
+	}
+	noLeftovers(t, eng)
+}

@@ -1,0 +1,3 @@
+module wrongbody
+
+go 1.26
