@@ -42,7 +42,7 @@ commands:
   plan    [-f FILE] [--profile P] [--only SEL]       validate and list the cells, no Docker
   run     [-f FILE] [--profile P] [--only SEL] [--out DIR] [--label NAME] [--network bridge|host] [--no-pull]
   report  DIR                                         re-render DIR/README.md from DIR/results.json
-  clean                                               remove containers, networks and dangling images a killed run left
+  clean                                               remove every container and network the harness made, and dangling images
   version
 `
 
@@ -281,7 +281,7 @@ func clean(ctx context.Context, stdout, stderr io.Writer) int {
 		return ExitFailed
 	}
 	defer eng.Close()
-	gone, err := eng.Reap(ctx)
+	gone, err := eng.Reap(ctx, true)
 	for _, g := range gone {
 		fmt.Fprintln(stdout, "removed", g)
 	}

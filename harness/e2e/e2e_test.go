@@ -7,7 +7,10 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"text/template"
@@ -39,11 +42,11 @@ func connect(t *testing.T) *engine.Engine {
 	return eng
 }
 
-// noLeftovers fails the test if any container or network with the
-// harness's labels remains.
+// noLeftovers fails the test if any container or network this test
+// process made through the harness remains.
 func noLeftovers(t *testing.T, eng *engine.Engine) {
 	t.Helper()
-	left, err := eng.Leftovers(context.Background(), "")
+	left, err := eng.Leftovers(context.Background(), engine.LabelPID+"="+strconv.Itoa(os.Getpid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,17 +270,43 @@ func TestHostNetwork(t *testing.T) {
 	}
 }
 
-// A leftover from a killed run is reaped by clean.
-func TestClean(t *testing.T) {
+// Startup reaping removes what a killed run left (its process is gone) but
+// not what a live run owns; clean removes both.
+func TestReap(t *testing.T) {
 	eng := connect(t)
 	ctx := context.Background()
-	id, err := eng.CreateNetwork(ctx, "webbench-e2e-leftover", map[string]string{engine.LabelRun: "killed"})
+	host, _ := os.Hostname()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	live := exec.Command("sleep", "60")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	owned := func(name string, pid int) string {
+		id, err := eng.CreateNetwork(ctx, name, map[string]string{engine.LabelPID: strconv.Itoa(pid), engine.LabelHost: host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { eng.RemoveNetwork(ctx, id) })
+		return id
+	}
+	owned("webbench-e2e-killed", dead.Process.Pid)
+	owned("webbench-e2e-live", live.Process.Pid)
+
+	gone, err := eng.Reap(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.RemoveNetwork(ctx, id) })
-	if code, out := runCLI(ctx, t, "clean"); code != cli.ExitOK || !strings.Contains(out, "network webbench-e2e-leftover") {
+	if !slices.Contains(gone, "network webbench-e2e-killed") || slices.Contains(gone, "network webbench-e2e-live") {
+		t.Errorf("startup reap removed %v; want the killed run's network only", gone)
+	}
+	if code, out := runCLI(ctx, t, "clean"); code != cli.ExitOK || !strings.Contains(out, "network webbench-e2e-live") {
 		t.Errorf("clean exit %d, output %q", code, out)
 	}
-	noLeftovers(t, eng)
+	if left, _ := eng.Leftovers(ctx, engine.LabelPID+"="+strconv.Itoa(live.Process.Pid)); len(left) > 0 {
+		t.Errorf("clean left %v", left)
+	}
 }

@@ -58,8 +58,11 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 	for k, v := range s.BuildArgs {
 		args[k] = &v
 	}
-	labels := withTool(s.Labels)
-	labels[LabelHash] = hash
+	// Images outlive the process that built them: no owner labels.
+	labels := map[string]string{LabelTool: ToolName, LabelHash: hash}
+	for k, v := range s.Labels {
+		labels[k] = v
+	}
 	resp, err := e.cli.ImageBuild(ctx, bytes.NewReader(tarball), build.ImageBuildOptions{
 		Tags: []string{s.Tag}, Dockerfile: s.Dockerfile, BuildArgs: args, Labels: labels,
 		Remove: true, ForceRemove: true, Version: build.BuilderV1,

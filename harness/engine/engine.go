@@ -11,8 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -32,8 +35,36 @@ const (
 	LabelTarget = "io.webbench.target"
 	LabelCell   = "io.webbench.cell"
 	LabelHash   = "io.webbench.context-hash" // content hash of an image's build inputs
+	LabelPID    = "io.webbench.pid"          // process that owns a container or network
+	LabelHost   = "io.webbench.host"         // host that process runs on
 	ToolName    = "webbench"
 )
+
+// Owner labels mark an object as belonging to this process, so that another
+// run's startup reaping leaves it alone while this process lives.
+func Owner() map[string]string {
+	host, _ := os.Hostname()
+	return map[string]string{LabelPID: strconv.Itoa(os.Getpid()), LabelHost: host}
+}
+
+// orphaned reports whether an object's owning process is gone: it ran on
+// this host and no longer exists, or it carries no owner at all. Objects
+// owned from another host (a shared engine) are not judged.
+func orphaned(labels map[string]string) bool {
+	pid, err := strconv.Atoi(labels[LabelPID])
+	if err != nil {
+		return true
+	}
+	host, _ := os.Hostname()
+	if labels[LabelHost] != host {
+		return false
+	}
+	if pid == os.Getpid() {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return err != nil && !errors.Is(err, syscall.EPERM)
+}
 
 // Engine is a connected Docker client.
 type Engine struct {
@@ -85,16 +116,20 @@ func toolFilter(extra ...string) filters.Args {
 	return f
 }
 
-// Reap removes every container and network carrying the tool label, that is
-// everything a killed run left behind, and dangling images of failed builds.
-// Not-found is success: another reaper may have been first.
-func (e *Engine) Reap(ctx context.Context) (removed []string, err error) {
+// Reap removes containers and networks carrying the tool label whose owning
+// process is gone (everything a killed run left behind), or every one of
+// them when all is set, and dangling images of failed builds. Not-found is
+// success: another reaper may have been first.
+func (e *Engine) Reap(ctx context.Context, all bool) (removed []string, err error) {
 	cs, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: toolFilter()})
 	if err != nil {
 		return nil, fmt.Errorf("list containers: %w", err)
 	}
 	var errs []error
 	for _, c := range cs {
+		if !all && !orphaned(c.Labels) {
+			continue
+		}
 		if err := e.RemoveContainer(ctx, c.ID); err != nil {
 			errs = append(errs, err)
 		} else {
@@ -106,6 +141,9 @@ func (e *Engine) Reap(ctx context.Context) (removed []string, err error) {
 		return removed, fmt.Errorf("list networks: %w", err)
 	}
 	for _, n := range ns {
+		if !all && !orphaned(n.Labels) {
+			continue
+		}
 		if err := e.RemoveNetwork(ctx, n.ID); err != nil {
 			errs = append(errs, err)
 		} else {
@@ -125,13 +163,9 @@ func (e *Engine) Reap(ctx context.Context) (removed []string, err error) {
 }
 
 // Leftovers lists the names of containers and networks carrying the tool
-// label (and, when run is set, that run's label). Tests use it to prove a
+// label and the given extra labels ("key=value"). Tests use it to prove a
 // run cleaned up after itself.
-func (e *Engine) Leftovers(ctx context.Context, run string) ([]string, error) {
-	var extra []string
-	if run != "" {
-		extra = append(extra, LabelRun+"="+run)
-	}
+func (e *Engine) Leftovers(ctx context.Context, extra ...string) ([]string, error) {
 	var out []string
 	cs, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: toolFilter(extra...)})
 	if err != nil {
@@ -178,7 +212,8 @@ func (e *Engine) RemoveNetwork(ctx context.Context, id string) error {
 }
 
 func withTool(labels map[string]string) map[string]string {
-	out := map[string]string{LabelTool: ToolName}
+	out := Owner()
+	out[LabelTool] = ToolName
 	for k, v := range labels {
 		out[k] = v
 	}

@@ -237,7 +237,7 @@ func (d *decoder) strMap(n *yaml.Node, field string) map[string]string {
 }
 
 func (d *decoder) decodeMatrix(n *yaml.Node, m *Matrix) {
-	var versionNode, loadNode, targetsNode, scenariosNode, profilesNode *yaml.Node
+	var versionNode, loadNode, connNode, targetsNode, scenariosNode, profilesNode *yaml.Node
 	d.fields(n, "", map[string]func(k, v *yaml.Node){
 		"version": func(k, v *yaml.Node) {
 			versionNode = v
@@ -264,9 +264,14 @@ func (d *decoder) decodeMatrix(n *yaml.Node, m *Matrix) {
 				m.Network = s
 			}
 		},
-		"load":        func(k, v *yaml.Node) { loadNode = v; d.decodeLoad(v, "load", &m.Load) },
+		"load": func(k, v *yaml.Node) {
+			loadNode = v
+			if !d.decodeLoad(v, "load", &m.Load) && v.Kind == yaml.MappingNode {
+				d.errorf(k, "load", "set one of duration or requests")
+			}
+		},
 		"cpus":        func(k, v *yaml.Node) { m.CPUs = d.intList(v, "cpus") },
-		"connections": func(k, v *yaml.Node) { m.Connections = d.intList(v, "connections") },
+		"connections": func(k, v *yaml.Node) { connNode = v; m.Connections = d.intList(v, "connections") },
 		"targets":     func(k, v *yaml.Node) { targetsNode = v },
 		"scenarios":   func(k, v *yaml.Node) { scenariosNode = v },
 		"profiles":    func(k, v *yaml.Node) { profilesNode = v },
@@ -279,13 +284,11 @@ func (d *decoder) decodeMatrix(n *yaml.Node, m *Matrix) {
 	}
 	if loadNode == nil {
 		d.errorf(n, "load", "missing")
-	} else {
-		d.checkLoad(loadNode, "load", m.Load)
 	}
 	if m.CPUs == nil {
 		m.CPUs = []int{1}
 	}
-	if m.Connections == nil {
+	if connNode == nil {
 		d.errorf(n, "connections", "missing")
 	}
 	if scenariosNode == nil {
@@ -310,7 +313,9 @@ func (d *decoder) decodeMatrix(n *yaml.Node, m *Matrix) {
 	}
 }
 
-func (d *decoder) decodeLoad(n *yaml.Node, path string, l *Load) {
+// decodeLoad overlays the keys present in n onto l and reports whether n
+// says how long to run (duration or requests).
+func (d *decoder) decodeLoad(n *yaml.Node, path string, l *Load) (saysHowLong bool) {
 	var dur, req *yaml.Node
 	d.fields(n, path, map[string]func(k, v *yaml.Node){
 		"duration": func(k, v *yaml.Node) {
@@ -360,14 +365,7 @@ func (d *decoder) decodeLoad(n *yaml.Node, path string, l *Load) {
 	if dur != nil && req != nil {
 		d.errorf(req, join(path, "requests"), "set either duration or requests, not both")
 	}
-}
-
-// checkLoad reports a load that, after all overlays, says neither how long
-// nor how many requests to run.
-func (d *decoder) checkLoad(n *yaml.Node, path string, l Load) {
-	if l.Duration == 0 && l.Requests == 0 && n.Kind == yaml.MappingNode {
-		d.errorf(n, path, "set one of duration or requests")
-	}
+	return dur != nil || req != nil
 }
 
 func (d *decoder) decodeScenario(name string, n *yaml.Node) Scenario {
@@ -546,10 +544,7 @@ func (d *decoder) decodeProfile(name string, n *yaml.Node, m *Matrix) Profile {
 	p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections}
 	path := "profiles." + name
 	d.fields(n, path, map[string]func(k, v *yaml.Node){
-		"load": func(k, v *yaml.Node) {
-			d.decodeLoad(v, join(path, "load"), &p.Load)
-			d.checkLoad(v, join(path, "load"), p.Load)
-		},
+		"load":        func(k, v *yaml.Node) { d.decodeLoad(v, join(path, "load"), &p.Load) },
 		"cpus":        func(k, v *yaml.Node) { p.CPUs = d.intList(v, join(path, "cpus")) },
 		"connections": func(k, v *yaml.Node) { p.Connections = d.intList(v, join(path, "connections")) },
 	})

@@ -103,7 +103,7 @@ func TestParseErrors(t *testing.T) {
 		{"wrong type", "trials: 3", "trials: three", []string{"matrix.yaml:8:11: load.trials: want an integer"}},
 		{"bad duration", "duration: 10s", "duration: 10x", []string{`matrix.yaml:6:13: load.duration: invalid duration "10x"`}},
 		{"both duration and requests", "  warmup: 3s\n", "  warmup: 3s\n  requests: 10\n", []string{"matrix.yaml:8:13: load.requests: set either duration or requests, not both"}},
-		{"neither", "  duration: 10s\n", "", []string{"matrix.yaml:6:3: load: set one of duration or requests"}},
+		{"neither", "  duration: 10s\n", "", []string{"matrix.yaml:5:1: load: set one of duration or requests"}},
 		{"cpus zero", "cpus: [1, 2]", "cpus: [0, 2]", []string{"matrix.yaml:11:8: cpus[0]: must be at least 1, got 0"}},
 		{"connections zero", "connections: [64, 256]", "connections: [64, 0]", []string{"matrix.yaml:12:19: connections[1]: must be at least 1"}},
 		{"duplicate target", "  two:\n", "  one:\n", []string{`matrix.yaml:18:3: targets.one: duplicate name (first at line 14)`}},

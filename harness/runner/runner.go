@@ -120,8 +120,9 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	}
 
 	// What a killed earlier run left would skew this one (a server still
-	// running on the same cores): remove it first.
-	if gone, err := r.eng.Reap(ctx); err != nil {
+	// running on the same cores): remove it first. A live run's objects are
+	// left alone.
+	if gone, err := r.eng.Reap(ctx, false); err != nil {
 		fmt.Fprintf(r.log, "warning: reaping leftovers of earlier runs: %v\n", err)
 	} else if len(gone) > 0 {
 		fmt.Fprintf(r.log, "removed leftovers of an earlier run: %s\n", strings.Join(gone, ", "))

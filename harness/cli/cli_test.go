@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runMain(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeMatrix(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "t"), 0o755)
+	os.WriteFile(filepath.Join(dir, "t", "Dockerfile"), []byte("ARG DEBIAN_IMAGE\nFROM ${DEBIAN_IMAGE}\n"), 0o644)
+	path := filepath.Join(dir, "matrix.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const small = `version: 1
+images: {debian: debian:bookworm-slim}
+load: {duration: 2s}
+cpus: [1, 4]
+connections: [8]
+targets:
+  t: {build: t, port: 8080}
+scenarios:
+  s: {path: /, expect: {status: 200}}
+`
+
+// Invalid input exits 2 with every problem listed, and run never reaches
+// Docker (it would fail with exit 1 on a machine without one).
+func TestInvalidMatrixExits2(t *testing.T) {
+	bad := strings.Replace(strings.Replace(small, "duration: 2s", "duration: 2x", 1), "connections: [8]", "connections: [0]", 1)
+	path := writeMatrix(t, bad)
+	for _, cmd := range []string{"plan", "run"} {
+		code, _, stderr := runMain(cmd, "-f", path)
+		if code != ExitUsage {
+			t.Errorf("%s: exit %d, want %d", cmd, code, ExitUsage)
+		}
+		for _, want := range []string{"matrix.yaml:3:18: load.duration: invalid duration", "matrix.yaml:5:15: connections[0]: must be at least 1"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%s: stderr %q lacks %q", cmd, stderr, want)
+			}
+		}
+		// A bad value is one problem, not a cascade of "missing" ones.
+		if n := strings.Count(stderr, "matrix.yaml:"); n != 2 {
+			t.Errorf("%s: %d problems reported, want 2:\n%s", cmd, n, stderr)
+		}
+	}
+}
+
+func TestPlan(t *testing.T) {
+	path := writeMatrix(t, small)
+	code, out, _ := runMain("plan", "-f", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(out, "t/s/1cpu/c8") || !strings.Contains(out, "2 cells") {
+		t.Errorf("plan output:\n%s", out)
+	}
+	// 4 target cores + 1 for bombardier never fit the small machines tests run on.
+	if !strings.Contains(out, "t/s/4cpu/c8") || (!strings.Contains(out, "skip:") && !strings.Contains(out, "0 skipped")) {
+		t.Errorf("plan output:\n%s", out)
+	}
+	if code, _, stderr := runMain("plan", "-f", path, "--only", "nothing"); code != ExitUsage || !strings.Contains(stderr, "selects no cell") {
+		t.Errorf("--only nothing: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runMain("plan", "-f", path, "--profile", "nope"); code != ExitUsage || !strings.Contains(stderr, `no profile "nope"`) {
+		t.Errorf("--profile nope: exit %d, %q", code, stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{}, {"frobnicate"}, {"report"}, {"run", "--network", "overlay"}, {"plan", "--bogus"}} {
+		if code, _, _ := runMain(args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, ExitUsage)
+		}
+	}
+	if code, _, _ := runMain("report", t.TempDir()); code != ExitUsage {
+		t.Errorf("report of a folder without results.json: exit %d", code)
+	}
+}
+
+func TestDefaultLabel(t *testing.T) {
+	for _, tc := range []struct {
+		n     int
+		model string
+		want  string
+	}{
+		{2, "AMD EPYC", "2c-amd-epyc"},
+		{8, "Intel(R) Core(TM) i7-10510U CPU @ 1.80GHz", "8c-intel-core-i7-10510u-cpu-1-80ghz"},
+	} {
+		if got := DefaultLabel(tc.n, tc.model); got != tc.want {
+			t.Errorf("DefaultLabel(%d, %q) = %q, want %q", tc.n, tc.model, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"archive/tar"
+	"bytes"
+	"io"
+	"sort"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+func names(t *testing.T, tarball []byte) []string {
+	t.Helper()
+	var out []string
+	tr := tar.NewReader(bytes.NewReader(tarball))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, h.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestTarContextDockerignore(t *testing.T) {
+	fsys := fstest.MapFS{
+		".dockerignore":           {Data: []byte("node_modules\n*.log\n!keep.log\n")},
+		"Dockerfile":              {Data: []byte("FROM x\n")},
+		"server.js":               {Data: []byte("x")},
+		"debug.log":               {Data: []byte("x")},
+		"keep.log":                {Data: []byte("x")},
+		"node_modules/a/index.js": {Data: []byte("x")},
+	}
+	tarball, _, err := TarContext(fsys, "Dockerfile", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := names(t, tarball)
+	want := []string{".dockerignore", "Dockerfile", "keep.log", "server.js"}
+	if len(got) != len(want) {
+		t.Fatalf("context = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("context = %v, want %v", got, want)
+		}
+	}
+}
+
+// The hash changes with content and build args, not with anything else.
+func TestTarContextHash(t *testing.T) {
+	base := func() fstest.MapFS {
+		return fstest.MapFS{"Dockerfile": {Data: []byte("FROM x\n")}, "main.go": {Data: []byte("package main")}}
+	}
+	hash := func(fsys fstest.MapFS, args map[string]string) string {
+		t.Helper()
+		_, h, err := TarContext(fsys, "Dockerfile", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	h0 := hash(base(), map[string]string{"A_IMAGE": "a"})
+	if h := hash(base(), map[string]string{"A_IMAGE": "a"}); h != h0 {
+		t.Error("same inputs, different hash")
+	}
+	touched := base()
+	touched["main.go"].ModTime = touched["main.go"].ModTime.AddDate(1, 0, 0)
+	if h := hash(touched, map[string]string{"A_IMAGE": "a"}); h != h0 {
+		t.Error("a touched file changed the hash")
+	}
+	edited := base()
+	edited["main.go"] = &fstest.MapFile{Data: []byte("package main // edited")}
+	if h := hash(edited, map[string]string{"A_IMAGE": "a"}); h == h0 {
+		t.Error("an edited file did not change the hash")
+	}
+	if h := hash(base(), map[string]string{"A_IMAGE": "b"}); h == h0 {
+		t.Error("another base image did not change the hash")
+	}
+}
+
+func TestTailBufferQuotesFailingStep(t *testing.T) {
+	var tb tailBuffer
+	tb.Write([]byte("Step 1/3 : FROM x\n ---> abc\nStep 2/3 : RUN make\n"))
+	tb.Write([]byte("cc: error: boom\n"))
+	if got, want := tb.String(), "Step 2/3 : RUN make\ncc: error: boom"; got != want {
+		t.Errorf("tail = %q, want %q", got, want)
+	}
+}
+
+func TestRates(t *testing.T) {
+	if _, _, ok := Rates(nil); ok {
+		t.Error("no samples gave a rate")
+	}
+	s := func(sec float64, cpu, mem uint64) Sample {
+		var x Sample
+		x.At = x.At.Add(timeSeconds(sec))
+		x.CPUNanos, x.MemBytes = cpu, mem
+		return x
+	}
+	cores, peak, ok := Rates([]Sample{s(0, 0, 10), s(1, 500_000_000, 30), s(2, 1_500_000_000, 20)})
+	if !ok || cores != 0.75 || peak != 30 {
+		t.Errorf("Rates = %v, %v, %v; want 0.75 cores, peak 30", cores, peak, ok)
+	}
+}
+
+func timeSeconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,50 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/webbench/webbench/harness/loadgen"
+)
+
+func TestSummarize(t *testing.T) {
+	tr := func(rps, p99 float64, errs int64, mem float64, bound bool) Trial {
+		return Trial{Result: loadgen.Result{RPS: rps, Errors: errs, LatencyMS: loadgen.Latency{P50: p99 / 2, P99: p99}},
+			TargetCPUCores: 1, TargetMemPeakMiB: mem, GeneratorBound: bound}
+	}
+	s := Summarize([]Trial{tr(300, 9, 1, 10, false), tr(100, 3, 0, 30, true), tr(200, 6, 2, 20, false)})
+	if s.RPSMedian != 200 || s.RPSMin != 100 || s.RPSMax != 300 || s.LatencyP99Median != 6 || s.Errors != 3 ||
+		s.TargetMemPeakMiB != 30 || s.GeneratorBound != 1 {
+		t.Errorf("summary = %+v", s)
+	}
+	if Summarize(nil) != nil {
+		t.Error("summary of no trials")
+	}
+	if m := Median([]float64{4, 1, 3, 2}); m != 2.5 {
+		t.Errorf("even median = %v", m)
+	}
+}
+
+func TestWriteRead(t *testing.T) {
+	dir := t.TempDir()
+	run := &Run{Schema: Schema, Cells: []*Cell{{Target: "a", Scenario: "s", CPUs: 1, Connections: 2, Status: OK}}}
+	if err := Write(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Cells) != 1 || got.Cells[0].ID() != "a/s/1cpu/c2" {
+		t.Errorf("read back %+v", got.Cells)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	os.WriteFile(filepath.Join(dir, "results.json"), []byte(`{"schema": 9}`), 0o644)
+	if _, err := Read(dir); err == nil {
+		t.Error("schema 9 accepted")
+	}
+}
