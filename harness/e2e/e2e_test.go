@@ -310,3 +310,79 @@ func TestReap(t *testing.T) {
 		t.Errorf("clean left %v", left)
 	}
 }
+
+const topologies = `version: 1
+images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm, nginx: nginx:1.27-bookworm}
+load: {duration: 2s, warmup: 0, trials: 1, timeout: 2s, ready_timeout: 30s}
+connections: [16]
+targets:
+  fastcgi-go:
+    services:
+      backend: {build: ROOT/targets/fastcgi/go-fcgi, replicas: 2, port: 9000}
+      nginx: {build: ROOT/targets/fastcgi/nginx}
+    entry: nginx
+    port: 80
+    scenarios: [plaintext]
+  fastcgi-dead:
+    services:
+      backend: {build: ROOT/harness/e2e/testdata/exits-at-start, port: 9000}
+      nginx: {build: ROOT/targets/fastcgi/nginx}
+    entry: nginx
+    port: 80
+    scenarios: [plaintext]
+  serial-go:
+    services:
+      records-api: {build: ROOT/targets/serialization/records-api, port: 8080}
+      client: {build: ROOT/targets/serialization/go}
+    entry: client
+    port: 8080
+    scenarios: [reflection]
+scenarios:
+  plaintext:
+    path: /plaintext
+    expect: {status: 200, content_type: text/plain, body: "Hello, World!"}
+  reflection:
+    path: /testReflection?records={records}
+    params: {records: [3, 50]}
+    expect: {status: 200, content_type: application/json, json_array: {length: "{records}", keys: [Id, Name, Time]}}
+`
+
+// A multi-container target (nginx in front of a pool of FastCGI replicas)
+// and a params scenario run end to end; a dead service fails its cell,
+// naming the service.
+func TestTopologies(t *testing.T) {
+	eng := connect(t)
+	file := filepath.Join(t.TempDir(), "matrix.yaml")
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(topologies, "ROOT", repoRoot(t))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out)
+	if code != cli.ExitFailed {
+		t.Errorf("exit %d, want %d (fastcgi-dead fails)", code, cli.ExitFailed)
+	}
+	noLeftovers(t, eng)
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := cellsByID(run)
+	for _, id := range []string{"fastcgi-go/plaintext/1cpu/c16", "serial-go/reflection?records=3/1cpu/c16", "serial-go/reflection?records=50/1cpu/c16"} {
+		c := cells[id]
+		if c == nil || c.Status != results.OK || c.Summary == nil || c.Summary.RPS <= 0 {
+			t.Errorf("%s = %+v, want ok with rps", id, c)
+			continue
+		}
+		if c.Image == nil || len(c.Image.Services) != 2 {
+			t.Errorf("%s: image record %+v, want two services", id, c.Image)
+		}
+	}
+	if c := cells["fastcgi-go/plaintext/1cpu/c16"]; c != nil && c.Image != nil &&
+		(!strings.Contains(c.Image.RuntimeVersion, "nginx/") || !strings.Contains(c.Image.RuntimeVersion, "go1.")) {
+		t.Errorf("fastcgi-go runtime = %q, want nginx and go versions", c.Image.RuntimeVersion)
+	}
+	if c := cells["fastcgi-dead/plaintext/1cpu/c16"]; c == nil || c.Status != results.Failed ||
+		!strings.Contains(c.Reason, "service backend-1 exited with code 3") {
+		t.Errorf("fastcgi-dead = %+v, want failed naming service backend-1", c)
+	}
+}

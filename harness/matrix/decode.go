@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -356,6 +357,14 @@ func (d *decoder) decodeLoad(n *yaml.Node, path string, l *Load) (saysHowLong bo
 				l.LoadgenCPUs = int(x)
 			}
 		},
+		"aggregate": func(k, v *yaml.Node) {
+			if x := d.str(v, join(path, "aggregate")); x != "" {
+				if x != AggregateMedian && x != AggregateBest {
+					d.errorf(v, join(path, "aggregate"), "want %q or %q, got %q", AggregateMedian, AggregateBest, x)
+				}
+				l.Aggregate = x
+			}
+		},
 		"ready_timeout": func(k, v *yaml.Node) {
 			if x, ok := d.duration(v, join(path, "ready_timeout"), false); ok {
 				l.ReadyTimeout = x
@@ -380,8 +389,33 @@ func (d *decoder) decodeScenario(name string, n *yaml.Node) Scenario {
 			}
 		},
 		"expect": func(k, v *yaml.Node) { expectNode = v; s.Expect = d.decodeExpect(v, join(path, "expect")) },
+		"params": func(k, v *yaml.Node) {
+			d.entries(v, join(path, "params"), func(pname string, _, pv *yaml.Node) {
+				f := join(path, "params."+pname)
+				if pv.Kind != yaml.SequenceNode || len(pv.Content) == 0 {
+					d.errorf(pv, f, "want a non-empty list of values")
+					return
+				}
+				p := Param{Name: pname}
+				for i, e := range pv.Content {
+					if d.scalar(e, fmt.Sprintf("%s[%d]", f, i)) {
+						if slices.Contains(p.Values, e.Value) {
+							d.errorf(e, fmt.Sprintf("%s[%d]", f, i), "duplicate value %q", e.Value)
+							continue
+						}
+						p.Values = append(p.Values, e.Value)
+					}
+				}
+				s.Params = append(s.Params, p)
+			})
+		},
 	})
 	if n.Kind == yaml.MappingNode {
+		for _, ref := range paramRef.FindAllStringSubmatch(s.Path+" "+fmt.Sprint(s.Expect.JSONArray), -1) {
+			if !slices.ContainsFunc(s.Params, func(p Param) bool { return p.Name == ref[1] }) {
+				d.errorf(n, path, "{%s} names no param of this scenario", ref[1])
+			}
+		}
 		if pathNode == nil {
 			d.errorf(n, join(path, "path"), "missing")
 		}
@@ -392,9 +426,10 @@ func (d *decoder) decodeScenario(name string, n *yaml.Node) Scenario {
 	return s
 }
 
-func (d *decoder) decodeExpect(n *yaml.Node, path string) Expect {
+func (d *decoder) decodeExpect(n0 *yaml.Node, path string) Expect {
+	n := n0
 	e := Expect{Status: 200}
-	var body, js *yaml.Node
+	var body, js, arr *yaml.Node
 	d.fields(n, path, map[string]func(k, v *yaml.Node){
 		"status": func(k, v *yaml.Node) {
 			if x, ok := d.integer(v, join(path, "status"), 100); ok {
@@ -421,9 +456,35 @@ func (d *decoder) decodeExpect(n *yaml.Node, path string) Expect {
 			}
 			e.JSON = normalizeJSON(x)
 		},
+		"json_array": func(k, v *yaml.Node) {
+			arr = v
+			a := &JSONArray{}
+			d.fields(v, join(path, "json_array"), map[string]func(k, v *yaml.Node){
+				"length": func(k, v *yaml.Node) {
+					if d.scalar(v, join(path, "json_array.length")) {
+						a.Length = v.Value
+						if _, err := strconv.Atoi(v.Value); err != nil && !paramRef.MatchString(v.Value) {
+							d.errorf(v, join(path, "json_array.length"), "want a number or {param}, got %q", v.Value)
+						}
+					}
+				},
+				"keys": func(k, v *yaml.Node) {
+					if v.Kind != yaml.SequenceNode {
+						d.errorf(v, join(path, "json_array.keys"), "want a list of keys")
+						return
+					}
+					for i, e := range v.Content {
+						if x := d.str(e, fmt.Sprintf("%s.json_array.keys[%d]", path, i)); x != "" {
+							a.Keys = append(a.Keys, x)
+						}
+					}
+				},
+			})
+			e.JSONArray = a
+		},
 	})
-	if body != nil && js != nil {
-		d.errorf(js, join(path, "json"), "set either body or json, not both")
+	if btoi(body != nil)+btoi(js != nil)+btoi(arr != nil) > 1 {
+		d.errorf(n0, path, "set only one of body, json and json_array")
 	}
 	return e
 }
@@ -456,19 +517,26 @@ func normalizeJSON(v any) any {
 func (d *decoder) decodeTarget(name string, key, n *yaml.Node, m *Matrix) Target {
 	t := Target{Name: name}
 	path := "targets." + name
-	var buildNode, portNode *yaml.Node
+	var buildNode, portNode, servicesNode, entryNode *yaml.Node
+	single := Service{Name: name, Replicas: 1}
 	d.fields(n, path, map[string]func(k, v *yaml.Node){
-		"build": func(k, v *yaml.Node) { buildNode = v; t.BuildRel = d.str(v, join(path, "build")) },
+		"build": func(k, v *yaml.Node) { buildNode = v; single.BuildRel = d.str(v, join(path, "build")) },
 		"port": func(k, v *yaml.Node) {
 			portNode = v
-			if x, ok := d.integer(v, join(path, "port"), 1); ok {
-				if x > 65535 {
-					d.errorf(v, join(path, "port"), "not a TCP port: %d", x)
-				}
-				t.Port = int(x)
-			}
+			t.Port = d.port(v, join(path, "port"))
 		},
-		"env": func(k, v *yaml.Node) { t.Env = d.strMap(v, join(path, "env")) },
+		"env":      func(k, v *yaml.Node) { t.Env = d.strMap(v, join(path, "env")) },
+		"services": func(k, v *yaml.Node) { servicesNode = v },
+		"entry":    func(k, v *yaml.Node) { entryNode = v; t.Entry = d.str(v, join(path, "entry")) },
+		"variants": func(k, v *yaml.Node) {
+			d.entries(v, join(path, "variants"), func(vname string, _, vn *yaml.Node) {
+				vr := Variant{Name: vname}
+				d.fields(vn, join(path, "variants."+vname), map[string]func(k, v *yaml.Node){
+					"env": func(k, v *yaml.Node) { vr.Env = d.strMap(v, join(path, "variants."+vname+".env")) },
+				})
+				t.Variants = append(t.Variants, vr)
+			})
+		},
 		"scenarios": func(k, v *yaml.Node) {
 			if v.Kind != yaml.SequenceNode {
 				d.errorf(v, join(path, "scenarios"), "want a list of scenario names, got %s", kindName(v))
@@ -485,30 +553,28 @@ func (d *decoder) decodeTarget(name string, key, n *yaml.Node, m *Matrix) Target
 		return t
 	}
 	if portNode == nil {
-		d.errorf(n, join(path, "port"), "missing: the port the server listens on")
+		d.errorf(key, join(path, "port"), "missing: the port the server listens on")
 	}
-	if buildNode == nil {
-		d.errorf(n, join(path, "build"), "missing: the folder holding the target's Dockerfile")
-	} else if t.BuildRel != "" {
-		t.Build = t.BuildRel
-		if !filepath.IsAbs(t.Build) {
-			t.Build = filepath.Join(m.Dir, t.BuildRel)
+	switch {
+	case servicesNode != nil && buildNode != nil:
+		d.errorf(buildNode, join(path, "build"), "set either build (one service) or services, not both")
+	case servicesNode != nil:
+		d.entries(servicesNode, join(path, "services"), func(sname string, _, sn *yaml.Node) {
+			t.Services = append(t.Services, d.decodeService(join(path, "services."+sname), sname, sn, m))
+		})
+		if entryNode == nil {
+			d.errorf(key, join(path, "entry"), "missing: the service the load generator hits")
+		} else if t.Entry != "" && !slices.ContainsFunc(t.Services, func(s Service) bool { return s.Name == t.Entry }) {
+			d.errorf(entryNode, join(path, "entry"), "no service named %q", t.Entry)
 		}
-		df, err := os.ReadFile(filepath.Join(t.Build, "Dockerfile"))
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			d.errorf(buildNode, join(path, "build"), "no Dockerfile in %s", t.Build)
-		case err != nil:
-			d.errorf(buildNode, join(path, "build"), "%v", err)
-		default:
-			for _, key := range ImageKeys(df) {
-				if _, ok := m.Images[key]; !ok {
-					d.errorf(buildNode, join(path, "build"), "its Dockerfile uses ${%s_IMAGE} but images has no key %q", strings.ToUpper(key), key)
-					continue
-				}
-				t.Images = append(t.Images, key)
-			}
+	case buildNode != nil:
+		if entryNode != nil {
+			d.errorf(entryNode, join(path, "entry"), "entry goes with services")
 		}
+		single.Build, single.Images = d.buildDir(buildNode, join(path, "build"), single.BuildRel, m)
+		t.Services, t.Entry = []Service{single}, name
+	default:
+		d.errorf(key, join(path, "build"), "missing: the folder holding the target's Dockerfile (or services)")
 	}
 	known := map[string]bool{}
 	for _, s := range m.Scenarios {
@@ -520,6 +586,80 @@ func (d *decoder) decodeTarget(name string, key, n *yaml.Node, m *Matrix) Target
 		}
 	}
 	return t
+}
+
+func (d *decoder) decodeService(path, name string, n *yaml.Node, m *Matrix) Service {
+	s := Service{Name: name, Replicas: 1}
+	var buildNode *yaml.Node
+	d.fields(n, path, map[string]func(k, v *yaml.Node){
+		"build": func(k, v *yaml.Node) { buildNode = v; s.BuildRel = d.str(v, join(path, "build")) },
+		"replicas": func(k, v *yaml.Node) {
+			if x, ok := d.integer(v, join(path, "replicas"), 1); ok {
+				s.Replicas = int(x)
+			}
+		},
+		"env":  func(k, v *yaml.Node) { s.Env = d.strMap(v, join(path, "env")) },
+		"port": func(k, v *yaml.Node) { s.Port = d.port(v, join(path, "port")) },
+	})
+	if n.Kind != yaml.MappingNode {
+		return s
+	}
+	if buildNode == nil {
+		d.errorf(n, join(path, "build"), "missing: the folder holding the service's Dockerfile")
+	} else {
+		s.Build, s.Images = d.buildDir(buildNode, join(path, "build"), s.BuildRel, m)
+	}
+	return s
+}
+
+func (d *decoder) port(v *yaml.Node, field string) int {
+	x, ok := d.integer(v, field, 1)
+	if !ok {
+		return 0
+	}
+	if x > 65535 {
+		d.errorf(v, field, "not a TCP port: %d", x)
+	}
+	return int(x)
+}
+
+// buildDir resolves a build folder against the matrix's folder, checks it
+// has a Dockerfile, and lists the images keys that Dockerfile uses.
+func (d *decoder) buildDir(n *yaml.Node, field, rel string, m *Matrix) (string, []string) {
+	if rel == "" {
+		return "", nil
+	}
+	dir := rel
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(m.Dir, rel)
+	}
+	df, err := os.ReadFile(filepath.Join(dir, "Dockerfile"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		d.errorf(n, field, "no Dockerfile in %s", dir)
+		return dir, nil
+	case err != nil:
+		d.errorf(n, field, "%v", err)
+		return dir, nil
+	}
+	var keys []string
+	for _, key := range ImageKeys(df) {
+		if _, ok := m.Images[key]; !ok {
+			d.errorf(n, field, "its Dockerfile uses ${%s_IMAGE} but images has no key %q", strings.ToUpper(key), key)
+			continue
+		}
+		keys = append(keys, key)
+	}
+	return dir, keys
+}
+
+var paramRef = regexp.MustCompile(`\{([a-z0-9_]+)\}`)
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 var imageArg = regexp.MustCompile(`\$\{?([A-Z0-9_]+)_IMAGE\}?`)
@@ -547,6 +687,13 @@ func (d *decoder) decodeProfile(name string, n *yaml.Node, m *Matrix) Profile {
 		"load":        func(k, v *yaml.Node) { d.decodeLoad(v, join(path, "load"), &p.Load) },
 		"cpus":        func(k, v *yaml.Node) { p.CPUs = d.intList(v, join(path, "cpus")) },
 		"connections": func(k, v *yaml.Node) { p.Connections = d.intList(v, join(path, "connections")) },
+		"only": func(k, v *yaml.Node) {
+			sel, err := ParseSelector(d.str(v, join(path, "only")))
+			if err != nil {
+				d.errorf(v, join(path, "only"), "%v", err)
+			}
+			p.Only = sel
+		},
 	})
 	return p
 }

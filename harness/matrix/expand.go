@@ -3,52 +3,102 @@ package matrix
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/webbench/webbench/harness/cpuset"
 )
 
-// Cell is one measurement: a target answering a scenario on some cores under
-// some number of connections.
+// Cell is one measurement: a target (in one of its variants) answering a
+// scenario (with one value of each param) on some cores under some number
+// of connections.
 type Cell struct {
 	Target      string     `json:"target"`
+	Variant     string     `json:"variant,omitempty"`
 	Scenario    string     `json:"scenario"`
+	Params      []KV       `json:"params,omitempty"`
 	CPUs        int        `json:"cpus"`
 	Connections int        `json:"connections"`
-	CPUSet      cpuset.Set `json:"-"` // target cores; empty when skipped
+	CPUSet      cpuset.Set `json:"-"` // target cores
 	LoadgenSet  cpuset.Set `json:"-"`
 	Skip        string     `json:"-"` // reason the cell cannot run on this machine
 }
 
-// ID names a cell uniquely within a run: target/scenario/c<cpus>/n<conns>.
+// KV is one param value of a cell.
+type KV struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// TargetName is "target" or "target:variant".
+func (c Cell) TargetName() string {
+	if c.Variant == "" {
+		return c.Target
+	}
+	return c.Target + ":" + c.Variant
+}
+
+// ScenarioName is "scenario" or "scenario?k=v&k2=v2".
+func (c Cell) ScenarioName() string {
+	if len(c.Params) == 0 {
+		return c.Scenario
+	}
+	parts := make([]string, len(c.Params))
+	for i, p := range c.Params {
+		parts[i] = p.Name + "=" + p.Value
+	}
+	return c.Scenario + "?" + strings.Join(parts, "&")
+}
+
+// ID names a cell uniquely within a run:
+// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>.
 func (c Cell) ID() string {
-	return fmt.Sprintf("%s/%s/%dcpu/c%d", c.Target, c.Scenario, c.CPUs, c.Connections)
+	return fmt.Sprintf("%s/%s/%dcpu/c%d", c.TargetName(), c.ScenarioName(), c.CPUs, c.Connections)
+}
+
+// Subst replaces {name} in s with the cell's param values.
+func (c Cell) Subst(s string) string {
+	for _, p := range c.Params {
+		s = strings.ReplaceAll(s, "{"+p.Name+"}", p.Value)
+	}
+	return s
 }
 
 // Expand lists the cells of m in a documented order (target as in the file,
-// then scenario as in the file, then cpus, then connections), keeping those
-// the selector picks and the targets serve. Cores come from online; a cell
-// whose cores do not fit is kept with Skip set.
+// then variant, scenario as in the file, params, cpus, connections),
+// keeping those the selector picks and the targets serve. Cores come from
+// online; a cell whose cores do not fit is kept with Skip set.
 func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 	var cells []Cell
 	for _, t := range m.Targets {
-		for _, s := range m.Scenarios {
-			if !t.Serves(s.Name) {
-				continue
+		variants := []string{""}
+		if len(t.Variants) > 0 {
+			variants = variants[:0]
+			for _, v := range t.Variants {
+				variants = append(variants, v.Name)
 			}
-			for _, cpus := range m.CPUs {
-				for _, conns := range m.Connections {
-					c := Cell{Target: t.Name, Scenario: s.Name, CPUs: cpus, Connections: conns}
-					if !only.Match(c) {
-						continue
+		}
+		for _, variant := range variants {
+			for _, s := range m.Scenarios {
+				if !t.Serves(s.Name) {
+					continue
+				}
+				for _, params := range combinations(s.Params) {
+					for _, cpus := range m.CPUs {
+						for _, conns := range m.Connections {
+							c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns}
+							if !only.Match(c) || !m.ProfileOnly.Match(c) {
+								continue
+							}
+							tg, lg, err := cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
+							if err != nil {
+								c.Skip = err.Error()
+							}
+							c.CPUSet, c.LoadgenSet = tg, lg
+							cells = append(cells, c)
+						}
 					}
-					tg, lg, err := cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
-					if err != nil {
-						c.Skip = err.Error()
-					}
-					c.CPUSet, c.LoadgenSet = tg, lg
-					cells = append(cells, c)
 				}
 			}
 		}
@@ -56,10 +106,27 @@ func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 	return cells
 }
 
+// combinations is the cartesian product of the params' values, the first
+// param varying slowest; one empty combination when there are none.
+func combinations(params []Param) [][]KV {
+	out := [][]KV{nil}
+	for _, p := range params {
+		var next [][]KV
+		for _, prefix := range out {
+			for _, v := range p.Values {
+				next = append(next, append(slices.Clone(prefix), KV{p.Name, v}))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
 // Selector picks cells by name. It is a comma-separated list of terms; a
 // cell is picked when any term matches. A term without a slash matches a
-// target or scenario name (shell glob); a term "T/S" matches target T and
-// scenario S (each a glob). The empty selector picks every cell.
+// target, "target:variant" or scenario name (shell glob); a term "T/S"
+// matches target (or target:variant) T and scenario S, each a glob. The
+// empty selector picks every cell.
 type Selector []string
 
 // ParseSelector splits --only's value.
@@ -90,10 +157,10 @@ func (sel Selector) Match(c Cell) bool {
 	}
 	for _, term := range sel {
 		if t, s, ok := strings.Cut(term, "/"); ok {
-			if glob(t, c.Target) && glob(s, c.Scenario) {
+			if (glob(t, c.Target) || glob(t, c.TargetName())) && glob(s, c.Scenario) {
 				return true
 			}
-		} else if glob(term, c.Target) || glob(term, c.Scenario) {
+		} else if glob(term, c.Target) || glob(term, c.TargetName()) || glob(term, c.Scenario) {
 			return true
 		}
 	}

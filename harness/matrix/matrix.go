@@ -26,6 +26,7 @@ var Defaults = Load{
 	Timeout:      2 * time.Second,
 	LoadgenCPUs:  1,
 	ReadyTimeout: 60 * time.Second,
+	Aggregate:    AggregateMedian,
 }
 
 // Matrix is a decoded, validated matrix file.
@@ -41,8 +42,15 @@ type Matrix struct {
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
 	Profiles    map[string]Profile `json:"-"`
-	Profile     string             `json:"profile,omitempty"` // the profile applied, if any
+	Profile     string             `json:"profile,omitempty"`      // the profile applied, if any
+	ProfileOnly Selector           `json:"profile_only,omitempty"` // the applied profile's cell selection
 }
+
+// Aggregations of a cell's trials into its headline RPS.
+const (
+	AggregateMedian = "median" // default: robust to one odd trial
+	AggregateBest   = "best"   // best of N, as study 003 reported
+)
 
 // Load says how each cell is driven.
 type Load struct {
@@ -53,17 +61,54 @@ type Load struct {
 	Timeout      time.Duration `json:"timeout"` // per request
 	LoadgenCPUs  int           `json:"loadgen_cpus"`
 	ReadyTimeout time.Duration `json:"ready_timeout"` // how long a target may take to answer
+	Aggregate    string        `json:"aggregate"`     // median or best
 }
 
-// Target is one server under test.
+// Target is one server under test: a single built service, or several
+// services (an nginx front and a FastCGI pool, a client and its upstream)
+// that share the target's cores.
 type Target struct {
 	Name      string            `json:"name"`
-	Build     string            `json:"build"` // build context, absolute
-	BuildRel  string            `json:"-"`     // as written in the file
-	Port      int               `json:"port"`
-	Env       map[string]string `json:"env,omitempty"`
+	Services  []Service         `json:"services"`            // in start order
+	Entry     string            `json:"entry"`               // the service the load generator hits
+	Port      int               `json:"port"`                // the entry service's HTTP port
+	Env       map[string]string `json:"env,omitempty"`       // for every service
+	Variants  []Variant         `json:"variants,omitempty"`  // empty: one unnamed variant
 	Scenarios []string          `json:"scenarios,omitempty"` // the scenarios it serves; empty means all
-	Images    []string          `json:"images,omitempty"`    // keys of Matrix.Images its Dockerfile uses
+}
+
+// Service is one container image of a target, started Replicas times.
+type Service struct {
+	Name     string            `json:"name"`
+	Build    string            `json:"build"` // build context, absolute
+	BuildRel string            `json:"-"`     // as written in the file
+	Replicas int               `json:"replicas"`
+	Env      map[string]string `json:"env,omitempty"`
+	Port     int               `json:"port,omitempty"`   // TCP port readiness waits for (non-entry services)
+	Images   []string          `json:"images,omitempty"` // keys of Matrix.Images its Dockerfile uses
+}
+
+// Variant is the same build run another way: extra environment for every
+// service of the target.
+type Variant struct {
+	Name string            `json:"name"`
+	Env  map[string]string `json:"env,omitempty"`
+}
+
+// Images lists the images keys any service uses, sorted, without repeats.
+func (t Target) Images() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range t.Services {
+		for _, k := range s.Images {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Serves reports whether the target answers the scenario.
@@ -79,19 +124,45 @@ func (t Target) Serves(scenario string) bool {
 	return false
 }
 
-// Scenario is one request shape and the answer it must get.
-type Scenario struct {
-	Name   string `json:"name"`
-	Path   string `json:"path"`
-	Expect Expect `json:"expect"`
+// Variant returns the named variant ("" is the unnamed default).
+func (t Target) Variant(name string) Variant {
+	for _, v := range t.Variants {
+		if v.Name == name {
+			return v
+		}
+	}
+	return Variant{}
 }
 
-// Expect is what a correct answer looks like. Body and JSON are exclusive.
+// Scenario is one request shape and the answer it must get. Path and
+// expectations may name params as {name}; each cell substitutes its values.
+type Scenario struct {
+	Name   string  `json:"name"`
+	Path   string  `json:"path"`
+	Params []Param `json:"params,omitempty"` // an axis each, in file order
+	Expect Expect  `json:"expect"`
+}
+
+// Param is one scenario axis: a name and its values.
+type Param struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
+// Expect is what a correct answer looks like. Body, JSON and JSONArray are
+// exclusive.
 type Expect struct {
-	Status      int     `json:"status"`
-	ContentType string  `json:"content_type,omitempty"` // media type; parameters such as charset are ignored
-	Body        *string `json:"body,omitempty"`         // exact text
-	JSON        any     `json:"json,omitempty"`         // JSON equality
+	Status      int        `json:"status"`
+	ContentType string     `json:"content_type,omitempty"` // media type; parameters such as charset are ignored
+	Body        *string    `json:"body,omitempty"`         // exact text
+	JSON        any        `json:"json,omitempty"`         // JSON equality
+	JSONArray   *JSONArray `json:"json_array,omitempty"`   // shape of a JSON array
+}
+
+// JSONArray checks an answer that is a JSON array of objects.
+type JSONArray struct {
+	Length string   `json:"length"`         // a number, or "{param}"
+	Keys   []string `json:"keys,omitempty"` // every element has exactly these keys
 }
 
 // Profile is a named override chosen with --profile, resolved against the
@@ -101,6 +172,7 @@ type Profile struct {
 	Load        Load
 	CPUs        []int
 	Connections []int
+	Only        Selector // cells the profile measures (with --only, both must pick a cell)
 }
 
 // WithProfile returns a copy of m with the named profile applied.
@@ -113,7 +185,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.Profile = p.Load, p.CPUs, p.Connections, name
+	c.Load, c.CPUs, c.Connections, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, name, p.Only
 	return &c, nil
 }
 

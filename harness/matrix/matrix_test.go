@@ -41,7 +41,7 @@ scenarios:
     expect: {status: 200, content_type: application/json, json: {message: "Hello, World!", n: 3}}
 profiles:
   quick: {load: {duration: 2s, warmup: 1s, trials: 1}}
-  counted: {load: {requests: 1000}, connections: [512]}
+  counted: {load: {requests: 1000}, connections: [512], only: "one/json"}
 `
 
 func parse(t *testing.T, text string) (*Matrix, error) {
@@ -60,11 +60,15 @@ func TestParseGood(t *testing.T) {
 	if len(m.Targets) != 2 || m.Targets[0].Name != "one" || m.Targets[0].Env["A"] != "b" {
 		t.Errorf("targets = %+v", m.Targets)
 	}
-	if want := []string{"debian", "golang"}; !reflect.DeepEqual(m.Targets[0].Images, want) {
-		t.Errorf("target images = %v, want %v", m.Targets[0].Images, want)
+	if want := []string{"debian", "golang"}; !reflect.DeepEqual(m.Targets[0].Images(), want) {
+		t.Errorf("target images = %v, want %v", m.Targets[0].Images(), want)
 	}
-	if !filepath.IsAbs(m.Targets[0].Build) || filepath.Base(m.Targets[0].Build) != "t1" {
-		t.Errorf("build = %q", m.Targets[0].Build)
+	if svc := m.Targets[0].Services; len(svc) != 1 || svc[0].Name != "one" || m.Targets[0].Entry != "one" ||
+		!filepath.IsAbs(svc[0].Build) || filepath.Base(svc[0].Build) != "t1" || svc[0].Replicas != 1 {
+		t.Errorf("services = %+v", svc)
+	}
+	if m.Load.Aggregate != AggregateMedian {
+		t.Errorf("aggregate = %q", m.Load.Aggregate)
 	}
 	js := m.Scenarios[1].Expect.JSON.(map[string]any)
 	if js["n"] != float64(3) || js["message"] != "Hello, World!" {
@@ -87,6 +91,13 @@ func TestParseGood(t *testing.T) {
 	c, _ := m.WithProfile("counted")
 	if c.Load.Requests != 1000 || c.Load.Duration != 0 || !reflect.DeepEqual(c.Connections, []int{512}) {
 		t.Errorf("counted = %+v %v", c.Load, c.Connections)
+	}
+	// The profile's selection and --only must both pick a cell.
+	if n := len(Expand(c, nil, cpuset.Range(0, 4))); n != 2 {
+		t.Errorf("counted profile: %d cells, want 2 (one/json on 1 and 2 cpus)", n)
+	}
+	if n := len(Expand(c, Selector{"two"}, cpuset.Range(0, 4))); n != 0 {
+		t.Errorf("counted profile with --only two: %d cells, want 0", n)
 	}
 	if _, err := m.WithProfile("nope"); err == nil || !strings.Contains(err.Error(), "counted, quick") {
 		t.Errorf("unknown profile error = %v", err)
@@ -195,5 +206,95 @@ func TestEstimate(t *testing.T) {
 	// 6 runnable cells × (1s + 3s warm-up + 3 × 10s).
 	if want := 6 * 34 * time.Second; got != want {
 		t.Errorf("Estimate = %v, want %v", got, want)
+	}
+}
+
+const studies = `version: 1
+images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm, nginx: nginx:1.27}
+load: {requests: 1000, aggregate: best}
+connections: [20, 400]
+targets:
+  node:
+    build: t1
+    port: 8080
+    variants:
+      single: {}
+      cluster: {env: {NODE_CLUSTER: "1"}}
+  fcgi:
+    services:
+      backend: {build: t1, replicas: 4, port: 9000, env: {MODE: fcgi}}
+      front: {build: t2}
+    entry: front
+    port: 80
+    scenarios: [records]
+scenarios:
+  plaintext:
+    path: /plaintext
+    expect: {body: "Hello, World!"}
+  records:
+    path: /testReflection?records={n}
+    params: {n: [10, 500]}
+    expect: {content_type: application/json, json_array: {length: "{n}", keys: [Id, Name, Time]}}
+`
+
+func TestStudiesSchema(t *testing.T) {
+	m, err := parse(t, studies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Load.Aggregate != AggregateBest || m.Load.Requests != 1000 {
+		t.Errorf("load = %+v", m.Load)
+	}
+	fcgi := m.Targets[1]
+	if fcgi.Entry != "front" || len(fcgi.Services) != 2 || fcgi.Services[0].Replicas != 4 || fcgi.Services[0].Port != 9000 ||
+		!reflect.DeepEqual(fcgi.Images(), []string{"debian", "golang", "nginx"}) {
+		t.Errorf("fcgi = %+v", fcgi)
+	}
+	var ids []string
+	for _, c := range Expand(m, nil, cpuset.Range(0, 2)) {
+		ids = append(ids, c.ID())
+	}
+	want := []string{
+		"node:single/plaintext/1cpu/c20", "node:single/plaintext/1cpu/c400",
+		"node:single/records?n=10/1cpu/c20", "node:single/records?n=10/1cpu/c400",
+		"node:single/records?n=500/1cpu/c20", "node:single/records?n=500/1cpu/c400",
+		"node:cluster/plaintext/1cpu/c20", "node:cluster/plaintext/1cpu/c400",
+		"node:cluster/records?n=10/1cpu/c20", "node:cluster/records?n=10/1cpu/c400",
+		"node:cluster/records?n=500/1cpu/c20", "node:cluster/records?n=500/1cpu/c400",
+		"fcgi/records?n=10/1cpu/c20", "fcgi/records?n=10/1cpu/c400",
+		"fcgi/records?n=500/1cpu/c20", "fcgi/records?n=500/1cpu/c400",
+	}
+	if !reflect.DeepEqual(ids, want) {
+		t.Errorf("cells =\n%v\nwant\n%v", ids, want)
+	}
+	c := Expand(m, Selector{"fcgi"}, cpuset.Range(0, 2))[2]
+	if got := c.Subst(m.Scenarios[1].Path); got != "/testReflection?records=500" {
+		t.Errorf("Subst = %q", got)
+	}
+	if n := len(Expand(m, Selector{"node:cluster"}, cpuset.Range(0, 2))); n != 6 {
+		t.Errorf("--only node:cluster: %d cells", n)
+	}
+}
+
+func TestStudiesSchemaErrors(t *testing.T) {
+	for _, tc := range []struct{ name, edit, from, want string }{
+		{"bad aggregate", "aggregate: best", "aggregate: mean", `load.aggregate: want "median" or "best"`},
+		{"entry unknown", "entry: front", "entry: back", `targets.fcgi.entry: no service named "back"`},
+		{"build and services", "  fcgi:\n", "  fcgi:\n    build: t1\n", "targets.fcgi.build: set either build (one service) or services"},
+		{"unknown param", "records={n}", "records={m}", "{m} names no param of this scenario"},
+		{"bad length", `length: "{n}"`, "length: lots", `json_array.length: want a number or {param}`},
+		{"zero replicas", "replicas: 4", "replicas: 0", "services.backend.replicas: must be at least 1"},
+		{"body and json_array", "expect: {content_type", "expect: {body: x, content_type", "set only one of body, json and json_array"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(studies, tc.edit, tc.from, 1)
+			if text == studies {
+				t.Fatalf("edit %q not found", tc.edit)
+			}
+			_, err := parse(t, text)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -39,8 +39,12 @@ func Markdown(w io.Writer, run *results.Run) error {
 	if m.Load.Requests > 0 {
 		how = fmt.Sprintf("%d requests", m.Load.Requests)
 	}
-	fmt.Fprintf(b, "- Matrix: `%s`, profile `%s`; each trial %s, warm-up %s, %d trial(s), median shown; load generator on %d core(s)\n",
-		m.File, profile, how, m.Load.Warmup, m.Load.Trials, m.Load.LoadgenCPUs)
+	agg := m.Load.Aggregate
+	if agg == "" {
+		agg = "median"
+	}
+	fmt.Fprintf(b, "- Matrix: `%s`, profile `%s`; each trial %s, warm-up %s, %d trial(s), %s shown; load generator on %d core(s)\n",
+		m.File, profile, how, m.Load.Warmup, m.Load.Trials, agg, m.Load.LoadgenCPUs)
 	if m.Only != "" {
 		fmt.Fprintf(b, "- Cells selected with `--only %s`\n", m.Only)
 	}
@@ -117,13 +121,36 @@ func scenarios(run *results.Run) []string {
 	return out
 }
 
-// scenarioTable writes one table of the scenario's ok cells, grouped by cores
-// then connections, fastest first within a group; "vs fastest" compares each
-// cell with the fastest of its group.
+// group is the cells that compete with each other: same scenario params,
+// cores and connections.
+type group struct {
+	params      string
+	cpus, conns int
+}
+
+func groupOf(c *results.Cell) group {
+	return group{paramText(c), c.CPUs, c.Connections}
+}
+
+func paramText(c *results.Cell) string {
+	k := c.Key()
+	return strings.TrimPrefix(strings.TrimPrefix(k.ScenarioName(), k.Scenario), "?")
+}
+
+// scenarioTable writes one table of the scenario's ok cells, grouped by
+// params (in matrix order), cores, then connections, fastest first within a
+// group; "vs fastest" compares each cell with the fastest of its group.
 func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error {
 	var cells []*results.Cell
+	order := map[string]int{}
 	for _, c := range run.Cells {
-		if c.Scenario == scenario && c.Status == results.OK && c.Summary != nil {
+		if c.Scenario != scenario {
+			continue
+		}
+		if _, ok := order[paramText(c)]; !ok {
+			order[paramText(c)] = len(order)
+		}
+		if c.Status == results.OK && c.Summary != nil {
 			cells = append(cells, c)
 		}
 	}
@@ -132,44 +159,62 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	}
 	sort.SliceStable(cells, func(i, j int) bool {
 		a, c := cells[i], cells[j]
+		if pa, pc := order[paramText(a)], order[paramText(c)]; pa != pc {
+			return pa < pc
+		}
 		if a.CPUs != c.CPUs {
 			return a.CPUs < c.CPUs
 		}
 		if a.Connections != c.Connections {
 			return a.Connections < c.Connections
 		}
-		if a.Summary.RPSMedian != c.Summary.RPSMedian {
-			return a.Summary.RPSMedian > c.Summary.RPSMedian
+		if a.Summary.RPS != c.Summary.RPS {
+			return a.Summary.RPS > c.Summary.RPS
 		}
-		return a.Target < c.Target
+		return a.Key().TargetName() < c.Key().TargetName()
 	})
-	fastest := map[[2]int]float64{}
+	fastest := map[group]float64{}
+	hasParams := false
 	for _, c := range cells {
-		k := [2]int{c.CPUs, c.Connections}
-		fastest[k] = max(fastest[k], c.Summary.RPSMedian)
+		fastest[groupOf(c)] = max(fastest[groupOf(c)], c.Summary.RPS)
+		hasParams = hasParams || len(c.Params) > 0
+	}
+	agg := cells[0].Summary.Aggregate
+	if agg == "" {
+		agg = "median"
 	}
 	fmt.Fprintf(b, "## %s\n\n", scenario)
 	t := newTable(b)
-	t.Header("target", "cores", "conns", "RPS (median)", "min…max", "vs fastest", "p50 ms", "p99 ms", "errors", "target CPU", "peak MiB", "runtime")
+	header := []any{"target"}
+	if hasParams {
+		header = append(header, "params")
+	}
+	header = append(header, "cores", "conns", "RPS ("+agg+")", "min…max", "vs fastest", "p50 ms", "p99 ms", "errors", "target CPU", "peak MiB", "runtime")
+	t.Header(header...)
 	bound := false
 	for _, c := range cells {
 		s := c.Summary
-		rps := Sig(s.RPSMedian)
+		rps := Sig(s.RPS)
 		if s.GeneratorBound > 0 {
 			rps += " †"
 			bound = true
 		}
 		ratio := "—"
-		if f := fastest[[2]int{c.CPUs, c.Connections}]; f > 0 {
-			ratio = Sig(s.RPSMedian/f) + "×"
+		if f := fastest[groupOf(c)]; f > 0 {
+			ratio = Sig(s.RPS/f) + "×"
 		}
 		runtime := ""
 		if c.Image != nil {
 			runtime = c.Image.RuntimeVersion
 		}
-		if err := t.Append(c.Target, strconv.Itoa(c.CPUs), strconv.Itoa(c.Connections), rps,
+		row := []any{c.Key().TargetName()}
+		if hasParams {
+			row = append(row, paramText(c))
+		}
+		row = append(row, strconv.Itoa(c.CPUs), strconv.Itoa(c.Connections), rps,
 			Sig(s.RPSMin)+"…"+Sig(s.RPSMax), ratio, Sig(s.LatencyP50Median), Sig(s.LatencyP99Median),
-			strconv.FormatInt(s.Errors, 10), Sig(s.TargetCPUCores), Sig(s.TargetMemPeakMiB), runtime); err != nil {
+			strconv.FormatInt(s.Errors, 10), Sig(s.TargetCPUCores), Sig(s.TargetMemPeakMiB), runtime)
+		if err := t.Append(row...); err != nil {
 			return err
 		}
 	}

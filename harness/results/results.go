@@ -76,13 +76,14 @@ type LoadSettings struct {
 	Timeout      string `json:"timeout"`
 	LoadgenCPUs  int    `json:"loadgen_cpus"`
 	ReadyTimeout string `json:"ready_timeout"`
+	Aggregate    string `json:"aggregate"`
 }
 
 // SettingsOf records m as run, with the selector that picked its cells.
 func SettingsOf(m *matrix.Matrix, only string) Settings {
 	l := m.Load
 	ls := LoadSettings{Requests: l.Requests, Warmup: l.Warmup.String(), Trials: l.Trials, Timeout: l.Timeout.String(),
-		LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: l.ReadyTimeout.String()}
+		LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: l.ReadyTimeout.String(), Aggregate: l.Aggregate}
 	if l.Duration > 0 {
 		ls.Duration = l.Duration.String()
 	}
@@ -92,29 +93,37 @@ func SettingsOf(m *matrix.Matrix, only string) Settings {
 
 // Cell is one measured (or failed, or skipped) cell.
 type Cell struct {
-	Target        string   `json:"target"`
-	Scenario      string   `json:"scenario"`
-	CPUs          int      `json:"cpus"`
-	CPUSet        string   `json:"cpuset"`
-	LoadgenCPUSet string   `json:"loadgen_cpuset"`
-	Connections   int      `json:"connections"`
-	Status        string   `json:"status"`
-	Reason        string   `json:"reason,omitempty"`
-	Warnings      []string `json:"warnings,omitempty"`
-	Image         *Image   `json:"image,omitempty"`
-	Trials        []Trial  `json:"trials,omitempty"`
-	Summary       *Summary `json:"summary,omitempty"`
-	Seconds       float64  `json:"seconds"` // wall time the cell took, start to stop
+	Target        string      `json:"target"`
+	Variant       string      `json:"variant,omitempty"`
+	Scenario      string      `json:"scenario"`
+	Params        []matrix.KV `json:"params,omitempty"`
+	CPUs          int         `json:"cpus"`
+	CPUSet        string      `json:"cpuset"`
+	LoadgenCPUSet string      `json:"loadgen_cpuset"`
+	Connections   int         `json:"connections"`
+	Status        string      `json:"status"`
+	Reason        string      `json:"reason,omitempty"`
+	Warnings      []string    `json:"warnings,omitempty"`
+	Image         *Image      `json:"image,omitempty"`
+	Trials        []Trial     `json:"trials,omitempty"`
+	Summary       *Summary    `json:"summary,omitempty"`
+	Seconds       float64     `json:"seconds"` // wall time the cell took, start to stop
 }
 
 // ID names the cell as matrix.Cell.ID does.
 func (c *Cell) ID() string {
-	return matrix.Cell{Target: c.Target, Scenario: c.Scenario, CPUs: c.CPUs, Connections: c.Connections}.ID()
+	return c.Key().ID()
+}
+
+// Key is the cell's identity as the matrix names it.
+func (c *Cell) Key() matrix.Cell {
+	return matrix.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Connections: c.Connections}
 }
 
 // Image is what the target ran as.
 type Image struct {
-	ID             string            `json:"id"`
+	ID             string            `json:"id"`                 // the entry service's image
+	Services       map[string]string `json:"services,omitempty"` // image of each service`
 	Bases          []*baseimage.Base `json:"bases"`
 	RuntimeVersion string            `json:"runtime_version,omitempty"`
 }
@@ -132,8 +141,11 @@ type Trial struct {
 // before a trial is flagged: past it the number measures bombardier.
 const GeneratorBoundShare = 0.90
 
-// Summary condenses a cell's trials.
+// Summary condenses a cell's trials. RPS is the headline number: the
+// median of the trials, or the best when the load's aggregate is "best".
 type Summary struct {
+	Aggregate        string  `json:"aggregate"`
+	RPS              float64 `json:"rps"`
 	RPSMedian        float64 `json:"rps_median"`
 	RPSMin           float64 `json:"rps_min"`
 	RPSMax           float64 `json:"rps_max"`
@@ -145,8 +157,9 @@ type Summary struct {
 	GeneratorBound   int     `json:"generator_bound_trials,omitempty"`
 }
 
-// Summarize computes the summary of trials; nil when there are none.
-func Summarize(trials []Trial) *Summary {
+// Summarize computes the summary of trials under an aggregate (median or
+// best); nil when there are none.
+func Summarize(trials []Trial, aggregate string) *Summary {
 	if len(trials) == 0 {
 		return nil
 	}
@@ -164,6 +177,10 @@ func Summarize(trials []Trial) *Summary {
 		}
 	}
 	s.RPSMedian, s.RPSMin, s.RPSMax = Median(rps), minOf(rps), maxOf(rps)
+	s.Aggregate, s.RPS = matrix.AggregateMedian, s.RPSMedian
+	if aggregate == matrix.AggregateBest {
+		s.Aggregate, s.RPS = matrix.AggregateBest, s.RPSMax
+	}
 	s.LatencyP50Median, s.LatencyP99Median, s.TargetCPUCores = Median(p50), Median(p99), Median(cpu)
 	return s
 }

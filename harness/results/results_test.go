@@ -13,12 +13,16 @@ func TestSummarize(t *testing.T) {
 		return Trial{Result: loadgen.Result{RPS: rps, Errors: errs, LatencyMS: loadgen.Latency{P50: p99 / 2, P99: p99}},
 			TargetCPUCores: 1, TargetMemPeakMiB: mem, GeneratorBound: bound}
 	}
-	s := Summarize([]Trial{tr(300, 9, 1, 10, false), tr(100, 3, 0, 30, true), tr(200, 6, 2, 20, false)})
-	if s.RPSMedian != 200 || s.RPSMin != 100 || s.RPSMax != 300 || s.LatencyP99Median != 6 || s.Errors != 3 ||
+	trials := []Trial{tr(300, 9, 1, 10, false), tr(100, 3, 0, 30, true), tr(200, 6, 2, 20, false)}
+	s := Summarize(trials, "median")
+	if s.RPS != 200 || s.RPSMedian != 200 || s.RPSMin != 100 || s.RPSMax != 300 || s.LatencyP99Median != 6 || s.Errors != 3 ||
 		s.TargetMemPeakMiB != 30 || s.GeneratorBound != 1 {
 		t.Errorf("summary = %+v", s)
 	}
-	if Summarize(nil) != nil {
+	if b := Summarize(trials, "best"); b.RPS != 300 || b.Aggregate != "best" || b.RPSMedian != 200 {
+		t.Errorf("best-of summary = %+v", b)
+	}
+	if Summarize(nil, "median") != nil {
 		t.Error("summary of no trials")
 	}
 	if m := Median([]float64{4, 1, 3, 2}); m != 2.5 {

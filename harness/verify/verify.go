@@ -7,9 +7,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
+	"strconv"
 
 	"github.com/webbench/webbench/harness/matrix"
 )
@@ -23,10 +26,11 @@ type Response struct {
 	Error  string      `json:"error,omitempty"`
 }
 
-// Check compares r with e. Problems make the cell fail; warnings are kept
-// beside the result (a missing Date or Server header is legal but is work a
-// production server does, so it bears on the comparison).
-func Check(e matrix.Expect, r Response) (problems, warnings []string) {
+// Check compares r with e, whose {param} references subst resolves.
+// Problems make the cell fail; warnings are kept beside the result (a
+// missing Date or Server header is legal but is work a production server
+// does, so it bears on the comparison).
+func Check(e matrix.Expect, r Response, subst func(string) string) (problems, warnings []string) {
 	if r.Error != "" {
 		return []string{"no answer: " + r.Error}, nil
 	}
@@ -53,6 +57,8 @@ func Check(e matrix.Expect, r Response) (problems, warnings []string) {
 			want, _ := json.Marshal(e.JSON)
 			problems = append(problems, fmt.Sprintf("JSON body %s, want %s", clip(bytes.TrimSpace(r.Body)), want))
 		}
+	case e.JSONArray != nil:
+		problems = append(problems, checkArray(*e.JSONArray, r.Body, subst)...)
 	}
 	for _, h := range []string{"Date", "Server"} {
 		if r.Header.Get(h) == "" {
@@ -68,4 +74,30 @@ func clip(b []byte) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
+}
+
+func checkArray(a matrix.JSONArray, body []byte, subst func(string) string) []string {
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(body, &items); err != nil {
+		return []string{fmt.Sprintf("body is not a JSON array of objects (%v): %q", err, clip(body))}
+	}
+	if a.Length != "" {
+		want, err := strconv.Atoi(subst(a.Length))
+		if err != nil {
+			return []string{fmt.Sprintf("expected length %q is not a number", subst(a.Length))}
+		}
+		if len(items) != want {
+			return []string{fmt.Sprintf("JSON array of %d elements, want %d", len(items), want)}
+		}
+	}
+	if len(a.Keys) > 0 {
+		want := slices.Sorted(slices.Values(a.Keys))
+		for i, it := range items {
+			got := slices.Sorted(maps.Keys(it))
+			if !slices.Equal(got, want) {
+				return []string{fmt.Sprintf("element %d has keys %v, want %v", i, got, want)}
+			}
+		}
+	}
+	return nil
 }

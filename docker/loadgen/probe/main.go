@@ -1,5 +1,6 @@
 // Command probe makes one HTTP GET and prints what came back as JSON on
-// stdout: {"status", "header", "body" (base64), "error"}. It runs inside the
+// stdout: {"status", "header", "body" (base64), "error"}; with -tcp it only
+// opens a TCP connection. It runs inside the
 // load generator's container, so the harness checks a target from exactly
 // where bombardier will load it, on any Docker host. It always exits 0 when
 // it could print a result; "error" says when there was no answer.
@@ -10,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -24,15 +26,30 @@ type response struct {
 
 func main() {
 	timeout := flag.Duration("timeout", 2*time.Second, "whole-request timeout")
+	tcp := flag.Bool("tcp", false, "only open a TCP connection to HOST:PORT (for services that do not speak HTTP)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: probe [-timeout 2s] URL")
+		fmt.Fprintln(os.Stderr, "usage: probe [-timeout 2s] URL | probe -tcp HOST:PORT")
 		os.Exit(2)
 	}
-	out := get(flag.Arg(0), *timeout)
+	var out response
+	if *tcp {
+		out = dial(flag.Arg(0), *timeout)
+	} else {
+		out = get(flag.Arg(0), *timeout)
+	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		os.Exit(1)
 	}
+}
+
+func dial(addr string, timeout time.Duration) response {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return response{Error: err.Error()}
+	}
+	c.Close()
+	return response{}
 }
 
 func get(url string, timeout time.Duration) response {

@@ -93,7 +93,7 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	server, bomb := filepath.Join(tmp, "server"), filepath.Join(tmp, "bombardier")
 	build := exec.CommandContext(ctx, "go", "build", "-o", server, ".")
-	build.Dir, build.Env = target.Build, append(os.Environ(), "CGO_ENABLED=0")
+	build.Dir, build.Env = target.Services[0].Build, append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("build server: %v\n%s", err, out)
 	}

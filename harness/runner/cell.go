@@ -1,0 +1,447 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/webbench/webbench/harness/baseimage"
+	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/loadgen"
+	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/verify"
+)
+
+// runTarget builds a target's services and runs its cells. It returns an
+// error only when the run is interrupted.
+func (r *runner) runTarget(ctx context.Context, t matrix.Target, cells []matrix.Cell, loadgenErr error) error {
+	runnable := 0
+	for _, c := range cells {
+		if c.Skip == "" {
+			runnable++
+		}
+	}
+	// Cells that cannot run are recorded without building anything.
+	fail := func(status, reason string) {
+		for _, c := range cells {
+			rc := newCell(c)
+			if c.Skip != "" {
+				rc.Status, rc.Reason = results.Skipped, c.Skip
+			} else {
+				rc.Status, rc.Reason = status, reason
+			}
+			r.record(rc)
+		}
+	}
+	if runnable == 0 {
+		fail(results.Skipped, "")
+		return nil
+	}
+	if loadgenErr != nil {
+		fail(results.Failed, loadgenErr.Error())
+		return ctx.Err()
+	}
+	if len(t.Services) > 1 && r.network == "host" {
+		fail(results.Skipped, "a target of several services needs the bridge network: in host mode its services cannot find each other by name")
+		return nil
+	}
+	r.progress.Phase(cells[0], "build")
+	bases := map[string]*baseimage.Base{}
+	for _, key := range t.Images() {
+		b := r.base(ctx, key)
+		if b.Used == "" {
+			fail(results.Skipped, fmt.Sprintf("base image %s (%s) unavailable: %s", key, b.Official, b.Error))
+			return ctx.Err()
+		}
+		bases[key] = b
+	}
+	img := &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
+	slices.SortFunc(img.Bases, func(a, b *baseimage.Base) int { return strings.Compare(a.Key, b.Key) })
+	for _, svc := range t.Services {
+		args := map[string]string{}
+		for _, key := range svc.Images {
+			args[strings.ToUpper(key)+"_IMAGE"] = bases[key].Used
+		}
+		name, tag := t.Name, "webbench/target-"+t.Name+":latest"
+		if len(t.Services) > 1 {
+			name, tag = t.Name+"-"+svc.Name, "webbench/target-"+t.Name+"-"+svc.Name+":latest"
+		}
+		logf, err := r.buildLog(name)
+		if err != nil {
+			return err
+		}
+		built, err := r.eng.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
+			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
+		logf.Close()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			what := "build failed"
+			if len(t.Services) > 1 {
+				what = "build of service " + svc.Name + " failed"
+			}
+			fail(results.Failed, fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err))
+			return nil
+		}
+		img.Services[svc.Name] = built.ID
+	}
+	img.ID = img.Services[t.Entry]
+	for _, c := range cells {
+		rc := newCell(c)
+		if c.Skip != "" {
+			rc.Status, rc.Reason = results.Skipped, c.Skip
+			r.record(rc)
+			continue
+		}
+		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services}
+		start := time.Now()
+		err := r.runCell(ctx, t, c, rc)
+		rc.Seconds = roundTo(time.Since(start).Seconds(), 2)
+		if ctx.Err() != nil {
+			return ctx.Err() // an interrupted cell is not recorded: it measured nothing whole
+		}
+		if err != nil {
+			rc.Status, rc.Reason = results.Failed, err.Error()
+			rc.Summary = nil
+		} else {
+			rc.Status = results.OK
+		}
+		r.record(rc)
+	}
+	return nil
+}
+
+func newCell(c matrix.Cell) *results.Cell {
+	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
+		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections}
+}
+
+func (r *runner) scenario(name string) matrix.Scenario {
+	for _, s := range r.m.Scenarios {
+		if s.Name == name {
+			return s
+		}
+	}
+	return matrix.Scenario{Name: name}
+}
+
+// member is one running container of a target.
+type member struct {
+	service string
+	alias   string // <service>-<replica>
+	port    int    // TCP port readiness waits for; 0 for none
+	id      string
+	stats   *engine.Sampler
+}
+
+// deployment is the containers of one target for one cell, all pinned to
+// the cell's cores.
+type deployment struct {
+	members []*member
+}
+
+var nonEnv = regexp.MustCompile(`[^A-Z0-9]+`)
+
+// env is the environment of one service of t in cell c: CPUS, then the
+// target's, the service's and the variant's settings (later ones win), and
+// <SERVICE>_HOSTS, the names its replicas answer to, for every service.
+func env(t matrix.Target, svc matrix.Service, c matrix.Cell) []string {
+	vars := map[string]string{"CPUS": fmt.Sprint(c.CPUs)}
+	for _, s := range t.Services {
+		var hosts []string
+		for i := 1; i <= s.Replicas; i++ {
+			hosts = append(hosts, fmt.Sprintf("%s-%d", s.Name, i))
+		}
+		vars[nonEnv.ReplaceAllString(strings.ToUpper(s.Name), "_")+"_HOSTS"] = strings.Join(hosts, ",")
+	}
+	maps.Copy(vars, t.Env)
+	maps.Copy(vars, svc.Env)
+	maps.Copy(vars, t.Variant(c.Variant).Env)
+	out := make([]string, 0, len(vars))
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		out = append(out, k+"="+vars[k])
+	}
+	return out
+}
+
+// deploy starts every replica of every service in order. What it started
+// is in the deployment even when it fails, for the caller to remove.
+func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, d *deployment) error {
+	for _, svc := range t.Services {
+		for i := 1; i <= svc.Replicas; i++ {
+			m := &member{service: svc.Name, alias: fmt.Sprintf("%s-%d", svc.Name, i)}
+			if svc.Name != t.Entry {
+				m.port = svc.Port
+			}
+			name := fmt.Sprintf("webbench-%s-%d-%s", r.id, len(r.out.Cells), m.alias)
+			id, err := r.eng.Start(ctx, engine.ContainerSpec{
+				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c), CPUSet: c.CPUSet.String(),
+				Network: r.network, Aliases: []string{svc.Name, m.alias}, Labels: r.labels("target", t.Name, c.ID()),
+			})
+			m.id = id
+			if id != "" {
+				d.members = append(d.members, m)
+				m.stats = r.eng.Sample(ctx, id)
+			}
+			if err != nil {
+				return fmt.Errorf("service %s: %w", m.alias, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (r *runner) remove(ctx context.Context, d *deployment) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	for _, m := range d.members {
+		m.stats.Stop()
+		if err := r.eng.RemoveContainer(cctx, m.id); err != nil {
+			fmt.Fprintf(r.log, "warning: %v\n", err)
+		}
+	}
+}
+
+// runCell starts fresh containers of the target for the cell and measures
+// them; they are removed before it returns.
+func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell) error {
+	sc := r.scenario(c.Scenario)
+	d := &deployment{}
+	defer r.remove(ctx, d)
+	r.progress.Phase(c, "start")
+	if err := r.deploy(ctx, t, c, rc, d); err != nil {
+		return err
+	}
+	host := t.Entry
+	if r.network == "host" {
+		host = "127.0.0.1"
+	}
+	url := fmt.Sprintf("http://%s:%d%s", host, t.Port, c.Subst(sc.Path))
+
+	r.progress.Phase(c, "ready")
+	if err := r.waitReady(ctx, d, url); err != nil {
+		return err
+	}
+	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, d)
+
+	r.progress.Phase(c, "verify")
+	resp, err := r.probe(ctx, url, r.m.Load.Timeout, false)
+	if err != nil {
+		return err
+	}
+	problems, warnings := verify.Check(sc.Expect, resp, c.Subst)
+	rc.Warnings = append(rc.Warnings, warnings...)
+	if len(problems) > 0 {
+		return fmt.Errorf("verify %s: %s", url, strings.Join(problems, "; "))
+	}
+
+	spec := loadgen.Spec{URL: url, Connections: c.Connections, Duration: r.m.Load.Duration,
+		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout}
+	if r.m.Load.Warmup > 0 {
+		r.progress.Phase(c, "warm-up")
+		w := spec
+		w.Duration, w.Requests = r.m.Load.Warmup, 0
+		if _, err := r.bombard(ctx, w); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	for k := 1; k <= r.m.Load.Trials; k++ {
+		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
+		tr, warns, err := r.trial(ctx, d, spec)
+		if err != nil {
+			return fmt.Errorf("trial %d: %w", k, err)
+		}
+		for _, w := range warns {
+			if !slices.Contains(rc.Warnings, w) {
+				rc.Warnings = append(rc.Warnings, w)
+			}
+		}
+		rc.Trials = append(rc.Trials, tr)
+		rc.Summary = results.Summarize(rc.Trials, r.m.Load.Aggregate)
+	}
+	if err := r.allRunning(ctx, d, "during the trials"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// allRunning fails naming the first container of d that has stopped.
+func (r *runner) allRunning(ctx context.Context, d *deployment, when string) error {
+	for _, m := range d.members {
+		st, err := r.eng.State(ctx, m.id)
+		if err != nil {
+			return err
+		}
+		if !st.Running {
+			who := "target"
+			if len(d.members) > 1 {
+				who = "service " + m.alias
+			}
+			return fmt.Errorf("%s %s %s; last log lines:\n%s", who, st, when, r.lastLogs(ctx, m.id))
+		}
+	}
+	return nil
+}
+
+// waitReady polls, from the load generator's container, each service that
+// declares a port until it accepts a TCP connection, then the entry's url
+// until it answers with any HTTP response; or fails saying why.
+func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error {
+	deadline := time.Now().Add(r.m.Load.ReadyTimeout)
+	pending := slices.Clone(d.members)
+	lastErr := ""
+	for {
+		if err := r.allRunning(ctx, d, "before answering"); err != nil {
+			return err
+		}
+		for len(pending) > 0 && pending[0].port == 0 {
+			pending = pending[1:]
+		}
+		if len(pending) > 0 {
+			m := pending[0]
+			resp, err := r.probe(ctx, fmt.Sprintf("%s:%d", m.alias, m.port), time.Second, true)
+			if err != nil {
+				return err
+			}
+			if resp.Error == "" {
+				pending = pending[1:]
+				continue
+			}
+			lastErr = fmt.Sprintf("service %s port %d: %s", m.alias, m.port, resp.Error)
+		} else {
+			resp, err := r.probe(ctx, url, time.Second, false)
+			if err != nil {
+				return err
+			}
+			if resp.Error == "" {
+				return nil
+			}
+			lastErr = resp.Error
+		}
+		if time.Now().After(deadline) {
+			id := d.members[len(d.members)-1].id
+			if len(pending) > 0 {
+				id = pending[0].id
+			}
+			return fmt.Errorf("not ready after %s (last error: %s); last log lines:\n%s", r.m.Load.ReadyTimeout, lastErr, r.lastLogs(ctx, id))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// runtimeVersions joins the distinct "runtime:" lines of the first replica
+// of each service, in start order (e.g. "nginx/1.22.1 + go1.26.8").
+func (r *runner) runtimeVersions(ctx context.Context, d *deployment) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range d.members {
+		if seen[m.service] {
+			continue
+		}
+		seen[m.service] = true
+		logs, err := r.eng.Logs(ctx, m.id, 200)
+		if v := runtimeVersion(logs); err == nil && v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return strings.Join(out, " + ")
+}
+
+func (r *runner) lastLogs(ctx context.Context, id string) string {
+	logs, err := r.eng.Logs(context.WithoutCancel(ctx), id, 15)
+	if err != nil {
+		return "(no logs: " + err.Error() + ")"
+	}
+	if strings.TrimSpace(logs) == "" {
+		return "(no output)"
+	}
+	return strings.TrimRight(logs, "\n")
+}
+
+// probe asks the probe in the load generator's container for one answer
+// from url (or, with tcp, one connection to host:port).
+func (r *runner) probe(ctx context.Context, target string, timeout time.Duration, tcp bool) (verify.Response, error) {
+	if r.loadgenID == "" {
+		return verify.Response{}, errors.New("no load generator")
+	}
+	cmd := []string{"probe", "-timeout", timeout.String()}
+	if tcp {
+		cmd = append(cmd, "-tcp")
+	}
+	res, err := r.eng.Exec(ctx, r.loadgenID, append(cmd, target))
+	if err != nil {
+		return verify.Response{}, err
+	}
+	var resp verify.Response
+	if err := json.Unmarshal(res.Stdout, &resp); err != nil {
+		return verify.Response{}, fmt.Errorf("probe (exit %d): %v: %s%s", res.ExitCode, err, res.Stdout, res.Stderr)
+	}
+	return resp, nil
+}
+
+func (r *runner) bombard(ctx context.Context, s loadgen.Spec) (loadgen.Result, error) {
+	res, err := r.eng.Exec(ctx, r.loadgenID, append([]string{"bombardier"}, loadgen.Args(s)...))
+	if err != nil {
+		return loadgen.Result{}, err
+	}
+	if res.ExitCode != 0 {
+		return loadgen.Result{}, fmt.Errorf("bombardier exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
+	}
+	out, err := loadgen.Parse(res.Stdout)
+	if err != nil {
+		return out, err
+	}
+	if out.Requests == 0 {
+		return out, fmt.Errorf("no responses in %.1fs: %s", out.Seconds, out.ErrorSummary())
+	}
+	return out, nil
+}
+
+// trial runs one measured bombardier run; the samplers, running for the
+// whole cell, say what CPU the target's containers (summed) and the load
+// generator used, and the target's peak memory (summed over containers).
+func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (results.Trial, []string, error) {
+	start := time.Now()
+	res, err := r.bombard(ctx, s)
+	end := time.Now()
+	if err != nil {
+		return results.Trial{}, nil, err
+	}
+	var warnings []string
+	var tCores float64
+	var tMem uint64
+	for _, m := range d.members {
+		cores, mem, ok := engine.Rates(m.stats.Window(start, end))
+		if !ok {
+			warnings = append(warnings, "trial too short for two stats samples: target CPU not measured")
+			tCores = 0
+			break
+		}
+		tCores += cores
+		tMem += mem
+	}
+	lCores, _, ok := engine.Rates(r.loadgenStats.Window(start, end))
+	if !ok {
+		warnings = append(warnings, "trial too short for two stats samples: load generator CPU not measured")
+	}
+	return results.Trial{
+		Result:           res,
+		TargetCPUCores:   roundTo(tCores, 3),
+		TargetMemPeakMiB: roundTo(float64(tMem)/(1<<20), 2),
+		LoadgenCPUCores:  roundTo(lCores, 3),
+		GeneratorBound:   lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
+	}, warnings, nil
+}

@@ -1,0 +1,3 @@
+module github.com/webbench/webbench/targets/fastcgi/go-fcgi
+
+go 1.26
