@@ -123,7 +123,7 @@ func (r *Resolver) resolve(ctx context.Context, key string) *Base {
 	}
 	used, note, err := r.standIn(ctx, key, ref)
 	if err != nil {
-		b.Error = fmt.Sprintf("%s cannot be had: %v; and no stand-in: %v", ref, pullErr, err)
+		b.Error = fmt.Sprintf("cannot pull it (%v) and no local stand-in (%v)", pullErr, err)
 		return b
 	}
 	b.Used, b.StandIn, b.Note = used, true, note

@@ -58,8 +58,8 @@ func Summary(c *results.Cell) string {
 		return fmt.Sprintf("%s ok %s rps, p99 %s ms (%.1fs)", c.ID(), report.Sig(c.Summary.RPSMedian), report.Sig(c.Summary.LatencyP99Median), c.Seconds)
 	default:
 		reason := c.Reason
-		if len(reason) > 160 {
-			reason = reason[:160] + "…"
+		if r := []rune(reason); len(r) > 160 {
+			reason = string(r[:160]) + "…"
 		}
 		return fmt.Sprintf("%s %s: %s", c.ID(), c.Status, reason)
 	}

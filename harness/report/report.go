@@ -254,8 +254,8 @@ func notOK(b *strings.Builder, run *results.Run) {
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.ReplaceAll(s, "|", "\\|")
-	if len(s) > 400 {
-		s = s[:400] + "…"
+	if r := []rune(s); len(r) > 400 {
+		s = string(r[:400]) + "…"
 	}
 	return s
 }
