@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/compare"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/matrix"
@@ -41,7 +42,8 @@ const usage = `usage: harness <command> [flags]
 commands:
   plan    [-f FILE] [--profile P] [--only SEL]       validate and list the cells, no Docker
   run     [-f FILE] [--profile P] [--only SEL] [--out DIR] [--label NAME] [--network bridge|host] [--no-pull]
-  report  DIR                                         re-render DIR/README.md from DIR/results.json
+  report  DIR [--format md|csv|json]                  re-render DIR/README.md (or results.csv, report.json) from DIR/results.json
+  compare A B [C…] [--out FILE] [--format md|csv]     compare result folders cell by cell
   clean                                               remove every container and network the harness made, and dangling images
   version
 `
@@ -61,6 +63,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return run(ctx, args, stdout, stderr)
 	case "report":
 		return reportCmd(args, stdout, stderr)
+	case "compare":
+		return compareCmd(args, stdout, stderr)
 	case "clean":
 		return clean(ctx, stdout, stderr)
 	case "version":
@@ -247,12 +251,14 @@ func DefaultLabel(ncpu int, model string) string {
 
 func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("report", stderr)
+	format := fs.String("format", "md", "md (DIR/README.md), csv (DIR/results.csv) or json (DIR/report.json)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: harness report DIR")
+	files := map[string]string{"md": "README.md", "csv": "results.csv", "json": "report.json"}
+	if len(pos) != 1 || files[*format] == "" {
+		fmt.Fprintln(stderr, "usage: harness report DIR [--format md|csv|json]")
 		return ExitUsage
 	}
 	dir := pos[0]
@@ -262,15 +268,72 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	var b strings.Builder
-	if err := report.Markdown(&b, run); err != nil {
+	switch *format {
+	case "md":
+		err = report.Markdown(&b, run)
+	case "csv":
+		err = report.CSV(&b, run)
+	case "json":
+		err = report.JSON(&b, run)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "harness:", err)
 		return ExitFailed
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, "README.md"), []byte(b.String())); err != nil {
+	path := filepath.Join(dir, files[*format])
+	if err := results.WriteFileAtomic(path, []byte(b.String())); err != nil {
 		fmt.Fprintln(stderr, "harness:", err)
 		return ExitFailed
 	}
-	fmt.Fprintln(stdout, filepath.Join(dir, "README.md"))
+	fmt.Fprintln(stdout, path)
+	return ExitOK
+}
+
+func compareCmd(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("compare", stderr)
+	out := fs.String("out", "", "write to this file instead of stdout")
+	format := fs.String("format", "md", "md or csv")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(pos) < 2 || (*format != "md" && *format != "csv") {
+		fmt.Fprintln(stderr, "usage: harness compare A B [C…] [--out FILE] [--format md|csv]")
+		return ExitUsage
+	}
+	var runs []*results.Run
+	for _, dir := range pos {
+		run, err := results.Read(dir)
+		if err != nil {
+			fmt.Fprintln(stderr, "harness:", err)
+			return ExitUsage
+		}
+		runs = append(runs, run)
+	}
+	names := make([]string, len(pos))
+	for i, p := range pos {
+		names[i] = filepath.Base(filepath.Clean(p))
+	}
+	c := compare.Build(names, runs)
+	var b strings.Builder
+	if *format == "csv" {
+		err = compare.CSV(&b, c)
+	} else {
+		err = compare.Markdown(&b, c)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "harness:", err)
+		return ExitFailed
+	}
+	if *out == "" {
+		io.WriteString(stdout, b.String())
+		return ExitOK
+	}
+	if err := results.WriteFileAtomic(*out, []byte(b.String())); err != nil {
+		fmt.Fprintln(stderr, "harness:", err)
+		return ExitFailed
+	}
+	fmt.Fprintln(stdout, *out)
 	return ExitOK
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/stats"
 )
 
 // Markdown writes the run's README.md.
@@ -137,51 +138,16 @@ func paramText(c *results.Cell) string {
 	return strings.TrimPrefix(strings.TrimPrefix(k.ScenarioName(), k.Scenario), "?")
 }
 
-// scenarioTable writes one table of the scenario's ok cells, grouped by
-// params (in matrix order), cores, then connections, fastest first within a
-// group; "vs fastest" compares each cell with the fastest of its group.
+// scenarioTable writes one table of the scenario's ok cells (see Rows for
+// the order), then its core-scaling table when several core counts ran.
 func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error {
-	var cells []*results.Cell
-	order := map[string]int{}
-	for _, c := range run.Cells {
-		if c.Scenario != scenario {
-			continue
-		}
-		if _, ok := order[paramText(c)]; !ok {
-			order[paramText(c)] = len(order)
-		}
-		if c.Status == results.OK && c.Summary != nil {
-			cells = append(cells, c)
-		}
-	}
-	if len(cells) == 0 {
+	rows := Rows(run, scenario)
+	if len(rows) == 0 {
 		return nil
 	}
-	sort.SliceStable(cells, func(i, j int) bool {
-		a, c := cells[i], cells[j]
-		if pa, pc := order[paramText(a)], order[paramText(c)]; pa != pc {
-			return pa < pc
-		}
-		if a.CPUs != c.CPUs {
-			return a.CPUs < c.CPUs
-		}
-		if a.Connections != c.Connections {
-			return a.Connections < c.Connections
-		}
-		if a.Summary.RPS != c.Summary.RPS {
-			return a.Summary.RPS > c.Summary.RPS
-		}
-		return a.Key().TargetName() < c.Key().TargetName()
-	})
-	fastest := map[group]float64{}
 	hasParams := false
-	for _, c := range cells {
-		fastest[groupOf(c)] = max(fastest[groupOf(c)], c.Summary.RPS)
-		hasParams = hasParams || len(c.Params) > 0
-	}
-	agg := cells[0].Summary.Aggregate
-	if agg == "" {
-		agg = "median"
+	for _, r := range rows {
+		hasParams = hasParams || r.Params != ""
 	}
 	fmt.Fprintf(b, "## %s\n\n", scenario)
 	t := newTable(b)
@@ -189,31 +155,44 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if hasParams {
 		header = append(header, "params")
 	}
-	header = append(header, "cores", "conns", "RPS ("+agg+")", "min…max", "vs fastest", "p50 ms", "p99 ms", "errors", "target CPU", "peak MiB", "runtime")
+	header = append(header, "cores", "conns", "RPS ("+rows[0].Aggregate+")", "95% CI", "min…max", "CV", "vs fastest",
+		"p50 ms", "p99 ms", "errors", "target CPU", "peak MiB", "runtime")
 	t.Header(header...)
-	bound := false
-	for _, c := range cells {
-		s := c.Summary
-		rps := Sig(s.RPS)
-		if s.GeneratorBound > 0 {
+	var bound, noisy, unsure, notSig bool
+	for _, r := range rows {
+		rps := Sig(r.RPS)
+		if r.GeneratorBound > 0 {
 			rps += " †"
 			bound = true
 		}
-		ratio := "—"
-		if f := fastest[groupOf(c)]; f > 0 {
-			ratio = Sig(s.RPS/f) + "×"
+		if r.Noisy {
+			rps += " ⚠"
+			noisy = true
 		}
-		runtime := ""
-		if c.Image != nil {
-			runtime = c.Image.RuntimeVersion
+		ci := "n<6"
+		if r.RPSStats.HasCI {
+			ci = Sig(r.RPSStats.Lo) + "…" + Sig(r.RPSStats.Hi)
 		}
-		row := []any{c.Key().TargetName()}
+		cv := "—"
+		if r.RPSStats.N > 1 {
+			cv = Sig(100*r.RPSStats.CV) + "%"
+		}
+		ratio := Sig(r.VsFastest) + "×"
+		switch r.Versus {
+		case "~":
+			ratio += " ~"
+			notSig = true
+		case "?":
+			ratio += " ?"
+			unsure = true
+		}
+		row := []any{r.Target}
 		if hasParams {
-			row = append(row, paramText(c))
+			row = append(row, r.Params)
 		}
-		row = append(row, strconv.Itoa(c.CPUs), strconv.Itoa(c.Connections), rps,
-			Sig(s.RPSMin)+"…"+Sig(s.RPSMax), ratio, Sig(s.LatencyP50Median), Sig(s.LatencyP99Median),
-			strconv.FormatInt(s.Errors, 10), Sig(s.TargetCPUCores), Sig(s.TargetMemPeakMiB), runtime)
+		row = append(row, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), rps, ci,
+			Sig(r.RPSStats.Min)+"…"+Sig(r.RPSStats.Max), cv, ratio, Sig(r.P50.Median), Sig(r.P99.Median),
+			strconv.FormatInt(r.Errors, 10), Sig(r.TargetCPU), Sig(r.PeakMiB), r.Runtime)
 		if err := t.Append(row...); err != nil {
 			return err
 		}
@@ -221,10 +200,50 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if err := t.Render(); err != nil {
 		return err
 	}
+	var notes []string
 	if bound {
-		fmt.Fprintf(b, "\n† the load generator used ≥ %.0f%% of its cores in at least one trial: that number is a floor set by bombardier, not the server's limit.\n", results.GeneratorBoundShare*100)
+		notes = append(notes, fmt.Sprintf("† the load generator used ≥ %.0f%% of its cores in at least one trial: that number is a floor set by bombardier, not the server's limit.", results.GeneratorBoundShare*100))
+	}
+	if noisy {
+		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*stats.NoisyCV))
+	}
+	if notSig {
+		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap.")
+	}
+	if unsure {
+		notes = append(notes, "? one trial: no way to tell the difference from noise.")
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(notes, "  \n") + "\n")
 	}
 	b.WriteString("\n")
+	return scalingTable(b, scenario, rows)
+}
+
+func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
+	sc := ScalingRows(rows)
+	if sc == nil {
+		return nil
+	}
+	fmt.Fprintf(b, "### %s: core scaling\n\n", scenario)
+	t := newTable(b)
+	t.Header("target", "params", "conns", "cores", "RPS", "speed-up", "efficiency")
+	for _, s := range sc {
+		for _, p := range s.Points {
+			rps := Sig(p.RPS)
+			if p.GeneratorBound {
+				rps += " †"
+			}
+			if err := t.Append(s.Target, s.Params, strconv.Itoa(s.Connections), strconv.Itoa(p.CPUs), rps,
+				Sig(p.SpeedUp)+"×", Sig(100*p.Efficiency)+"%"); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\nSpeed-up is RPS over the RPS on the fewest cores; efficiency is speed-up over the ratio of cores. † generator-bound at that core count.\n\n")
 	return nil
 }
 

@@ -119,7 +119,19 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if gone, err := r.eng.Reap(ctx, false); err != nil {
 		fmt.Fprintf(r.log, "warning: reaping leftovers of earlier runs: %v\n", err)
 	} else if len(gone) > 0 {
-		fmt.Fprintf(r.log, "removed leftovers of an earlier run: %s\n", strings.Join(gone, ", "))
+		var named []string
+		images := 0
+		for _, g := range gone {
+			if strings.HasPrefix(g, "image ") {
+				images++
+			} else {
+				named = append(named, g)
+			}
+		}
+		if images > 0 {
+			named = append(named, fmt.Sprintf("%d dangling image(s) of earlier builds", images))
+		}
+		fmt.Fprintf(r.log, "removed leftovers of earlier runs: %s\n", strings.Join(named, ", "))
 	}
 	defer r.cleanup(ctx)
 

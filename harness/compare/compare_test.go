@@ -1,0 +1,85 @@
+package compare
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/webbench/webbench/harness/results"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func load(t *testing.T) *Comparison {
+	t.Helper()
+	var runs []*results.Run
+	names := []string{"laptop-4c", "vm-16c"}
+	for _, n := range names {
+		r, err := results.Read("testdata/" + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	return Build(names, runs)
+}
+
+func TestBuild(t *testing.T) {
+	c := load(t)
+	if len(c.Scenarios) != 1 || len(c.Scenarios[0].Lines) != 2 {
+		t.Fatalf("scenarios = %+v", c.Scenarios)
+	}
+	lines := map[string]Line{}
+	for _, l := range c.Scenarios[0].Lines {
+		lines[l.Cell] = l
+	}
+	// go-nethttp: every VM trial beats every laptop trial: significant, +29.4%.
+	g := lines["go-nethttp/plaintext/1cpu/c512"]
+	if !g.Test[1].Significant || g.Delta[1] < 0.29 || g.Delta[1] > 0.30 {
+		t.Errorf("go-nethttp: %+v", g)
+	}
+	// node-http: the two runs' trials interleave: not significant.
+	n := lines["node-http:single/plaintext/1cpu/c512"]
+	if n.Test[1].Significant {
+		t.Errorf("node-http: %+v, want not significant", n.Test[1])
+	}
+	var unmatched []string
+	for _, u := range c.Unmatched {
+		unmatched = append(unmatched, u.Cell+" in "+strings.Join(u.In, ","))
+	}
+	if want := "go-fasthttp/plaintext/1cpu/c512 in vm-16c|mono-httplistener/plaintext/1cpu/c512 in laptop-4c"; strings.Join(unmatched, "|") != want {
+		t.Errorf("unmatched = %v, want %s", unmatched, want)
+	}
+	differs := map[string]bool{}
+	for _, e := range c.Env {
+		differs[e.Field] = e.Differs
+	}
+	if !differs["base image debian"] || !differs["runtime node-http:single"] || differs["runtime go-nethttp"] || differs["load generator"] {
+		t.Errorf("environment differences = %v", differs)
+	}
+	// geomean over the two matched cells.
+	if gd := c.Scenarios[0].GeoDelta[1]; gd < 0.13 || gd > 0.14 {
+		t.Errorf("geomean delta = %v", gd)
+	}
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, load(t)); err != nil {
+		t.Fatal(err)
+	}
+	const path = "testdata/compare.md"
+	if *update {
+		os.WriteFile(path, b.Bytes(), 0o644)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("compare.md differs; got:\n%s", b.String())
+	}
+}

@@ -1,0 +1,56 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/webbench/webbench/harness/results"
+)
+
+// CSV writes one row per ok cell with its statistics, scenarios in matrix
+// order, rows in the tables' order.
+func CSV(w io.Writer, run *results.Run) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"id", "target", "scenario", "params", "cpus", "connections", "aggregate", "rps", "trials",
+		"rps_median", "rps_ci_lo", "rps_ci_hi", "rps_min", "rps_max", "rps_cv", "noisy", "vs_fastest", "vs_fastest_significance",
+		"latency_ms_p50", "latency_ms_p99", "errors", "target_cpu_cores", "target_mem_peak_mib", "generator_bound_trials", "runtime"})
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	for _, sc := range scenarios(run) {
+		for _, r := range Rows(run, sc) {
+			lo, hi := "", ""
+			if r.RPSStats.HasCI {
+				lo, hi = f(r.RPSStats.Lo), f(r.RPSStats.Hi)
+			}
+			cw.Write([]string{r.ID, r.Target, r.Scenario, r.Params, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), r.Aggregate,
+				f(r.RPS), strconv.Itoa(r.RPSStats.N), f(r.RPSStats.Median), lo, hi, f(r.RPSStats.Min), f(r.RPSStats.Max),
+				f(r.RPSStats.CV), strconv.FormatBool(r.Noisy), f(r.VsFastest), r.Versus, f(r.P50.Median), f(r.P99.Median),
+				strconv.FormatInt(r.Errors, 10), f(r.TargetCPU), f(r.PeakMiB), strconv.Itoa(r.GeneratorBound), r.Runtime})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// JSON writes the tables' model: per scenario its rows and scaling table.
+func JSON(w io.Writer, run *results.Run) error {
+	type scenario struct {
+		Name    string    `json:"name"`
+		Rows    []*Row    `json:"rows"`
+		Scaling []Scaling `json:"scaling,omitempty"`
+	}
+	out := struct {
+		Environment results.Environment `json:"environment"`
+		Scenarios   []scenario          `json:"scenarios"`
+	}{Environment: run.Environment}
+	for _, sc := range scenarios(run) {
+		rows := Rows(run, sc)
+		if len(rows) > 0 {
+			out.Scenarios = append(out.Scenarios, scenario{sc, rows, ScalingRows(rows)})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,201 @@
+package report
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/stats"
+)
+
+// Row is one ok cell as the tables show it, with the statistics computed
+// from its trials.
+type Row struct {
+	ID             string        `json:"id"`
+	Target         string        `json:"target"` // target[:variant]
+	Scenario       string        `json:"scenario"`
+	Params         string        `json:"params,omitempty"` // k=v&k2=v2
+	CPUs           int           `json:"cpus"`
+	Connections    int           `json:"connections"`
+	Aggregate      string        `json:"aggregate"`
+	RPS            float64       `json:"rps"` // the headline: median, or best of N
+	RPSStats       stats.Summary `json:"rps_stats"`
+	P50            stats.Summary `json:"latency_ms_p50"`
+	P99            stats.Summary `json:"latency_ms_p99"`
+	Noisy          bool          `json:"noisy"`
+	GeneratorBound int           `json:"generator_bound_trials"`
+	Errors         int64         `json:"errors"`
+	TargetCPU      float64       `json:"target_cpu_cores"`
+	PeakMiB        float64       `json:"target_mem_peak_mib"`
+	Runtime        string        `json:"runtime,omitempty"`
+	// VsFastest is RPS over the fastest RPS of the same scenario, params,
+	// cores and connections; Versus says whether that difference is
+	// significant: "" (it is, or this is the fastest), "~" (not), "?"
+	// (too few trials to tell).
+	VsFastest float64 `json:"vs_fastest"`
+	Versus    string  `json:"vs_fastest_significance"`
+
+	rps []float64
+}
+
+// Rows builds the rows of every ok cell of a scenario, sorted by params
+// (in matrix order), cores, connections, then headline RPS descending.
+func Rows(run *results.Run, scenario string) []*Row {
+	var rows []*Row
+	order := map[string]int{}
+	for _, c := range run.Cells {
+		if c.Scenario != scenario {
+			continue
+		}
+		p := paramText(c)
+		if _, ok := order[p]; !ok {
+			order[p] = len(order)
+		}
+		if c.Status != results.OK || len(c.Trials) == 0 {
+			continue
+		}
+		rows = append(rows, rowOf(run, c))
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if order[a.Params] != order[b.Params] {
+			return order[a.Params] < order[b.Params]
+		}
+		if a.CPUs != b.CPUs {
+			return a.CPUs < b.CPUs
+		}
+		if a.Connections != b.Connections {
+			return a.Connections < b.Connections
+		}
+		if a.RPS != b.RPS {
+			return a.RPS > b.RPS
+		}
+		return a.Target < b.Target
+	})
+	fastest := map[group]*Row{}
+	for _, r := range rows {
+		g := group{r.Params, r.CPUs, r.Connections}
+		if f := fastest[g]; f == nil || r.RPS > f.RPS {
+			fastest[g] = r
+		}
+	}
+	for _, r := range rows {
+		f := fastest[group{r.Params, r.CPUs, r.Connections}]
+		if f.RPS > 0 {
+			r.VsFastest = r.RPS / f.RPS
+		}
+		if f != r {
+			r.Versus = significance(r.RPSStats, f.RPSStats)
+		}
+	}
+	return rows
+}
+
+// significance says whether two cells' RPS differ: their 95% intervals
+// (or, with too few trials for one, their min…max ranges) must not
+// overlap. One trial tells nothing.
+func significance(a, b stats.Summary) string {
+	if a.N < 2 || b.N < 2 {
+		return "?"
+	}
+	alo, ahi, blo, bhi := a.Min, a.Max, b.Min, b.Max
+	if a.HasCI && b.HasCI {
+		alo, ahi, blo, bhi = a.Lo, a.Hi, b.Lo, b.Hi
+	}
+	if ahi < blo || bhi < alo {
+		return ""
+	}
+	return "~"
+}
+
+func rowOf(run *results.Run, c *results.Cell) *Row {
+	var rps, p50, p99 []float64
+	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: paramText(c), CPUs: c.CPUs, Connections: c.Connections}
+	for _, t := range c.Trials {
+		rps = append(rps, t.RPS)
+		p50 = append(p50, t.LatencyMS.P50)
+		p99 = append(p99, t.LatencyMS.P99)
+	}
+	r.rps = rps
+	r.RPSStats, r.P50, r.P99 = stats.Describe(rps), stats.Describe(p50), stats.Describe(p99)
+	r.Noisy = r.RPSStats.Noisy(stats.NoisyCV)
+	r.Aggregate, r.RPS = "median", r.RPSStats.Median
+	if s := c.Summary; s != nil {
+		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB
+		if s.Aggregate == "best" {
+			r.Aggregate, r.RPS = "best", r.RPSStats.Max
+		}
+	}
+	if c.Image != nil {
+		r.Runtime = c.Image.RuntimeVersion
+	}
+	return r
+}
+
+// Scaling is one target's RPS at each core count of a scenario (for one
+// params value and connection count).
+type Scaling struct {
+	Target      string         `json:"target"`
+	Params      string         `json:"params,omitempty"`
+	Connections int            `json:"connections"`
+	Points      []ScalingPoint `json:"points"`
+}
+
+// ScalingPoint is one core count: speed-up is RPS over the RPS on the
+// fewest cores measured, efficiency is speed-up over the core ratio.
+type ScalingPoint struct {
+	CPUs           int     `json:"cpus"`
+	RPS            float64 `json:"rps"`
+	SpeedUp        float64 `json:"speed_up"`
+	Efficiency     float64 `json:"efficiency"`
+	GeneratorBound bool    `json:"generator_bound"`
+}
+
+// ScalingRows builds the scaling table of a scenario's rows; nil when the
+// run measured a single core count.
+func ScalingRows(rows []*Row) []Scaling {
+	cpus := map[int]bool{}
+	for _, r := range rows {
+		cpus[r.CPUs] = true
+	}
+	if len(cpus) < 2 {
+		return nil
+	}
+	type key struct {
+		target, params string
+		conns          int
+	}
+	idx := map[key]int{}
+	var out []Scaling
+	for _, r := range rows {
+		k := key{r.Target, r.Params, r.Connections}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, Scaling{Target: r.Target, Params: r.Params, Connections: r.Connections})
+		}
+		out[i].Points = append(out[i].Points, ScalingPoint{CPUs: r.CPUs, RPS: r.RPS, GeneratorBound: r.GeneratorBound > 0})
+	}
+	for i := range out {
+		pts := out[i].Points
+		sort.Slice(pts, func(a, b int) bool { return pts[a].CPUs < pts[b].CPUs })
+		base := pts[0]
+		for j := range pts {
+			if base.RPS > 0 {
+				pts[j].SpeedUp = pts[j].RPS / base.RPS
+				pts[j].Efficiency = pts[j].SpeedUp / (float64(pts[j].CPUs) / float64(base.CPUs))
+			}
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Params != out[b].Params {
+			return false // keep params in matrix order
+		}
+		if out[a].Connections != out[b].Connections {
+			return out[a].Connections < out[b].Connections
+		}
+		return strings.Compare(out[a].Target, out[b].Target) < 0
+	})
+	return out
+}
