@@ -267,10 +267,16 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "harness:", err)
 		return ExitUsage
 	}
+	if *format == "md" {
+		if err := report.WriteDir(dir, run); err != nil {
+			fmt.Fprintln(stderr, "harness:", err)
+			return ExitFailed
+		}
+		fmt.Fprintln(stdout, filepath.Join(dir, "README.md"))
+		return ExitOK
+	}
 	var b strings.Builder
 	switch *format {
-	case "md":
-		err = report.Markdown(&b, run)
 	case "csv":
 		err = report.CSV(&b, run)
 	case "json":

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,8 +21,39 @@ import (
 	"github.com/webbench/webbench/harness/stats"
 )
 
-// Markdown writes the run's README.md.
+// WriteDir writes README.md and charts/*.svg into dir, from run alone.
+func WriteDir(dir string, run *results.Run) error {
+	charts, err := Charts(run)
+	if err != nil {
+		return err
+	}
+	if len(charts) > 0 {
+		if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, c := range charts {
+		if err := results.WriteFileAtomic(filepath.Join(dir, "charts", c.File), c.SVG); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	if err := markdown(&b, run, charts); err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, "README.md"), []byte(b.String()))
+}
+
+// Markdown writes the run's README.md, linking the charts WriteDir draws.
 func Markdown(w io.Writer, run *results.Run) error {
+	charts, err := Charts(run)
+	if err != nil {
+		return err
+	}
+	return markdown(w, run, charts)
+}
+
+func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	b := &strings.Builder{}
 	env := run.Environment
 	fmt.Fprintf(b, "# Results: %s\n\n", env.Label)
@@ -57,6 +90,15 @@ func Markdown(w io.Writer, run *results.Run) error {
 	for _, sc := range scenarios(run) {
 		if err := scenarioTable(b, run, sc); err != nil {
 			return err
+		}
+		var links []string
+		for _, c := range charts {
+			if strings.HasSuffix(c.File, "-"+unsafeName.ReplaceAllString(sc, "_")+".svg") {
+				links = append(links, fmt.Sprintf("[%s](charts/%s)", c.Title, c.File))
+			}
+		}
+		if len(links) > 0 {
+			fmt.Fprintf(b, "Charts: %s\n\n", strings.Join(links, " · "))
 		}
 	}
 	notOK(b, run)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/webbench/webbench/harness/results"
@@ -57,5 +58,31 @@ func TestSig(t *testing.T) {
 		if got := Sig(x); got != want {
 			t.Errorf("Sig(%v) = %q, want %q", x, got, want)
 		}
+	}
+}
+
+// Charts are deterministic for the same results.json and match the golden
+// SVGs in testdata/charts.
+func TestChartsGolden(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Charts(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Charts(run)
+	var names []string
+	for i, c := range a {
+		names = append(names, c.File)
+		if !bytes.Equal(c.SVG, b[i].SVG) {
+			t.Errorf("%s: two renderings differ", c.File)
+		}
+		golden(t, "charts/"+c.File, c.SVG)
+	}
+	want := "rps-plaintext.svg latency-plaintext.svg rps-records.svg rps-vs-param-records.svg latency-records.svg"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("charts = %s, want %s", got, want)
 	}
 }

@@ -12,9 +12,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	webbench "github.com/webbench/webbench"
@@ -213,13 +215,8 @@ func (r *runner) save() {
 		fmt.Fprintf(r.log, "error: writing results: %v\n", err)
 		return
 	}
-	var b strings.Builder
-	if err := report.Markdown(&b, r.out); err != nil {
-		fmt.Fprintf(r.log, "error: rendering README.md: %v\n", err)
-		return
-	}
-	if err := results.WriteFileAtomic(filepath.Join(r.opt.OutDir, "README.md"), []byte(b.String())); err != nil {
-		fmt.Fprintf(r.log, "error: writing README.md: %v\n", err)
+	if err := report.WriteDir(r.opt.OutDir, r.out); err != nil {
+		fmt.Fprintf(r.log, "error: writing README.md and charts: %v\n", err)
 	}
 }
 
@@ -255,7 +252,11 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 		return err
 	}
 	defer logf.Close()
-	built, err := r.eng.Build(ctx, engine.BuildSpec{Context: webbench.Assets, Dockerfile: "docker/loadgen/Dockerfile",
+	lgContext, err := loadgenContext()
+	if err != nil {
+		return err
+	}
+	built, err := r.eng.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
 		Tag: "webbench/loadgen:latest", BuildArgs: args, Labels: map[string]string{engine.LabelRole: "loadgen"}, Log: logf})
 	if err != nil {
 		return fmt.Errorf("build load generator: %w", err)
@@ -272,6 +273,27 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	}
 	r.out.Environment.LoadGenerator = "bombardier " + strings.TrimSpace(string(ver.Stdout))
 	return nil
+}
+
+// loadgenContext is the load generator's build context: go.mod and go.sum
+// (which pin bombardier) and docker/loadgen, taken from the harness's
+// embedded copy, so that nothing else (stand-in recipes) triggers a rebuild.
+func loadgenContext() (fs.FS, error) {
+	out := fstest.MapFS{}
+	err := fs.WalkDir(webbench.Assets, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if p == "go.mod" || p == "go.sum" || strings.HasPrefix(p, "docker/loadgen/") {
+			data, err := fs.ReadFile(webbench.Assets, p)
+			if err != nil {
+				return err
+			}
+			out[p] = &fstest.MapFile{Data: data, Mode: 0o644}
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (r *runner) buildLog(name string) (*os.File, error) {

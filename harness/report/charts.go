@@ -1,0 +1,262 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/webbench/webbench/harness/results"
+)
+
+// Chart is one SVG figure of a run, written beside README.md under charts/.
+type Chart struct {
+	File  string // e.g. "rps-plaintext.svg"
+	Title string
+	SVG   []byte
+}
+
+// Charts draws, from the results alone and deterministically: RPS by
+// target per scenario (bars with the 95% interval, or min…max with fewer
+// than 6 trials, as whiskers), RPS against cores and against a param (one
+// line per target) where the run varied them, and latency percentiles per
+// target.
+func Charts(run *results.Run) ([]Chart, error) {
+	var out []Chart
+	for _, sc := range scenarios(run) {
+		rows := Rows(run, sc)
+		if len(rows) == 0 {
+			continue
+		}
+		add := func(c Chart, err error) error {
+			if err != nil {
+				return fmt.Errorf("chart %s: %w", c.File, err)
+			}
+			if c.SVG != nil {
+				out = append(out, c)
+			}
+			return nil
+		}
+		if err := add(rpsBars(sc, rows)); err != nil {
+			return nil, err
+		}
+		if err := add(rpsVs(sc, rows, "cores", func(r *Row) (float64, bool) { return float64(r.CPUs), true })); err != nil {
+			return nil, err
+		}
+		if err := add(rpsVs(sc, rows, "param", paramValue)); err != nil {
+			return nil, err
+		}
+		if err := add(latency(run, sc, rows)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+func fileName(kind, scenario string) string {
+	return kind + "-" + unsafeName.ReplaceAllString(scenario, "_") + ".svg"
+}
+
+func render(p *plot.Plot, w, h vg.Length) ([]byte, error) {
+	wt, err := p.WriterTo(w, h, "svg")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := wt.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+func label(r *Row, rows []*Row) string {
+	l := r.Target
+	groups := map[group]bool{}
+	for _, x := range rows {
+		groups[group{x.Params, x.CPUs, x.Connections}] = true
+	}
+	if len(groups) > 1 {
+		l += fmt.Sprintf("\n%s%d core(s), c%d", paramPrefix(r.Params), r.CPUs, r.Connections)
+	}
+	return l
+}
+
+func rpsBars(sc string, rows []*Row) (Chart, error) {
+	c := Chart{File: fileName("rps", sc), Title: sc + ": requests/s by target"}
+	p := plot.New()
+	p.Title.Text = c.Title
+	p.Y.Label.Text = "requests/s (" + rows[0].Aggregate + ")"
+	p.X.Label.Text = "whiskers: 95% CI of the median (min…max below 6 trials)"
+	vals := make(plotter.Values, len(rows))
+	pts := errPoints{XYs: make(plotter.XYs, len(rows)), YErrors: make(plotter.YErrors, len(rows))}
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		vals[i] = r.RPS
+		lo, hi := r.RPSStats.Min, r.RPSStats.Max
+		if r.RPSStats.HasCI {
+			lo, hi = r.RPSStats.Lo, r.RPSStats.Hi
+		}
+		pts.XYs[i] = plotter.XY{X: float64(i), Y: r.RPS}
+		pts.YErrors[i] = struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS}
+		names[i] = label(r, rows)
+	}
+	bars, err := plotter.NewBarChart(vals, vg.Points(18))
+	if err != nil {
+		return c, err
+	}
+	bars.Color = plotutil.Color(0)
+	whiskers, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return c, err
+	}
+	p.Add(bars, whiskers, plotter.NewGrid())
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
+	p.Y.Min = 0
+	c.SVG, err = render(p, vg.Points(max(480, float64(150*len(rows)+80))), 320)
+	return c, err
+}
+
+func paramValue(r *Row) (float64, bool) {
+	_, v, ok := cutParam(r.Params)
+	if !ok {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	return x, err == nil
+}
+
+// cutParam splits a single "k=v" params text.
+func cutParam(params string) (string, string, bool) {
+	for i := 0; i < len(params); i++ {
+		if params[i] == '&' {
+			return "", "", false // several params: no single axis
+		}
+	}
+	for i := 0; i < len(params); i++ {
+		if params[i] == '=' {
+			return params[:i], params[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+// rpsVs draws RPS against a numeric axis (cores, or the scenario's one
+// param), one line per target and connection count; nothing when the run
+// has fewer than two values on that axis.
+func rpsVs(sc string, rows []*Row, axis string, x func(*Row) (float64, bool)) (Chart, error) {
+	c := Chart{File: fileName("rps-vs-"+axis, sc)}
+	xs := map[float64]bool{}
+	lines := map[string]plotter.XYs{}
+	var names []string
+	for _, r := range rows {
+		v, ok := x(r)
+		if !ok {
+			return c, nil
+		}
+		xs[v] = true
+		name := r.Target
+		if axis == "param" {
+			name += fmt.Sprintf(" %dc", r.CPUs)
+		} else if r.Params != "" {
+			name += " " + r.Params
+		}
+		name += fmt.Sprintf(" c%d", r.Connections)
+		if _, ok := lines[name]; !ok {
+			names = append(names, name)
+		}
+		lines[name] = append(lines[name], plotter.XY{X: v, Y: r.RPS})
+	}
+	if len(xs) < 2 {
+		return c, nil
+	}
+	p := plot.New()
+	xlabel := "cores given to the target"
+	if axis == "param" {
+		k, _, _ := cutParam(rows[0].Params)
+		xlabel = k
+	}
+	c.Title = fmt.Sprintf("%s: requests/s against %s", sc, xlabel)
+	p.Title.Text = c.Title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = "requests/s (" + rows[0].Aggregate + ")"
+	p.Y.Min = 0
+	sort.Strings(names)
+	var args []any
+	for _, n := range names {
+		pts := lines[n]
+		sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+		args = append(args, n, pts)
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return c, err
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Y.Max *= 1.25 // room for the legend above the lines
+	var err error
+	c.SVG, err = render(p, 480, 320)
+	return c, err
+}
+
+// latency draws p50, p75, p90, p95 and p99 (medians over trials) per
+// target, for the scenario's first group of cells.
+func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
+	c := Chart{File: fileName("latency", sc)}
+	first := group{rows[0].Params, rows[0].CPUs, rows[0].Connections}
+	cells := map[string]*results.Cell{}
+	for _, cell := range run.Cells {
+		cells[cell.ID()] = cell
+	}
+	p := plot.New()
+	c.Title = fmt.Sprintf("%s: latency percentiles (%s%d core(s), %d connections)", sc, paramPrefix(first.params), first.cpus, first.conns)
+	p.Title.Text = c.Title
+	p.Y.Label.Text = "ms (median over trials)"
+	p.X.Label.Text = "percentile"
+	var args []any
+	for _, r := range rows {
+		if (group{r.Params, r.CPUs, r.Connections}) != first {
+			continue
+		}
+		cell := cells[r.ID]
+		var p50, p75, p90, p95, p99 []float64
+		for _, t := range cell.Trials {
+			p50, p75, p90 = append(p50, t.LatencyMS.P50), append(p75, t.LatencyMS.P75), append(p90, t.LatencyMS.P90)
+			p95, p99 = append(p95, t.LatencyMS.P95), append(p99, t.LatencyMS.P99)
+		}
+		args = append(args, r.Target, plotter.XYs{
+			{X: 50, Y: results.Median(p50)}, {X: 75, Y: results.Median(p75)}, {X: 90, Y: results.Median(p90)},
+			{X: 95, Y: results.Median(p95)}, {X: 99, Y: results.Median(p99)},
+		})
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return c, err
+	}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Y.Min = 0
+	p.Y.Max *= 1.25
+	var err error
+	c.SVG, err = render(p, 480, 320)
+	return c, err
+}
+
+func paramPrefix(params string) string {
+	if params == "" {
+		return ""
+	}
+	return params + ", "
+}
