@@ -42,6 +42,7 @@ const usage = `usage: harness <command> [flags]
 commands:
   plan    [-f FILE] [--profile P] [--only SEL]       validate and list the cells, no Docker
   run     [-f FILE] [--profile P] [--only SEL] [--out DIR] [--label NAME] [--network bridge|host] [--no-pull]
+          [--sequential] [--seed N]
   report  DIR [--format md|csv|json]                  re-render DIR/README.md (or results.csv, report.json) from DIR/results.json
   compare A B [C…] [--out FILE] [--format md|csv]     compare result folders cell by cell
   clean                                               remove every container and network the harness made, and dangling images
@@ -172,6 +173,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	label := fs.String("label", "", "name of this run's machine (default <cores>c-<cpu model>)")
 	network := fs.String("network", "", "network mode: bridge (default) or host (Linux only); overrides the matrix")
 	noPull := fs.Bool("no-pull", false, "never try a registry for base images; use local images or build stand-ins")
+	sequential := fs.Bool("sequential", false, "run all trials of a cell before the next (default: interleave trials across cells)")
+	seed := fs.Uint64("seed", 0, "seed of the interleaved order (default: random, recorded in results.json)")
 	if pos, err := parse(fs, args); err != nil || len(pos) > 0 {
 		if err == nil {
 			fmt.Fprintf(stderr, "run: unexpected argument %q\n", pos[0])
@@ -207,7 +210,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
 	res, err := runner.Run(ctx, eng, runner.Options{
 		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: *network, NoPull: *noPull,
-		HarnessVersion: Version, Progress: progress.For(stderr), Log: stderr,
+		HarnessVersion: Version, Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed,
 	})
 	if res != nil {
 		counts := map[string]int{}

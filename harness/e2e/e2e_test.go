@@ -151,6 +151,12 @@ func TestRunMatrix(t *testing.T) {
 	if run.FinishedAt == nil || run.Interrupted {
 		t.Error("run not marked finished")
 	}
+	if run.Matrix.Order != "interleaved" || run.Matrix.Seed == 0 {
+		t.Errorf("order %q seed %d, want interleaved trials with a recorded seed", run.Matrix.Order, run.Matrix.Seed)
+	}
+	if _, err := os.Stat(filepath.Join(out, "charts", "rps-plaintext.svg")); err != nil {
+		t.Errorf("no chart: %v", err)
+	}
 	if !strings.HasPrefix(run.Environment.LoadGenerator, "bombardier v1.2.6") {
 		t.Errorf("load generator = %q, want bombardier v1.2.6", run.Environment.LoadGenerator)
 	}

@@ -19,9 +19,9 @@ import (
 
 // For picks the display for w: a bar when w is a terminal.
 func For(w io.Writer) interface {
-	Start([]matrix.Cell, time.Duration)
+	Start(int, time.Duration)
 	Phase(matrix.Cell, string)
-	Done(*results.Cell)
+	Done(*results.Cell, int)
 	Finish()
 } {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -37,15 +37,15 @@ type Lines struct {
 	done  int
 }
 
-func (l *Lines) Start(cells []matrix.Cell, est time.Duration) {
-	l.total = len(cells)
-	fmt.Fprintf(l.w, "%d cells, estimated %s\n", l.total, est.Round(time.Second))
+func (l *Lines) Start(units int, est time.Duration) {
+	l.total = units
+	fmt.Fprintf(l.w, "%d steps (cell visits), estimated %s\n", l.total, est.Round(time.Second))
 }
 
 func (l *Lines) Phase(matrix.Cell, string) {}
 
-func (l *Lines) Done(c *results.Cell) {
-	l.done++
+func (l *Lines) Done(c *results.Cell, units int) {
+	l.done += units
 	fmt.Fprintf(l.w, "[%d/%d] %s\n", l.done, l.total, Summary(c))
 }
 
@@ -55,7 +55,8 @@ func (l *Lines) Finish() {}
 func Summary(c *results.Cell) string {
 	switch {
 	case c.Status == results.OK && c.Summary != nil:
-		return fmt.Sprintf("%s ok %s rps, p99 %s ms (%.1fs)", c.ID(), report.Sig(c.Summary.RPSMedian), report.Sig(c.Summary.LatencyP99Median), c.Seconds)
+		last := c.Trials[len(c.Trials)-1]
+		return fmt.Sprintf("%s ok, trial %d: %s rps, p99 %s ms", c.ID(), len(c.Trials), report.Sig(last.RPS), report.Sig(last.LatencyMS.P99))
 	default:
 		reason := c.Reason
 		if r := []rune(reason); len(r) > 160 {
@@ -71,8 +72,8 @@ type Bar struct {
 	bar *progressbar.ProgressBar
 }
 
-func (b *Bar) Start(cells []matrix.Cell, est time.Duration) {
-	b.bar = progressbar.NewOptions(len(cells),
+func (b *Bar) Start(units int, est time.Duration) {
+	b.bar = progressbar.NewOptions(units,
 		progressbar.OptionSetWriter(b.w),
 		progressbar.OptionShowCount(),
 		progressbar.OptionSetPredictTime(true),
@@ -87,10 +88,10 @@ func (b *Bar) Phase(c matrix.Cell, phase string) {
 	b.bar.Describe(fmt.Sprintf("%s: %s", c.ID(), phase))
 }
 
-func (b *Bar) Done(c *results.Cell) {
+func (b *Bar) Done(c *results.Cell, units int) {
 	b.bar.Clear()
 	fmt.Fprintf(b.w, "\r%s\n", Summary(c))
-	b.bar.Add(1)
+	b.bar.Add(units)
 }
 
 func (b *Bar) Finish() {

@@ -82,6 +82,12 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if m.Only != "" {
 		fmt.Fprintf(b, "- Cells selected with `--only %s`\n", m.Only)
 	}
+	switch m.Order {
+	case "interleaved":
+		fmt.Fprintf(b, "- Trials interleaved across cells, round by round, in an order shuffled with seed %d (`--seed %d` repeats it)\n", m.Seed, m.Seed)
+	case "sequential":
+		b.WriteString("- Trials run cell by cell\n")
+	}
 	b.WriteString("\n")
 
 	if err := baseImages(b, run); err != nil {

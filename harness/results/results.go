@@ -65,6 +65,8 @@ type Settings struct {
 	Images      map[string]string `json:"images"`
 	Targets     []matrix.Target   `json:"targets"`
 	Scenarios   []matrix.Scenario `json:"scenarios"`
+	Order       string            `json:"order"`          // interleaved or sequential
+	Seed        uint64            `json:"seed,omitempty"` // of the interleaved order's shuffles
 }
 
 // LoadSettings is matrix.Load with durations written as text ("10s").

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"slices"
@@ -20,9 +21,20 @@ import (
 	"github.com/webbench/webbench/harness/verify"
 )
 
-// runTarget builds a target's services and runs its cells. It returns an
-// error only when the run is interrupted.
-func (r *runner) runTarget(ctx context.Context, t matrix.Target, cells []matrix.Cell, loadgenErr error) error {
+// visit is a runnable cell of a built target.
+type visit struct {
+	t      matrix.Target
+	c      matrix.Cell
+	rc     *results.Cell
+	index  int  // position in the expansion order
+	done   bool // failed, or all trials run
+	listed bool // in r.out.Cells
+}
+
+// prepareTarget builds a target's services and returns its runnable
+// cells; cells that cannot run (skipped, build failed) are recorded at
+// once. It returns an error only when the run is interrupted.
+func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []matrix.Cell, loadgenErr error) ([]*visit, error) {
 	runnable := 0
 	for _, c := range cells {
 		if c.Skip == "" {
@@ -43,23 +55,23 @@ func (r *runner) runTarget(ctx context.Context, t matrix.Target, cells []matrix.
 	}
 	if runnable == 0 {
 		fail(results.Skipped, "")
-		return nil
+		return nil, nil
 	}
 	if loadgenErr != nil {
 		fail(results.Failed, loadgenErr.Error())
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 	if len(t.Services) > 1 && r.network == "host" {
 		fail(results.Skipped, "a target of several services needs the bridge network: in host mode its services cannot find each other by name")
-		return nil
+		return nil, nil
 	}
-	r.progress.Phase(cells[0], "build")
+	r.progress.Phase(cells[0], "build "+t.Name)
 	bases := map[string]*baseimage.Base{}
 	for _, key := range t.Images() {
 		b := r.base(ctx, key)
 		if b.Used == "" {
 			fail(results.Skipped, fmt.Sprintf("base image %s (%s) unavailable: %s", key, b.Official, b.Error))
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 		bases[key] = b
 	}
@@ -76,25 +88,26 @@ func (r *runner) runTarget(ctx context.Context, t matrix.Target, cells []matrix.
 		}
 		logf, err := r.buildLog(name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		built, err := r.eng.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
 		logf.Close()
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
 			what := "build failed"
 			if len(t.Services) > 1 {
 				what = "build of service " + svc.Name + " failed"
 			}
 			fail(results.Failed, fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err))
-			return nil
+			return nil, nil
 		}
 		img.Services[svc.Name] = built.ID
 	}
 	img.ID = img.Services[t.Entry]
+	var out []*visit
 	for _, c := range cells {
 		rc := newCell(c)
 		if c.Skip != "" {
@@ -103,20 +116,82 @@ func (r *runner) runTarget(ctx context.Context, t matrix.Target, cells []matrix.
 			continue
 		}
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services}
-		start := time.Now()
-		err := r.runCell(ctx, t, c, rc)
-		rc.Seconds = roundTo(time.Since(start).Seconds(), 2)
-		if ctx.Err() != nil {
-			return ctx.Err() // an interrupted cell is not recorded: it measured nothing whole
-		}
-		if err != nil {
-			rc.Status, rc.Reason = results.Failed, err.Error()
-			rc.Summary = nil
-		} else {
-			rc.Status = results.OK
-		}
-		r.record(rc)
+		out = append(out, &visit{t: t, c: c, rc: rc})
 	}
+	return out, nil
+}
+
+// schedule runs the runnable cells: each with all its trials in turn
+// (sequential), or in rounds, trial k of every cell per round, in an order
+// shuffled per round from the recorded seed (interleaved), so that the
+// drift of a noisy machine spreads over every cell instead of biasing the
+// last ones. Each visit starts fresh containers and warms them up. It
+// returns an error only when the run is interrupted.
+func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit) error {
+	index := map[string]int{}
+	for i, c := range cells {
+		index[c.ID()] = i
+	}
+	for _, v := range vs {
+		v.index = index[v.c.ID()]
+	}
+	defer r.sortCells(index)
+	if !r.interleave {
+		for _, v := range vs {
+			if err := r.visit(ctx, v, r.m.Load.Trials, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(r.seed, 0))
+	for round := 1; round <= r.m.Load.Trials; round++ {
+		for _, i := range rng.Perm(len(vs)) {
+			if vs[i].done {
+				continue
+			}
+			if err := r.visit(ctx, vs[i], 1, round); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sortCells puts the recorded cells back in expansion order, so results.json
+// lists them the same way whatever order they ran in.
+func (r *runner) sortCells(index map[string]int) {
+	slices.SortStableFunc(r.out.Cells, func(a, b *results.Cell) int { return index[a.ID()] - index[b.ID()] })
+}
+
+// visit runs trials trials of v (the first being trial number first) and
+// records the outcome. It returns an error only when the run is interrupted.
+func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
+	start := time.Now()
+	err := r.runCell(ctx, v.t, v.c, v.rc, trials, first)
+	v.rc.Seconds = roundTo(v.rc.Seconds+time.Since(start).Seconds(), 2)
+	if ctx.Err() != nil {
+		return ctx.Err() // an interrupted visit is not recorded: it measured nothing whole
+	}
+	units := 1
+	if err != nil {
+		v.rc.Status, v.rc.Reason = results.Failed, err.Error()
+		if r.interleave {
+			v.rc.Reason = fmt.Sprintf("trial %d: %v", first, err)
+			units += r.m.Load.Trials - first // the visits it will not get
+		}
+		v.rc.Summary = nil
+		v.done = true
+	} else {
+		v.rc.Status = results.OK
+		v.done = first+trials > r.m.Load.Trials
+	}
+	if !v.listed {
+		r.out.Cells = append(r.out.Cells, v.rc)
+		v.listed = true
+	}
+	r.save()
+	r.progress.Done(v.rc, units)
 	return nil
 }
 
@@ -211,9 +286,10 @@ func (r *runner) remove(ctx context.Context, d *deployment) {
 	}
 }
 
-// runCell starts fresh containers of the target for the cell and measures
-// them; they are removed before it returns.
-func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell) error {
+// runCell starts fresh containers of the target for the cell, warms them
+// up and runs trials trials (numbered from first); the containers are
+// removed before it returns.
+func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, trials, first int) error {
 	sc := r.scenario(c.Scenario)
 	d := &deployment{}
 	defer r.remove(ctx, d)
@@ -254,7 +330,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
-	for k := 1; k <= r.m.Load.Trials; k++ {
+	for k := first; k < first+trials; k++ {
 		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
 		tr, warns, err := r.trial(ctx, d, spec)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,13 +48,19 @@ type Options struct {
 	HarnessVersion string
 	Progress       Progress  // nil: no progress display
 	Log            io.Writer // notes for the user (reaped leftovers, stand-in builds); nil discards
+	// Sequential runs every trial of a cell before the next cell. By default
+	// trials are interleaved: round k runs trial k of every cell, in an
+	// order shuffled with Seed (0 picks one; the results record it).
+	Sequential bool
+	Seed       uint64
 }
 
-// Progress is told where the run is.
+// Progress is told where the run is, in units of work: a cell visit that
+// runs one or more trials, or a cell recorded without running.
 type Progress interface {
-	Start(cells []matrix.Cell, estimate time.Duration)
+	Start(units int, estimate time.Duration)
 	Phase(cell matrix.Cell, phase string)
-	Done(cell *results.Cell)
+	Done(cell *results.Cell, units int)
 	Finish()
 }
 
@@ -85,6 +92,9 @@ type runner struct {
 	loadgenStats *engine.Sampler
 	resolver     *baseimage.Resolver
 	out          *results.Run
+
+	interleave bool   // trials in rounds over all cells
+	seed       uint64 // of the rounds' shuffles
 }
 
 func (r *runner) run(ctx context.Context) (*results.Run, error) {
@@ -137,7 +147,28 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	}
 	defer r.cleanup(ctx)
 
-	r.progress.Start(cells, matrix.Estimate(r.m, cells, 3*time.Second, 20000))
+	r.interleave = !r.opt.Sequential && r.m.Load.Trials > 1
+	if r.interleave {
+		r.seed = r.opt.Seed
+		if r.seed == 0 {
+			r.seed = mathrand.Uint64()
+		}
+		r.out.Matrix.Order, r.out.Matrix.Seed = "interleaved", r.seed
+	} else {
+		r.out.Matrix.Order = "sequential"
+	}
+	units := len(cells)
+	if r.interleave {
+		units = 0
+		for _, c := range cells {
+			if c.Skip == "" {
+				units += r.m.Load.Trials
+			} else {
+				units++
+			}
+		}
+	}
+	r.progress.Start(units, matrix.Estimate(r.m, cells, 3*time.Second, 20000))
 	defer r.progress.Finish()
 
 	images := map[string]string{}
@@ -168,12 +199,20 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	for _, c := range cells {
 		byTarget[c.Target] = append(byTarget[c.Target], c)
 	}
+	var runnable []*visit
 	for _, t := range r.m.Targets {
-		if err := r.runTarget(ctx, t, byTarget[t.Name], loadgenErr); err != nil {
+		vs, err := r.prepareTarget(ctx, t, byTarget[t.Name], loadgenErr)
+		if err != nil {
 			r.out.Interrupted = true
 			r.save()
 			return r.out, err
 		}
+		runnable = append(runnable, vs...)
+	}
+	if err := r.schedule(ctx, cells, runnable); err != nil {
+		r.out.Interrupted = true
+		r.save()
+		return r.out, err
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	r.out.FinishedAt = &now
@@ -223,7 +262,7 @@ func (r *runner) save() {
 func (r *runner) record(c *results.Cell) {
 	r.out.Cells = append(r.out.Cells, c)
 	r.save()
-	r.progress.Done(c)
+	r.progress.Done(c, 1)
 }
 
 // startLoadgen builds the load generator image and starts its container,
@@ -355,7 +394,7 @@ func CPUModel() string {
 
 type nopProgress struct{}
 
-func (nopProgress) Start([]matrix.Cell, time.Duration) {}
-func (nopProgress) Phase(matrix.Cell, string)          {}
-func (nopProgress) Done(*results.Cell)                 {}
-func (nopProgress) Finish()                            {}
+func (nopProgress) Start(int, time.Duration)  {}
+func (nopProgress) Phase(matrix.Cell, string) {}
+func (nopProgress) Done(*results.Cell, int)   {}
+func (nopProgress) Finish()                   {}
