@@ -40,7 +40,7 @@ var Version = "dev"
 const usage = `usage: harness <command> [flags]
 
 commands:
-  plan    [-f FILE] [--profile P] [--only SEL]       validate and list the cells, no Docker
+  plan    [-f FILE] [--profile P] [--only SEL] [--sequential]   validate and list the cells, no Docker
   run     [-f FILE] [--profile P] [--only SEL] [--out DIR] [--label NAME] [--network bridge|host] [--no-pull]
           [--sequential] [--seed N]
   report  DIR [--format md|csv|json]                  re-render DIR/README.md (or results.csv, report.json) from DIR/results.json
@@ -138,6 +138,7 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("plan", stderr)
 	var mf matrixFlags
 	mf.register(fs)
+	sequential := fs.Bool("sequential", false, "estimate for trials run cell by cell")
 	if _, err := parse(fs, args); err != nil {
 		return ExitUsage
 	}
@@ -159,7 +160,7 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	if m.Load.Requests > 0 {
 		how = fmt.Sprintf("%d requests (timed at a guessed 20k rps)", m.Load.Requests)
 	}
-	est := matrix.Estimate(m, cells, 3*time.Second, 20000)
+	est := matrix.Estimate(m, cells, 1500*time.Millisecond, 20000, !*sequential)
 	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs); %d trial(s) of %s after %s warm-up; estimated %s plus image builds\n",
 		len(cells), runnable, len(cells)-runnable, len(online), m.Load.Trials, how, m.Load.Warmup, est.Round(time.Second))
 	return ExitOK

@@ -172,10 +172,12 @@ func glob(pattern, name string) bool {
 	return ok
 }
 
-// Estimate is the expected wall time of running cells, counting readiness,
-// verification and container start as perCellOverhead. A request-count load
-// has no known duration; it is counted at the given guess of requests/s.
-func Estimate(m *Matrix, cells []Cell, perCellOverhead time.Duration, guessRPS float64) time.Duration {
+// Estimate is the expected wall time of running cells, counting container
+// start, readiness, verification and removal as perVisitOverhead. With
+// interleaved trials each trial is its own visit (fresh containers, its own
+// warm-up). A request-count load has no known duration; it is counted at
+// the given guess of requests/s.
+func Estimate(m *Matrix, cells []Cell, perVisitOverhead time.Duration, guessRPS float64, interleaved bool) time.Duration {
 	trial := m.Load.Duration
 	if m.Load.Requests > 0 {
 		trial = time.Duration(float64(m.Load.Requests) / guessRPS * float64(time.Second))
@@ -185,7 +187,12 @@ func Estimate(m *Matrix, cells []Cell, perCellOverhead time.Duration, guessRPS f
 		if c.Skip != "" {
 			continue
 		}
-		total += perCellOverhead + m.Load.Warmup + time.Duration(m.Load.Trials)*trial
+		visit := perVisitOverhead + m.Load.Warmup
+		if interleaved && m.Load.Trials > 1 {
+			total += time.Duration(m.Load.Trials) * (visit + trial)
+		} else {
+			total += visit + time.Duration(m.Load.Trials)*trial
+		}
 	}
 	return total
 }

@@ -168,7 +168,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 			}
 		}
 	}
-	r.progress.Start(units, matrix.Estimate(r.m, cells, 3*time.Second, 20000))
+	r.progress.Start(units, matrix.Estimate(r.m, cells, 1500*time.Millisecond, 20000, r.interleave))
 	defer r.progress.Finish()
 
 	images := map[string]string{}
