@@ -162,8 +162,9 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// overhead prints, per cell, the wall time spent beyond warm-up and trials
-// (container start, readiness, verification, sampling, removal).
+// overhead prints, per cell, the wall time spent beyond warm-ups and trials
+// (container start, readiness, verification, sampling, removal); with
+// interleaved trials a cell has one visit, and one warm-up, per trial.
 func overhead(dir string, stdout io.Writer) error {
 	run, err := results.Read(dir)
 	if err != nil {
@@ -179,7 +180,11 @@ func overhead(dir string, stdout io.Writer) error {
 		if c.Status != results.OK {
 			continue
 		}
-		m := warm.Seconds()
+		visits := 1.0
+		if run.Matrix.Order == "interleaved" {
+			visits = float64(len(c.Trials)) // each trial is its own visit with its own warm-up
+		}
+		m := visits * warm.Seconds()
 		for _, t := range c.Trials {
 			m += t.Seconds
 		}
