@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -309,8 +310,17 @@ func notOK(b *strings.Builder, run *results.Run) {
 	}
 	var warns []string
 	for _, c := range run.Cells {
-		if len(c.Warnings) > 0 {
-			warns = append(warns, fmt.Sprintf("- `%s`: %s", c.ID(), oneLine(strings.Join(c.Warnings, "; "))))
+		w := slices.Clone(c.Warnings)
+		if c.Status == results.OK && len(c.Trials) > 0 {
+			// Spread problems the statistics found (a cold first trial).
+			for _, sw := range rowOf(run, c).RPSStats.Warnings {
+				if strings.HasPrefix(sw, "first trial") {
+					w = append(w, "RPS: "+sw)
+				}
+			}
+		}
+		if len(w) > 0 {
+			warns = append(warns, fmt.Sprintf("- `%s`: %s", c.ID(), oneLine(strings.Join(w, "; "))))
 		}
 	}
 	if len(warns) > 0 {
