@@ -45,6 +45,7 @@ commands:
           [--sequential] [--seed N]
   report  DIR [--format md|csv|json]                  re-render DIR/README.md (or results.csv, report.json) from DIR/results.json
   compare A B [C…] [--out FILE] [--format md|csv]     compare result folders cell by cell
+  index   [DIR]                                       rewrite the table of result sets in DIR/README.md (default results)
   clean                                               remove every container and network the harness made, and dangling images
   version
 `
@@ -66,6 +67,20 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return reportCmd(args, stdout, stderr)
 	case "compare":
 		return compareCmd(args, stdout, stderr)
+	case "index":
+		dir := "results"
+		if len(args) == 1 {
+			dir = args[0]
+		} else if len(args) > 1 {
+			fmt.Fprintln(stderr, "usage: harness index [DIR]")
+			return ExitUsage
+		}
+		if err := report.Index(dir); err != nil {
+			fmt.Fprintln(stderr, "harness:", err)
+			return ExitFailed
+		}
+		fmt.Fprintln(stdout, filepath.Join(dir, "README.md"))
+		return ExitOK
 	case "clean":
 		return clean(ctx, stdout, stderr)
 	case "version":

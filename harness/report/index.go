@@ -1,0 +1,99 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/webbench/webbench/harness/results"
+)
+
+// Index markers delimit the generated table in a results folder's README.md;
+// text outside them is kept as written.
+const (
+	IndexStart = "<!-- index:start (bin/harness index rewrites this part) -->"
+	IndexEnd   = "<!-- index:end -->"
+)
+
+// Index rewrites the table of result sets in root/README.md: one row per
+// subfolder holding a results.json (label, machine, date, profile, network,
+// trials, link), then links to the comparisons (compare-*.md) beside them,
+// sorted by folder name so the bytes are stable.
+func Index(root string) error {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(IndexStart + "\n")
+	b.WriteString("| folder | label | machine | date | profile | network | trials | cells ok/failed/skipped |\n|---|---|---|---|---|---|---|---|\n")
+	var compares []string
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() {
+			if strings.HasPrefix(name, "compare-") && strings.HasSuffix(name, ".md") {
+				compares = append(compares, name)
+			}
+			continue
+		}
+		run, err := results.Read(filepath.Join(root, name))
+		if err != nil {
+			continue // not a result set
+		}
+		env, m := run.Environment, run.Matrix
+		counts := map[string]int{}
+		for _, c := range run.Cells {
+			counts[c.Status]++
+		}
+		trials := fmt.Sprintf("%d", m.Load.Trials)
+		if m.Load.Requests > 0 {
+			trials += fmt.Sprintf(" × %d requests", m.Load.Requests)
+		} else {
+			trials += " × " + m.Load.Duration
+		}
+		if m.Load.Aggregate == "best" {
+			trials += ", best"
+		}
+		if m.Order == "interleaved" {
+			trials += fmt.Sprintf(", interleaved (seed %d)", m.Seed)
+		}
+		profile := m.Profile
+		if profile == "" {
+			profile = "—"
+		}
+		fmt.Fprintf(&b, "| [%s](%s/README.md) | %s | %s, %d CPUs | %s | %s | %s | %s | %d/%d/%d |\n",
+			name, name, env.Label, env.CPUModel, env.OnlineCPUs, env.StartedAt.UTC().Format("2006-01-02"),
+			profile, env.NetworkMode, trials, counts[results.OK], counts[results.Failed], counts[results.Skipped])
+	}
+	sort.Strings(compares)
+	if len(compares) > 0 {
+		b.WriteString("\nComparisons: ")
+		for i, c := range compares {
+			if i > 0 {
+				b.WriteString(" · ")
+			}
+			fmt.Fprintf(&b, "[%s](%s)", strings.TrimSuffix(strings.TrimPrefix(c, "compare-"), ".md"), c)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(IndexEnd)
+
+	path := filepath.Join(root, "README.md")
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	text := string(old)
+	i, j := strings.Index(text, IndexStart), strings.Index(text, IndexEnd)
+	switch {
+	case i >= 0 && j > i:
+		text = text[:i] + b.String() + text[j+len(IndexEnd):]
+	case text == "":
+		text = "# Committed results\n\n" + b.String() + "\n"
+	default:
+		text = strings.TrimRight(text, "\n") + "\n\n" + b.String() + "\n"
+	}
+	return results.WriteFileAtomic(path, []byte(text))
+}
