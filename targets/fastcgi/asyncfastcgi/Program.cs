@@ -1,23 +1,24 @@
 // A FastCGI responder with AsyncFastCGI.NET (study 003), answering
-// /plaintext behind the nginx front, configured as the library's README shows.
+// /plaintext behind the nginx front, configured as the library's example
+// program does.
 var port = int.Parse(Environment.GetEnvironmentVariable("FASTCGI_PORT") ?? "9000");
 
 var client = new AsyncFastCGI.Client();
-client.setPort(port);
-client.setBindAddress("0.0.0.0");
-client.setMaxConcurrentRequests(256);
-client.setMaxInputSize(8388608);
-client.setConnectionTimeout(2000);
-client.requestHandler = Handle;
+client.SetPort(port);
+client.SetBindAddress("0.0.0.0");
+client.SetMaxConcurrentRequests(512);
+client.SetConnectionTimeout(10000);
+client.SetMaxHeaderSize(16384);
+client.RequestHandler = Handle;
 
 // The harness reads this line to record the runtime version.
 Console.WriteLine($"runtime: dotnet {Environment.Version}");
-await client.startAsync();
+await client.StartAsync();
 
 static async Task Handle(AsyncFastCGI.Input input, AsyncFastCGI.Output output)
 {
-    output.setHttpStatus(200);
-    output.setHeader("Content-Type", "text/plain; charset=utf-8");
-    await output.writeAsync("Hello, World!");
-    await output.endAsync();
+    output.SetHttpStatus(200);
+    output.SetHeader("Content-Type", "text/plain; charset=utf-8");
+    await output.WriteAsync("Hello, World!");
+    await output.EndAsync();
 }
