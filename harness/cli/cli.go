@@ -50,8 +50,9 @@ commands:
   version
 `
 
-// Main runs one command. The first signal on sigs cancels the run (which
-// then cleans up and exits 130); the caller handles a second one.
+// Main runs one command. Cancelling ctx (the command's first signal)
+// stops a run, which then cleans up and exits 130; the caller handles a
+// second signal.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)

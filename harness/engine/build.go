@@ -241,6 +241,4 @@ func (t *tailBuffer) String() string {
 	return strings.Join(t.lines[start:], "\n")
 }
 
-func decodeJSON(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }
-
 func newJSONDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }

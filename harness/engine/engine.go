@@ -360,20 +360,6 @@ type Usage struct {
 	At       time.Time // when the engine read them
 }
 
-// Usage reads a container's counters once (API 1.41 one-shot stats).
-func (e *Engine) Usage(ctx context.Context, id string) (Usage, error) {
-	r, err := e.cli.ContainerStatsOneShot(ctx, id)
-	if err != nil {
-		return Usage{}, fmt.Errorf("stats: %w", err)
-	}
-	defer r.Body.Close()
-	var s container.StatsResponse
-	if err := decodeJSON(r.Body, &s); err != nil {
-		return Usage{}, fmt.Errorf("stats: %w", err)
-	}
-	return usageOf(s), nil
-}
-
 func usageOf(s container.StatsResponse) Usage {
 	mem := s.MemoryStats.Usage
 	// cgroup v1 reports total_inactive_file, v2 inactive_file; docker stats

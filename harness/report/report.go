@@ -178,10 +178,6 @@ type group struct {
 	cpus, conns int
 }
 
-func groupOf(c *results.Cell) group {
-	return group{paramText(c), c.CPUs, c.Connections}
-}
-
 func paramText(c *results.Cell) string {
 	k := c.Key()
 	return strings.TrimPrefix(strings.TrimPrefix(k.ScenarioName(), k.Scenario), "?")
