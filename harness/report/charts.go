@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/stats"
 )
 
 // Chart is one SVG figure of a run, written beside README.md under charts/.
@@ -238,8 +239,8 @@ func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
 			p95, p99 = append(p95, t.LatencyMS.P95), append(p99, t.LatencyMS.P99)
 		}
 		args = append(args, r.Target, plotter.XYs{
-			{X: 50, Y: results.Median(p50)}, {X: 75, Y: results.Median(p75)}, {X: 90, Y: results.Median(p90)},
-			{X: 95, Y: results.Median(p95)}, {X: 99, Y: results.Median(p99)},
+			{X: 50, Y: stats.Describe(p50).Median}, {X: 75, Y: stats.Describe(p75).Median}, {X: 90, Y: stats.Describe(p90).Median},
+			{X: 95, Y: stats.Describe(p95).Median}, {X: 99, Y: stats.Describe(p99).Median},
 		})
 	}
 	if err := plotutil.AddLinePoints(p, args...); err != nil {

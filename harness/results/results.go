@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/stats"
 )
 
 // Schema is the results.json version this harness writes.
@@ -178,43 +178,14 @@ func Summarize(trials []Trial, aggregate string) *Summary {
 			s.GeneratorBound++
 		}
 	}
-	s.RPSMedian, s.RPSMin, s.RPSMax = Median(rps), minOf(rps), maxOf(rps)
+	r := stats.Describe(rps)
+	s.RPSMedian, s.RPSMin, s.RPSMax = r.Median, r.Min, r.Max
 	s.Aggregate, s.RPS = matrix.AggregateMedian, s.RPSMedian
 	if aggregate == matrix.AggregateBest {
 		s.Aggregate, s.RPS = matrix.AggregateBest, s.RPSMax
 	}
-	s.LatencyP50Median, s.LatencyP99Median, s.TargetCPUCores = Median(p50), Median(p99), Median(cpu)
+	s.LatencyP50Median, s.LatencyP99Median, s.TargetCPUCores = stats.Describe(p50).Median, stats.Describe(p99).Median, stats.Describe(cpu).Median
 	return s
-}
-
-// Median of xs (the mean of the middle two for an even count).
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func minOf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs {
-		m = min(m, x)
-	}
-	return m
-}
-
-func maxOf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }
 
 // Write saves run as dir/results.json atomically: a reader (or a crash)

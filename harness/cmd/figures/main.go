@@ -23,6 +23,7 @@ import (
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/runner"
+	"github.com/webbench/webbench/harness/stats"
 )
 
 func main() {
@@ -154,7 +155,7 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		onHostRPS = append(onHostRPS, x)
 	}
-	inDocker, onHost := results.Median(inDockerRPS), results.Median(onHostRPS)
+	inDocker, onHost := stats.Describe(inDockerRPS).Median, stats.Describe(onHostRPS).Median
 	fmt.Fprintf(stdout, "rounds: harness %v, bare %v\n", rounded(inDockerRPS), rounded(onHostRPS))
 	fmt.Fprintf(stdout, "harness (Docker, %s network): %.0f rps median of %d × %s\n", mode, inDocker, *trials, *duration)
 	fmt.Fprintf(stdout, "bare (taskset, loopback):      %.0f rps median of %d × %s\n", onHost, *trials, *duration)
