@@ -154,6 +154,23 @@ func TestRunMatrix(t *testing.T) {
 	if run.Matrix.Order != "interleaved" || run.Matrix.Seed == 0 {
 		t.Errorf("order %q seed %d, want interleaved trials with a recorded seed", run.Matrix.Order, run.Matrix.Seed)
 	}
+	// Interleaved means round by round: every ok cell's first trial starts
+	// before any cell's second trial.
+	var lastFirst, firstSecond time.Time
+	for _, c := range run.Cells {
+		if c.Status != results.OK || len(c.Trials) != 2 || c.Trials[0].StartedAt == nil || c.Trials[1].StartedAt == nil {
+			continue
+		}
+		if t1 := *c.Trials[0].StartedAt; t1.After(lastFirst) {
+			lastFirst = t1
+		}
+		if t2 := *c.Trials[1].StartedAt; firstSecond.IsZero() || t2.Before(firstSecond) {
+			firstSecond = t2
+		}
+	}
+	if lastFirst.IsZero() || !lastFirst.Before(firstSecond) {
+		t.Errorf("trials not in rounds: last first trial at %v, first second trial at %v", lastFirst, firstSecond)
+	}
 	if _, err := os.Stat(filepath.Join(out, "charts", "rps-plaintext.svg")); err != nil {
 		t.Errorf("no chart: %v", err)
 	}

@@ -132,6 +132,7 @@ type Image struct {
 
 // Trial is one measured bombardier run plus the resources used during it.
 type Trial struct {
+	StartedAt *time.Time `json:"started_at,omitempty"` // when the measured run began (drift, order)
 	loadgen.Result
 	TargetCPUCores   float64 `json:"target_cpu_cores"`
 	TargetMemPeakMiB float64 `json:"target_mem_peak_mib"`

@@ -515,7 +515,9 @@ func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (resu
 	if !ok {
 		warnings = append(warnings, "trial too short for two stats samples: load generator CPU not measured")
 	}
+	started := start.UTC().Truncate(time.Millisecond)
 	return results.Trial{
+		StartedAt:        &started,
 		Result:           res,
 		TargetCPUCores:   roundTo(tCores, 3),
 		TargetMemPeakMiB: roundTo(float64(tMem)/(1<<20), 2),
