@@ -25,16 +25,18 @@ import (
 
 	webbench "github.com/webbench/webbench"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/results"
 )
 
-// Base is what one images key resolved to.
-type Base struct {
-	Key      string `json:"key"`
-	Official string `json:"official"`        // the reference in the matrix
-	Used     string `json:"used,omitempty"`  // the reference builds were given
-	StandIn  bool   `json:"stand_in"`        // Used is a local stand-in, not Official
-	Note     string `json:"note,omitempty"`  // how the stand-in was made
-	Error    string `json:"error,omitempty"` // why neither could be had
+// Base is what one images key resolved to, as results.json records it.
+type Base = results.BaseImage
+
+// Engine is what resolving a base image needs from the Docker engine.
+type Engine interface {
+	ImageLabels(ctx context.Context, ref string) (id string, labels map[string]string, ok bool, err error)
+	Pull(ctx context.Context, ref string) error
+	Import(ctx context.Context, rootfs io.Reader, ref string, changes []string) error
+	Build(ctx context.Context, s engine.BuildSpec) (engine.Built, error)
 }
 
 // Options tune how stand-ins are made.
@@ -49,7 +51,7 @@ type Options struct {
 
 // Resolver resolves keys once each per run.
 type Resolver struct {
-	eng    *engine.Engine
+	eng    Engine
 	images map[string]string
 	opt    Options
 
@@ -60,7 +62,7 @@ type Resolver struct {
 }
 
 // NewResolver resolves the keys of images.
-func NewResolver(eng *engine.Engine, images map[string]string, opt Options) *Resolver {
+func NewResolver(eng Engine, images map[string]string, opt Options) *Resolver {
 	if opt.Mirror == "" {
 		opt.Mirror = "http://deb.debian.org/debian"
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,13 +51,72 @@ commands:
   version
 `
 
-// Main runs one command. Cancelling ctx (the command's first signal)
-// stops a run, which then cleans up and exits 130; the caller handles a
-// second signal.
+// ExitError is an error that carries the process's exit code.
+type ExitError struct {
+	Code int
+	Err  error // nil: nothing more to print (the command already said it)
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// usageErr is an invalid invocation or input: exit 2.
+func usageErr(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// withCode gives err an exit code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ExitError{Code: code, Err: err}
+}
+
+// ExitCode is the exit code of a command's outcome: 0 for nil, 130 for an
+// interrupt, the code an ExitError carries, and 1 for any other error.
+func ExitCode(err error) int {
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		return ee.Code
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	}
+	return ExitFailed
+}
+
+// Main runs one command and returns its exit code, after printing its error
+// (if any) to stderr as "harness: …": the one place errors are printed.
+// Cancelling ctx (the first signal) stops a run, which then cleans up and
+// exits 130; the caller handles a second signal.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := Run(ctx, args, stdout, stderr)
+	var ee *ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ee.Err == nil:
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "harness: interrupted: containers removed, measured cells saved")
+	default:
+		fmt.Fprintln(stderr, "harness:", err)
+	}
+	return ExitCode(err)
+}
+
+// Run runs the command args[0] with the rest of args.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return ExitUsage
+		return &ExitError{Code: ExitUsage}
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
@@ -69,30 +129,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "compare":
 		return compareCmd(args, stdout, stderr)
 	case "index":
-		dir := "results"
-		if len(args) == 1 {
-			dir = args[0]
-		} else if len(args) > 1 {
-			fmt.Fprintln(stderr, "usage: harness index [DIR]")
-			return ExitUsage
-		}
-		if err := report.Index(dir); err != nil {
-			fmt.Fprintln(stderr, "harness:", err)
-			return ExitFailed
-		}
-		fmt.Fprintln(stdout, filepath.Join(dir, "README.md"))
-		return ExitOK
+		return index(args, stdout, stderr)
 	case "clean":
-		return clean(ctx, stdout, stderr)
+		return clean(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, Version)
-		return ExitOK
+		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
-		return ExitOK
+		return nil
 	}
-	fmt.Fprintf(stderr, "harness: unknown command %q\n%s", cmd, usage)
-	return ExitUsage
+	fmt.Fprint(stderr, usage)
+	return usageErr("unknown command %q", cmd)
 }
 
 type matrixFlags struct {
@@ -105,63 +153,69 @@ func (m *matrixFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.only, "only", "", "cells to run: comma-separated NAME or TARGET/SCENARIO globs")
 }
 
-// load reads the matrix and applies the profile and selector; errors are
-// printed and turned into ExitUsage.
-func (m *matrixFlags) load(stderr io.Writer, online cpuset.Set) (*matrix.Matrix, []matrix.Cell, int) {
+// load reads the matrix and applies the profile and selector; every
+// problem is a usage error.
+func (m *matrixFlags) load(online cpuset.Set) (*matrix.Matrix, []matrix.Cell, error) {
 	mx, err := matrix.Open(m.file)
 	if err == nil {
 		mx, err = mx.WithProfile(m.profile)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return nil, nil, ExitUsage
+		return nil, nil, withCode(ExitUsage, err)
 	}
 	sel, err := matrix.ParseSelector(m.only)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return nil, nil, ExitUsage
+		return nil, nil, withCode(ExitUsage, err)
 	}
 	cells := matrix.Expand(mx, sel, online)
 	if len(cells) == 0 {
-		fmt.Fprintf(stderr, "%s: --only %q selects no cell\n", m.file, m.only)
-		return nil, nil, ExitUsage
+		return nil, nil, usageErr("%s: --only %q selects no cell", m.file, m.only)
 	}
-	return mx, cells, ExitOK
+	return mx, cells, nil
 }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// parseFlags parses args with fs, accepting flags before and after
+// positional arguments, and checks the number of positional ones. -h prints
+// the usage and ends the command with exit 0.
+func parseFlags(fs *flag.FlagSet, args []string, minPos, maxPos int, stderr io.Writer) ([]string, error) {
 	fs.SetOutput(stderr)
-	return fs
-}
-
-// parse accepts flags before and after positional arguments.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, &ExitError{Code: ExitOK}
+			}
+			return nil, &ExitError{Code: ExitUsage} // the flag package said why
 		}
 		if fs.NArg() == 0 {
-			return pos, nil
+			break
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+	switch {
+	case len(pos) < minPos:
+		fs.Usage()
+		return nil, usageErr("%s: missing argument", fs.Name())
+	case maxPos >= 0 && len(pos) > maxPos:
+		fs.Usage()
+		return nil, usageErr("%s: unexpected argument %q", fs.Name(), pos[maxPos])
+	}
+	return pos, nil
 }
 
-func plan(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plan", stderr)
+func plan(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	var mf matrixFlags
 	mf.register(fs)
 	sequential := fs.Bool("sequential", false, "estimate for trials run cell by cell")
-	if _, err := parse(fs, args); err != nil {
-		return ExitUsage
+	if _, err := parseFlags(fs, args, 0, 0, stderr); err != nil {
+		return err
 	}
 	online := cpuset.Range(0, runtime.NumCPU())
-	m, cells, code := mf.load(stderr, online)
-	if code != ExitOK {
-		return code
+	m, cells, err := mf.load(online)
+	if err != nil {
+		return err
 	}
 	runnable := 0
 	for _, c := range cells {
@@ -174,16 +228,16 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	}
 	how := m.Load.Duration.String()
 	if m.Load.Requests > 0 {
-		how = fmt.Sprintf("%d requests (timed at a guessed 20k rps)", m.Load.Requests)
+		how = fmt.Sprintf("%d requests (timed at a guessed %d rps)", m.Load.Requests, matrix.GuessedRPS)
 	}
-	est := matrix.Estimate(m, cells, 1500*time.Millisecond, 20000, !*sequential)
+	est := matrix.Estimate(m, cells, matrix.VisitOverhead, matrix.GuessedRPS, !*sequential)
 	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs); %d trial(s) of %s after %s warm-up; estimated %s plus image builds\n",
 		len(cells), runnable, len(cells)-runnable, len(online), m.Load.Trials, how, m.Load.Warmup, est.Round(time.Second))
-	return ExitOK
+	return nil
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", stderr)
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var mf matrixFlags
 	mf.register(fs)
 	out := fs.String("out", "", "output folder (default results/<label>)")
@@ -192,32 +246,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	noPull := fs.Bool("no-pull", false, "never try a registry for base images; use local images or build stand-ins")
 	sequential := fs.Bool("sequential", false, "run all trials of a cell before the next (default: interleave trials across cells)")
 	seed := fs.Uint64("seed", 0, "seed of the interleaved order (default: random, recorded in results.json)")
-	if pos, err := parse(fs, args); err != nil || len(pos) > 0 {
-		if err == nil {
-			fmt.Fprintf(stderr, "run: unexpected argument %q\n", pos[0])
-		}
-		return ExitUsage
+	if _, err := parseFlags(fs, args, 0, 0, stderr); err != nil {
+		return err
 	}
-	if *network != "" && *network != matrix.NetworkBridge && *network != matrix.NetworkHost {
-		fmt.Fprintf(stderr, "run: --network must be bridge or host, got %q\n", *network)
-		return ExitUsage
+	if *network != "" && !slices.Contains(matrix.Networks, matrix.Network(*network)) {
+		return usageErr("run: --network must be one of %v, got %q", matrix.Networks, *network)
 	}
 	// Validate before touching Docker.
-	m, _, code := mf.load(stderr, cpuset.Range(0, runtime.NumCPU()))
-	if code != ExitOK {
-		return code
+	m, _, err := mf.load(cpuset.Range(0, runtime.NumCPU()))
+	if err != nil {
+		return err
 	}
 	eng, err := engine.Connect(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "harness:", err)
-		return ExitFailed
+		return err
 	}
 	defer eng.Close()
 	if *label == "" {
 		info, err := eng.Info(ctx)
 		if err != nil {
-			fmt.Fprintln(stderr, "harness:", err)
-			return ExitFailed
+			return err
 		}
 		*label = DefaultLabel(info.NCPU, runner.CPUModel())
 	}
@@ -226,29 +274,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
 	res, err := runner.Run(ctx, eng, runner.Options{
-		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: *network, NoPull: *noPull,
+		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,
 		HarnessVersion: Version, Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed,
 	})
-	if res != nil {
-		counts := map[string]int{}
-		for _, c := range res.Cells {
-			counts[c.Status]++
-		}
-		fmt.Fprintf(stdout, "%d ok, %d failed, %d skipped; results in %s\n",
-			counts[results.OK], counts[results.Failed], counts[results.Skipped], filepath.Join(*out, "README.md"))
-		if err == nil && counts[results.Failed] > 0 {
-			return ExitFailed
-		}
+	if res == nil {
+		return err
 	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(stderr, "interrupted: containers removed, measured cells saved")
-		return ExitInterrupted
-	case err != nil:
-		fmt.Fprintln(stderr, "harness:", err)
-		return ExitFailed
+	// Measuring is the runner's; drawing is done here, from what it
+	// measured, also after an interrupt.
+	if rerr := report.WriteDir(*out, res); rerr != nil {
+		err = errors.Join(err, fmt.Errorf("writing README.md and charts: %w", rerr))
 	}
-	return ExitOK
+	counts := map[results.Status]int{}
+	for _, c := range res.Cells {
+		counts[c.Status]++
+	}
+	fmt.Fprintf(stdout, "%d ok, %d failed, %d skipped; results in %s\n",
+		counts[results.OK], counts[results.Failed], counts[results.Skipped], filepath.Join(*out, "README.md"))
+	if err == nil && counts[results.Failed] > 0 {
+		return &ExitError{Code: ExitFailed} // the summary line said it
+	}
+	return err
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
@@ -269,31 +315,28 @@ func DefaultLabel(ncpu int, model string) string {
 	return fmt.Sprintf("%dc-%s", ncpu, slug)
 }
 
-func reportCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", stderr)
+func reportCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	format := fs.String("format", "md", "md (DIR/README.md), csv (DIR/results.csv) or json (DIR/report.json)")
-	pos, err := parse(fs, args)
+	pos, err := parseFlags(fs, args, 1, 1, stderr)
 	if err != nil {
-		return ExitUsage
+		return err
 	}
 	files := map[string]string{"md": "README.md", "csv": "results.csv", "json": "report.json"}
-	if len(pos) != 1 || files[*format] == "" {
-		fmt.Fprintln(stderr, "usage: harness report DIR [--format md|csv|json]")
-		return ExitUsage
+	if files[*format] == "" {
+		return usageErr("report: --format must be md, csv or json, got %q", *format)
 	}
 	dir := pos[0]
 	run, err := results.Read(dir)
 	if err != nil {
-		fmt.Fprintln(stderr, "harness:", err)
-		return ExitUsage
+		return withCode(ExitUsage, err)
 	}
 	if *format == "md" {
 		if err := report.WriteDir(dir, run); err != nil {
-			fmt.Fprintln(stderr, "harness:", err)
-			return ExitFailed
+			return err
 		}
 		fmt.Fprintln(stdout, filepath.Join(dir, "README.md"))
-		return ExitOK
+		return nil
 	}
 	var b strings.Builder
 	switch *format {
@@ -303,36 +346,32 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		err = report.JSON(&b, run)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "harness:", err)
-		return ExitFailed
+		return err
 	}
 	path := filepath.Join(dir, files[*format])
 	if err := results.WriteFileAtomic(path, []byte(b.String())); err != nil {
-		fmt.Fprintln(stderr, "harness:", err)
-		return ExitFailed
+		return err
 	}
 	fmt.Fprintln(stdout, path)
-	return ExitOK
+	return nil
 }
 
-func compareCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", stderr)
+func compareCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	out := fs.String("out", "", "write to this file instead of stdout")
 	format := fs.String("format", "md", "md or csv")
-	pos, err := parse(fs, args)
+	pos, err := parseFlags(fs, args, 2, -1, stderr)
 	if err != nil {
-		return ExitUsage
+		return err
 	}
-	if len(pos) < 2 || (*format != "md" && *format != "csv") {
-		fmt.Fprintln(stderr, "usage: harness compare A B [C…] [--out FILE] [--format md|csv]")
-		return ExitUsage
+	if *format != "md" && *format != "csv" {
+		return usageErr("compare: --format must be md or csv, got %q", *format)
 	}
 	var runs []*results.Run
 	for _, dir := range pos {
 		run, err := results.Read(dir)
 		if err != nil {
-			fmt.Fprintln(stderr, "harness:", err)
-			return ExitUsage
+			return withCode(ExitUsage, err)
 		}
 		runs = append(runs, run)
 	}
@@ -348,26 +387,44 @@ func compareCmd(args []string, stdout, stderr io.Writer) int {
 		err = compare.Markdown(&b, c)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "harness:", err)
-		return ExitFailed
+		return err
 	}
 	if *out == "" {
-		io.WriteString(stdout, b.String())
-		return ExitOK
+		_, err := io.WriteString(stdout, b.String())
+		return err
 	}
 	if err := results.WriteFileAtomic(*out, []byte(b.String())); err != nil {
-		fmt.Fprintln(stderr, "harness:", err)
-		return ExitFailed
+		return err
 	}
 	fmt.Fprintln(stdout, *out)
-	return ExitOK
+	return nil
 }
 
-func clean(ctx context.Context, stdout, stderr io.Writer) int {
+func index(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("index", flag.ContinueOnError)
+	pos, err := parseFlags(fs, args, 0, 1, stderr)
+	if err != nil {
+		return err
+	}
+	dir := "results"
+	if len(pos) == 1 {
+		dir = pos[0]
+	}
+	if err := report.Index(dir); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, filepath.Join(dir, "README.md"))
+	return nil
+}
+
+func clean(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
+	if _, err := parseFlags(fs, args, 0, 0, stderr); err != nil {
+		return err
+	}
 	eng, err := engine.Connect(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "harness:", err)
-		return ExitFailed
+		return err
 	}
 	defer eng.Close()
 	gone, err := eng.Reap(ctx, true)
@@ -375,11 +432,10 @@ func clean(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "removed", g)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "harness:", err)
-		return ExitFailed
+		return err
 	}
 	if len(gone) == 0 {
 		fmt.Fprintln(stdout, "nothing to clean")
 	}
-	return ExitOK
+	return nil
 }

@@ -147,7 +147,7 @@ func environment(runs []*results.Run) []EnvRow {
 		field("online cpus", func(r *results.Run) string { return fmt.Sprint(r.Environment.OnlineCPUs) }),
 		field("kernel", func(r *results.Run) string { return r.Environment.Kernel }),
 		field("docker", func(r *results.Run) string { return r.Environment.DockerVersion }),
-		field("network mode", func(r *results.Run) string { return r.Environment.NetworkMode }),
+		field("network mode", func(r *results.Run) string { return string(r.Environment.NetworkMode) }),
 		field("harness", func(r *results.Run) string { return r.Environment.HarnessVersion }),
 		field("load generator", func(r *results.Run) string { return r.Environment.LoadGenerator }),
 		field("profile", func(r *results.Run) string { return r.Matrix.Profile }),

@@ -2,15 +2,12 @@ package compare
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/webbench/webbench/harness/internal/golden"
 	"github.com/webbench/webbench/harness/results"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func load(t *testing.T) *Comparison {
 	t.Helper()
@@ -70,16 +67,5 @@ func TestMarkdownGolden(t *testing.T) {
 	if err := Markdown(&b, load(t)); err != nil {
 		t.Fatal(err)
 	}
-	const path = "testdata/compare.md"
-	if *update {
-		os.WriteFile(path, b.Bytes(), 0o644)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("compare.md differs; got:\n%s", b.String())
-	}
+	golden.Check(t, "testdata/compare.md", b.Bytes())
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/webbench/webbench/harness/numfmt"
 	"io"
 	"math"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/webbench/webbench/harness/report"
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -26,10 +26,10 @@ func table(w io.Writer) *tablewriter.Table {
 // (the larger side of the 95% interval), or with n when there is none.
 func center(s stats.Summary) string {
 	if !s.HasCI {
-		return fmt.Sprintf("%s (n=%d)", report.Sig(s.Median), s.N)
+		return fmt.Sprintf("%s (n=%d)", numfmt.Sig(s.Median), s.N)
 	}
 	pct := 100 * math.Max(s.Hi/s.Median-1, 1-s.Lo/s.Median)
-	return fmt.Sprintf("%s ± %s%%", report.Sig(s.Median), report.Sig(pct))
+	return fmt.Sprintf("%s ± %s%%", numfmt.Sig(s.Median), numfmt.Sig(pct))
 }
 
 func delta(d float64, t stats.Comparison) string {
@@ -85,9 +85,9 @@ func Markdown(w io.Writer, c *Comparison) error {
 				return err
 			}
 		}
-		row := []any{"**geomean**", report.Sig(sc.Geomean[0])}
+		row := []any{"**geomean**", numfmt.Sig(sc.Geomean[0])}
 		for i := 1; i < len(c.Names); i++ {
-			row = append(row, report.Sig(sc.Geomean[i]), fmt.Sprintf("%+.1f%%", 100*sc.GeoDelta[i]), "")
+			row = append(row, numfmt.Sig(sc.Geomean[i]), fmt.Sprintf("%+.1f%%", 100*sc.GeoDelta[i]), "")
 		}
 		if err := t.Append(row...); err != nil {
 			return err

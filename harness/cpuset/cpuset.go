@@ -1,44 +1,16 @@
-// Package cpuset owns the CPU sets given to targets and load generators: a
-// parser, the canonical Docker string form ("0-1,3"), and the allocation rule
+// Package cpuset owns the CPU sets given to targets and load generators:
+// the canonical Docker string form ("0-1,3"), and the allocation rule
 // that keeps a target's cores disjoint from its load generator's.
 package cpuset
 
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
 // Set is a sorted set of CPU indexes without duplicates.
 type Set []int
-
-// Parse reads the form Docker and Linux use: "0-2,5".
-func Parse(s string) (Set, error) {
-	var out Set
-	if strings.TrimSpace(s) == "" {
-		return out, nil
-	}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("cpuset %q: bad cpu %q", s, lo)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("cpuset %q: bad range %q", s, part)
-			}
-		}
-		for c := a; c <= b; c++ {
-			out = append(out, c)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
 
 // String renders the set in Docker's CpusetCpus form, collapsing runs.
 func (s Set) String() string {

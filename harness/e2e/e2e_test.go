@@ -46,7 +46,7 @@ func connect(t *testing.T) *engine.Engine {
 // process made through the harness remains.
 func noLeftovers(t *testing.T, eng *engine.Engine) {
 	t.Helper()
-	left, err := eng.Leftovers(context.Background(), engine.LabelPID+"="+strconv.Itoa(os.Getpid()))
+	left, err := eng.List(context.Background(), engine.LabelPID+"="+strconv.Itoa(os.Getpid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestReap(t *testing.T) {
 	if code, out := runCLI(ctx, t, "clean"); code != cli.ExitOK || !strings.Contains(out, "network webbench-e2e-live") {
 		t.Errorf("clean exit %d, output %q", code, out)
 	}
-	if left, _ := eng.Leftovers(ctx, engine.LabelPID+"="+strconv.Itoa(live.Process.Pid)); len(left) > 0 {
+	if left, _ := eng.List(ctx, engine.LabelPID+"="+strconv.Itoa(live.Process.Pid)); len(left) > 0 {
 		t.Errorf("clean left %v", left)
 	}
 }

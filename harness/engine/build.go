@@ -33,8 +33,7 @@ type BuildSpec struct {
 // Built is the outcome of Build.
 type Built struct {
 	ID     string
-	Hash   string // content hash of the context, Dockerfile name and build args
-	Cached bool   // an image with this tag and hash existed; nothing was built
+	Cached bool // an image with this tag and content hash existed; nothing was built
 }
 
 // Build builds s.Tag from s.Context with the classic builder (the one every
@@ -52,7 +51,7 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 	if id, labels, ok, err := e.ImageLabels(ctx, s.Tag); err != nil {
 		return Built{}, err
 	} else if ok && labels[LabelHash] == hash {
-		return Built{ID: id, Hash: hash, Cached: true}, nil
+		return Built{ID: id, Cached: true}, nil
 	}
 	args := map[string]*string{}
 	for k, v := range s.BuildArgs {
@@ -83,7 +82,7 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 	if err != nil || !ok {
 		return Built{}, fmt.Errorf("build %s: no image after a build that reported success (%v)", s.Tag, err)
 	}
-	return Built{ID: id, Hash: hash}, nil
+	return Built{ID: id}, nil
 }
 
 // TarContext packs fsys as a build context, leaving out what its

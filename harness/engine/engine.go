@@ -121,33 +121,24 @@ func toolFilter(extra ...string) filters.Args {
 // them when all is set, and dangling images of failed builds. Not-found is
 // success: another reaper may have been first.
 func (e *Engine) Reap(ctx context.Context, all bool) (removed []string, err error) {
-	cs, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: toolFilter()})
+	objs, err := e.List(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list containers: %w", err)
+		return nil, err
 	}
 	var errs []error
-	for _, c := range cs {
-		if !all && !orphaned(c.Labels) {
+	// Containers first: a network cannot go while a container is on it.
+	for _, o := range objs {
+		if !all && !orphaned(o.Labels) {
 			continue
 		}
-		if err := e.RemoveContainer(ctx, c.ID); err != nil {
+		remove := e.RemoveContainer
+		if o.Kind == "network" {
+			remove = e.RemoveNetwork
+		}
+		if err := remove(ctx, o.ID); err != nil {
 			errs = append(errs, err)
 		} else {
-			removed = append(removed, "container "+strings.TrimPrefix(first(c.Names), "/"))
-		}
-	}
-	ns, err := e.cli.NetworkList(ctx, network.ListOptions{Filters: toolFilter()})
-	if err != nil {
-		return removed, fmt.Errorf("list networks: %w", err)
-	}
-	for _, n := range ns {
-		if !all && !orphaned(n.Labels) {
-			continue
-		}
-		if err := e.RemoveNetwork(ctx, n.ID); err != nil {
-			errs = append(errs, err)
-		} else {
-			removed = append(removed, "network "+n.Name)
+			removed = append(removed, o.String())
 		}
 	}
 	rep, err := e.cli.ImagesPrune(ctx, filters.NewArgs(filters.Arg("dangling", "true"), filters.Arg("label", LabelTool+"="+ToolName)))
@@ -162,24 +153,33 @@ func (e *Engine) Reap(ctx context.Context, all bool) (removed []string, err erro
 	return removed, errors.Join(errs...)
 }
 
-// Leftovers lists the names of containers and networks carrying the tool
-// label and the given extra labels ("key=value"). Tests use it to prove a
-// run cleaned up after itself.
-func (e *Engine) Leftovers(ctx context.Context, extra ...string) ([]string, error) {
-	var out []string
+// Object is a container or network the harness created.
+type Object struct {
+	Kind   string // "container" or "network"
+	ID     string
+	Name   string
+	Labels map[string]string
+}
+
+func (o Object) String() string { return o.Kind + " " + o.Name }
+
+// List returns the containers (running or not) and networks carrying the
+// tool label and every extra label given as "key=value".
+func (e *Engine) List(ctx context.Context, extra ...string) ([]Object, error) {
+	var out []Object
 	cs, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: toolFilter(extra...)})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list containers: %w", err)
 	}
 	for _, c := range cs {
-		out = append(out, "container "+first(c.Names))
+		out = append(out, Object{Kind: "container", ID: c.ID, Name: strings.TrimPrefix(first(c.Names), "/"), Labels: c.Labels})
 	}
 	ns, err := e.cli.NetworkList(ctx, network.ListOptions{Filters: toolFilter(extra...)})
 	if err != nil {
-		return nil, err
+		return out, fmt.Errorf("list networks: %w", err)
 	}
 	for _, n := range ns {
-		out = append(out, "network "+n.Name)
+		out = append(out, Object{Kind: "network", ID: n.ID, Name: n.Name, Labels: n.Labels})
 	}
 	return out, nil
 }
@@ -224,7 +224,6 @@ func withTool(labels map[string]string) map[string]string {
 type ContainerSpec struct {
 	Name    string
 	Image   string
-	Cmd     []string // empty: the image's default
 	Env     []string
 	CPUSet  string // CpusetCpus
 	Network string // network name, or "host"
@@ -246,7 +245,7 @@ func (e *Engine) Start(ctx context.Context, s ContainerSpec) (string, error) {
 			s.Network: {Aliases: s.Aliases},
 		}}
 	}
-	cfg := &container.Config{Image: s.Image, Cmd: s.Cmd, Env: s.Env, Labels: withTool(s.Labels)}
+	cfg := &container.Config{Image: s.Image, Env: s.Env, Labels: withTool(s.Labels)}
 	r, err := e.cli.ContainerCreate(ctx, cfg, hc, nc, nil, s.Name)
 	if err != nil {
 		return "", fmt.Errorf("create container %s: %w", s.Name, err)
@@ -380,10 +379,19 @@ type Sample struct {
 	Arrived time.Time
 }
 
-// Sampler keeps the engine's stream of stats for one container (a reading
-// about once a second). Reading the stream costs nothing on the measured
-// path, unlike one-shot stats, which wait for the engine's next collection.
-type Sampler struct {
+// Sampler holds the readings of one container's counters taken so far.
+type Sampler interface {
+	// Window returns the samples that arrived between from and to.
+	Window(from, to time.Time) []Sample
+	// Stop ends sampling and waits for the reader to finish.
+	Stop()
+}
+
+// streamSampler keeps the engine's stream of stats for one container (a
+// reading about once a second). Reading the stream costs nothing on the
+// measured path, unlike one-shot stats, which wait for the engine's next
+// collection.
+type streamSampler struct {
 	mu      sync.Mutex
 	samples []Sample
 	cancel  context.CancelFunc
@@ -391,9 +399,9 @@ type Sampler struct {
 }
 
 // Sample starts sampling a container until Stop or ctx ends.
-func (e *Engine) Sample(ctx context.Context, id string) *Sampler {
+func (e *Engine) Sample(ctx context.Context, id string) Sampler {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Sampler{cancel: cancel, done: make(chan struct{})}
+	s := &streamSampler{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		r, err := e.cli.ContainerStats(ctx, id, true)
@@ -420,7 +428,7 @@ func (e *Engine) Sample(ctx context.Context, id string) *Sampler {
 }
 
 // Stop ends sampling and waits for the reader to finish. Safe on nil.
-func (s *Sampler) Stop() {
+func (s *streamSampler) Stop() {
 	if s == nil {
 		return
 	}
@@ -429,7 +437,7 @@ func (s *Sampler) Stop() {
 }
 
 // Window returns the samples that arrived between from and to.
-func (s *Sampler) Window(from, to time.Time) []Sample {
+func (s *streamSampler) Window(from, to time.Time) []Sample {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Sample

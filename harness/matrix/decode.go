@@ -259,10 +259,10 @@ func (d *decoder) decodeMatrix(n *yaml.Node, m *Matrix) {
 		},
 		"network": func(k, v *yaml.Node) {
 			if s := d.str(v, "network"); s != "" {
-				if s != NetworkBridge && s != NetworkHost {
+				if Network(s) != NetworkBridge && Network(s) != NetworkHost {
 					d.errorf(v, "network", "want %q or %q, got %q", NetworkBridge, NetworkHost, s)
 				}
-				m.Network = s
+				m.Network = Network(s)
 			}
 		},
 		"load": func(k, v *yaml.Node) {
@@ -359,10 +359,10 @@ func (d *decoder) decodeLoad(n *yaml.Node, path string, l *Load) (saysHowLong bo
 		},
 		"aggregate": func(k, v *yaml.Node) {
 			if x := d.str(v, join(path, "aggregate")); x != "" {
-				if x != AggregateMedian && x != AggregateBest {
+				if Aggregate(x) != AggregateMedian && Aggregate(x) != AggregateBest {
 					d.errorf(v, join(path, "aggregate"), "want %q or %q, got %q", AggregateMedian, AggregateBest, x)
 				}
-				l.Aggregate = x
+				l.Aggregate = Aggregate(x)
 			}
 		},
 		"ready_timeout": func(k, v *yaml.Node) {

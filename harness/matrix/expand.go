@@ -172,6 +172,17 @@ func glob(pattern, name string) bool {
 	return ok
 }
 
+// Inputs of a run's estimate, measured on this project's 2-core VM.
+const (
+	// VisitOverhead is one cell visit's wall time beyond warm-up and trials:
+	// container start, readiness, verification and removal (`make overhead`
+	// measured 1.5 s per cell).
+	VisitOverhead = 1500 * time.Millisecond
+	// GuessedRPS times a request-count load, whose duration is unknown until
+	// it runs.
+	GuessedRPS = 20000
+)
+
 // Estimate is the expected wall time of running cells, counting container
 // start, readiness, verification and removal as perVisitOverhead. With
 // interleaved trials each trial is its own visit (fresh containers, its own

@@ -13,11 +13,17 @@ import (
 // SchemaVersion is the only matrix version this harness reads.
 const SchemaVersion = 1
 
+// Network is how the load generator reaches the target.
+type Network string
+
 // Network modes a run can use.
 const (
-	NetworkBridge = "bridge" // a user-defined bridge network per run (default)
-	NetworkHost   = "host"   // both containers on the host's network (Linux only)
+	NetworkBridge Network = "bridge" // a user-defined bridge network per run (default)
+	NetworkHost   Network = "host"   // both containers on the host's network (Linux only)
 )
+
+// Networks lists the modes in the order the documentation gives them.
+var Networks = []Network{NetworkBridge, NetworkHost}
 
 // Defaults are the documented values of every optional setting.
 var Defaults = Load{
@@ -35,7 +41,7 @@ type Matrix struct {
 	Dir         string             // folder of the file; build paths are relative to it
 	Version     int                `json:"version"`
 	Images      map[string]string  `json:"images"`
-	Network     string             `json:"network"`
+	Network     Network            `json:"network"`
 	Load        Load               `json:"load"`
 	CPUs        []int              `json:"cpus"`
 	Connections []int              `json:"connections"`
@@ -46,10 +52,13 @@ type Matrix struct {
 	ProfileOnly Selector           `json:"profile_only,omitempty"` // the applied profile's cell selection
 }
 
+// Aggregate is how a cell's trials make its headline RPS.
+type Aggregate string
+
 // Aggregations of a cell's trials into its headline RPS.
 const (
-	AggregateMedian = "median" // default: robust to one odd trial
-	AggregateBest   = "best"   // best of N, as study 003 reported
+	AggregateMedian Aggregate = "median" // default: robust to one odd trial
+	AggregateBest   Aggregate = "best"   // best of N, as study 003 reported
 )
 
 // Load says how each cell is driven.
@@ -61,7 +70,7 @@ type Load struct {
 	Timeout      time.Duration `json:"timeout"` // per request
 	LoadgenCPUs  int           `json:"loadgen_cpus"`
 	ReadyTimeout time.Duration `json:"ready_timeout"` // how long a target may take to answer
-	Aggregate    string        `json:"aggregate"`     // median or best
+	Aggregate    Aggregate     `json:"aggregate"`     // median or best
 }
 
 // Target is one server under test: a single built service, or several

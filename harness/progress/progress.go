@@ -5,6 +5,7 @@ package progress
 
 import (
 	"fmt"
+	"github.com/webbench/webbench/harness/numfmt"
 	"io"
 	"os"
 	"time"
@@ -13,7 +14,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/webbench/webbench/harness/matrix"
-	"github.com/webbench/webbench/harness/report"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -56,7 +56,7 @@ func Summary(c *results.Cell) string {
 	switch {
 	case c.Status == results.OK && c.Summary != nil:
 		last := c.Trials[len(c.Trials)-1]
-		return fmt.Sprintf("%s ok, trial %d: %s rps, p99 %s ms", c.ID(), len(c.Trials), report.Sig(last.RPS), report.Sig(last.LatencyMS.P99))
+		return fmt.Sprintf("%s ok, trial %d: %s rps, p99 %s ms", c.ID(), len(c.Trials), numfmt.Sig(last.RPS), numfmt.Sig(last.LatencyMS.P99))
 	default:
 		reason := c.Reason
 		if r := []rune(reason); len(r) > 160 {

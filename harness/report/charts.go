@@ -99,7 +99,7 @@ func rpsBars(sc string, rows []*Row) (Chart, error) {
 	c := Chart{File: fileName("rps", sc), Title: sc + ": requests/s by target"}
 	p := plot.New()
 	p.Title.Text = c.Title
-	p.Y.Label.Text = "requests/s (" + rows[0].Aggregate + ")"
+	p.Y.Label.Text = "requests/s (" + string(rows[0].Aggregate) + ")"
 	p.X.Label.Text = "whiskers: 95% CI of the median (min…max below 6 trials)"
 	vals := make(plotter.Values, len(rows))
 	pts := errPoints{XYs: make(plotter.XYs, len(rows)), YErrors: make(plotter.YErrors, len(rows))}
@@ -193,7 +193,7 @@ func rpsVs(sc string, rows []*Row, axis string, x func(*Row) (float64, bool)) (C
 	c.Title = fmt.Sprintf("%s: requests/s against %s", sc, xlabel)
 	p.Title.Text = c.Title
 	p.X.Label.Text = xlabel
-	p.Y.Label.Text = "requests/s (" + rows[0].Aggregate + ")"
+	p.Y.Label.Text = "requests/s (" + string(rows[0].Aggregate) + ")"
 	p.Y.Min = 0
 	sort.Strings(names)
 	var args []any

@@ -26,7 +26,7 @@ func CSV(w io.Writer, run *results.Run) error {
 			if r.P99.HasCI {
 				plo, phi = f(r.P99.Lo), f(r.P99.Hi)
 			}
-			cw.Write([]string{r.ID, r.Target, r.Scenario, r.Params, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), r.Aggregate,
+			cw.Write([]string{r.ID, r.Target, r.Scenario, r.Params, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), string(r.Aggregate),
 				f(r.RPS), strconv.Itoa(r.RPSStats.N), f(r.RPSStats.Median), lo, hi, f(r.RPSStats.Min), f(r.RPSStats.Max),
 				f(r.RPSStats.CV), strconv.FormatBool(r.Noisy), f(r.VsFastest), r.Versus, f(r.P50.Median), f(r.P99.Median), plo, phi,
 				strconv.FormatInt(r.Errors, 10), f(r.TargetCPU), f(r.PeakMiB), strconv.Itoa(r.GeneratorBound), r.Runtime})

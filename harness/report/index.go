@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -43,7 +44,7 @@ func Index(root string) error {
 			continue // not a result set
 		}
 		env, m := run.Environment, run.Matrix
-		counts := map[string]int{}
+		counts := map[results.Status]int{}
 		for _, c := range run.Cells {
 			counts[c.Status]++
 		}
@@ -51,12 +52,12 @@ func Index(root string) error {
 		if m.Load.Requests > 0 {
 			trials += fmt.Sprintf(" × %d requests", m.Load.Requests)
 		} else {
-			trials += " × " + m.Load.Duration
+			trials += " × " + m.Load.Duration.String()
 		}
-		if m.Load.Aggregate == "best" {
+		if m.Load.Aggregate == matrix.AggregateBest {
 			trials += ", best"
 		}
-		if m.Order == "interleaved" {
+		if m.Order == results.Interleaved {
 			trials += fmt.Sprintf(", interleaved (seed %d)", m.Seed)
 		}
 		profile := m.Profile

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -11,31 +12,29 @@ import (
 // Row is one ok cell as the tables show it, with the statistics computed
 // from its trials.
 type Row struct {
-	ID             string        `json:"id"`
-	Target         string        `json:"target"` // target[:variant]
-	Scenario       string        `json:"scenario"`
-	Params         string        `json:"params,omitempty"` // k=v&k2=v2
-	CPUs           int           `json:"cpus"`
-	Connections    int           `json:"connections"`
-	Aggregate      string        `json:"aggregate"`
-	RPS            float64       `json:"rps"` // the headline: median, or best of N
-	RPSStats       stats.Summary `json:"rps_stats"`
-	P50            stats.Summary `json:"latency_ms_p50"`
-	P99            stats.Summary `json:"latency_ms_p99"`
-	Noisy          bool          `json:"noisy"`
-	GeneratorBound int           `json:"generator_bound_trials"`
-	Errors         int64         `json:"errors"`
-	TargetCPU      float64       `json:"target_cpu_cores"`
-	PeakMiB        float64       `json:"target_mem_peak_mib"`
-	Runtime        string        `json:"runtime,omitempty"`
+	ID             string           `json:"id"`
+	Target         string           `json:"target"` // target[:variant]
+	Scenario       string           `json:"scenario"`
+	Params         string           `json:"params,omitempty"` // k=v&k2=v2
+	CPUs           int              `json:"cpus"`
+	Connections    int              `json:"connections"`
+	Aggregate      matrix.Aggregate `json:"aggregate"`
+	RPS            float64          `json:"rps"` // the headline: median, or best of N
+	RPSStats       stats.Summary    `json:"rps_stats"`
+	P50            stats.Summary    `json:"latency_ms_p50"`
+	P99            stats.Summary    `json:"latency_ms_p99"`
+	Noisy          bool             `json:"noisy"`
+	GeneratorBound int              `json:"generator_bound_trials"`
+	Errors         int64            `json:"errors"`
+	TargetCPU      float64          `json:"target_cpu_cores"`
+	PeakMiB        float64          `json:"target_mem_peak_mib"`
+	Runtime        string           `json:"runtime,omitempty"`
 	// VsFastest is RPS over the fastest RPS of the same scenario, params,
 	// cores and connections; Versus says whether that difference is
 	// significant: "" (it is, or this is the fastest), "~" (not), "?"
 	// (too few trials to tell).
 	VsFastest float64 `json:"vs_fastest"`
 	Versus    string  `json:"vs_fastest_significance"`
-
-	rps []float64
 }
 
 // Rows builds the rows of every ok cell of a scenario, sorted by params
@@ -116,16 +115,16 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 		p50 = append(p50, t.LatencyMS.P50)
 		p99 = append(p99, t.LatencyMS.P99)
 	}
-	r.rps = rps
 	r.RPSStats, r.P50, r.P99 = stats.Describe(rps), stats.Describe(p50), stats.Describe(p99)
 	r.Noisy = r.RPSStats.Noisy(stats.NoisyCV)
-	r.Aggregate, r.RPS = "median", r.RPSStats.Median
+	r.Aggregate = matrix.AggregateMedian
 	if s := c.Summary; s != nil {
 		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB
-		if s.Aggregate == "best" {
-			r.Aggregate, r.RPS = "best", r.RPSStats.Max
+		if s.Aggregate != "" {
+			r.Aggregate = s.Aggregate
 		}
 	}
+	r.RPS = results.Headline(r.Aggregate, r.RPSStats)
 	if c.Image != nil {
 		r.Runtime = c.Image.RuntimeVersion
 	}

@@ -6,7 +6,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,8 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -45,15 +46,6 @@ func WriteDir(dir string, run *results.Run) error {
 	return results.WriteFileAtomic(filepath.Join(dir, "README.md"), []byte(b.String()))
 }
 
-// Markdown writes the run's README.md, linking the charts WriteDir draws.
-func Markdown(w io.Writer, run *results.Run) error {
-	charts, err := Charts(run)
-	if err != nil {
-		return err
-	}
-	return markdown(w, run, charts)
-}
-
 func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	b := &strings.Builder{}
 	env := run.Environment
@@ -70,13 +62,13 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if profile == "" {
 		profile = "(none)"
 	}
-	how := "duration " + m.Load.Duration
+	how := "duration " + m.Load.Duration.String()
 	if m.Load.Requests > 0 {
 		how = fmt.Sprintf("%d requests", m.Load.Requests)
 	}
 	agg := m.Load.Aggregate
 	if agg == "" {
-		agg = "median"
+		agg = matrix.AggregateMedian
 	}
 	fmt.Fprintf(b, "- Matrix: `%s`, profile `%s`; each trial %s, warm-up %s, %d trial(s), %s shown; load generator on %d core(s)\n",
 		m.File, profile, how, m.Load.Warmup, m.Load.Trials, agg, m.Load.LoadgenCPUs)
@@ -84,9 +76,9 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		fmt.Fprintf(b, "- Cells selected with `--only %s`\n", m.Only)
 	}
 	switch m.Order {
-	case "interleaved":
+	case results.Interleaved:
 		fmt.Fprintf(b, "- Trials interleaved across cells, round by round, in an order shuffled with seed %d (`--seed %d` repeats it)\n", m.Seed, m.Seed)
-	case "sequential":
+	case results.Sequential:
 		b.WriteString("- Trials run cell by cell\n")
 	}
 	b.WriteString("\n")
@@ -200,12 +192,12 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if hasParams {
 		header = append(header, "params")
 	}
-	header = append(header, "cores", "conns", "RPS ("+rows[0].Aggregate+")", "95% CI", "min…max", "CV", "vs fastest",
+	header = append(header, "cores", "conns", "RPS ("+string(rows[0].Aggregate)+")", "95% CI", "min…max", "CV", "vs fastest",
 		"p50 ms", "p99 ms", "errors", "target CPU", "peak MiB", "runtime")
 	t.Header(header...)
 	var bound, noisy, unsure, notSig bool
 	for _, r := range rows {
-		rps := Sig(r.RPS)
+		rps := numfmt.Sig(r.RPS)
 		if r.GeneratorBound > 0 {
 			rps += " †"
 			bound = true
@@ -216,13 +208,13 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		}
 		ci := "n<6"
 		if r.RPSStats.HasCI {
-			ci = Sig(r.RPSStats.Lo) + "…" + Sig(r.RPSStats.Hi)
+			ci = numfmt.Sig(r.RPSStats.Lo) + "…" + numfmt.Sig(r.RPSStats.Hi)
 		}
 		cv := "—"
 		if r.RPSStats.N > 1 {
-			cv = Sig(100*r.RPSStats.CV) + "%"
+			cv = numfmt.Sig(100*r.RPSStats.CV) + "%"
 		}
-		ratio := Sig(r.VsFastest) + "×"
+		ratio := numfmt.Sig(r.VsFastest) + "×"
 		switch r.Versus {
 		case "~":
 			ratio += " ~"
@@ -236,8 +228,8 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 			row = append(row, r.Params)
 		}
 		row = append(row, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), rps, ci,
-			Sig(r.RPSStats.Min)+"…"+Sig(r.RPSStats.Max), cv, ratio, Sig(r.P50.Median), Sig(r.P99.Median),
-			strconv.FormatInt(r.Errors, 10), Sig(r.TargetCPU), Sig(r.PeakMiB), r.Runtime)
+			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median),
+			strconv.FormatInt(r.Errors, 10), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), r.Runtime)
 		if err := t.Append(row...); err != nil {
 			return err
 		}
@@ -275,12 +267,12 @@ func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
 	t.Header("target", "params", "conns", "cores", "RPS", "speed-up", "efficiency")
 	for _, s := range sc {
 		for _, p := range s.Points {
-			rps := Sig(p.RPS)
+			rps := numfmt.Sig(p.RPS)
 			if p.GeneratorBound {
 				rps += " †"
 			}
 			if err := t.Append(s.Target, s.Params, strconv.Itoa(s.Connections), strconv.Itoa(p.CPUs), rps,
-				Sig(p.SpeedUp)+"×", Sig(100*p.Efficiency)+"%"); err != nil {
+				numfmt.Sig(p.SpeedUp)+"×", numfmt.Sig(100*p.Efficiency)+"%"); err != nil {
 				return err
 			}
 		}
@@ -293,7 +285,7 @@ func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
 }
 
 func notOK(b *strings.Builder, run *results.Run) {
-	for _, status := range []string{results.Failed, results.Skipped} {
+	for _, status := range []results.Status{results.Failed, results.Skipped} {
 		var lines []string
 		for _, c := range run.Cells {
 			if c.Status == status {
@@ -301,7 +293,7 @@ func notOK(b *strings.Builder, run *results.Run) {
 			}
 		}
 		if len(lines) > 0 {
-			fmt.Fprintf(b, "## %s cells\n\n%s\n\n", strings.ToUpper(status[:1])+status[1:], strings.Join(lines, "\n"))
+			fmt.Fprintf(b, "## %s cells\n\n%s\n\n", strings.ToUpper(string(status[:1]))+string(status[1:]), strings.Join(lines, "\n"))
 		}
 	}
 	var warns []string
@@ -331,34 +323,4 @@ func oneLine(s string) string {
 		s = string(r[:400]) + "…"
 	}
 	return s
-}
-
-// Sig formats x to three significant figures, with thousands separators
-// for large values: 123456 → "123,000", 1.23456 → "1.23", 0.0123 → "0.0123".
-func Sig(x float64) string {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 3, 64), 64)
-	decimals := 2 - int(math.Floor(math.Log10(math.Abs(r))))
-	if decimals > 0 {
-		return strconv.FormatFloat(r, 'f', decimals, 64)
-	}
-	return thousands(strconv.FormatFloat(r, 'f', 0, 64))
-}
-
-func thousands(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var out []byte
-	for i := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
 }

@@ -2,34 +2,32 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/webbench/webbench/harness/internal/golden"
 	"github.com/webbench/webbench/harness/results"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/name, or rewrites it with -update.
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
+	golden.Check(t, filepath.Join("testdata", name), got)
+}
+
+// markdown renders run's README.md as WriteDir does.
+func markdownOf(t *testing.T, run *results.Run) []byte {
+	t.Helper()
+	charts, err := Charts(run)
 	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
+		t.Fatal(err)
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	var b bytes.Buffer
+	if err := markdown(&b, run, charts); err != nil {
+		t.Fatal(err)
 	}
+	return b.Bytes()
 }
 
 func TestMarkdownGolden(t *testing.T) {
@@ -37,28 +35,11 @@ func TestMarkdownGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var a, b bytes.Buffer
-	if err := Markdown(&a, run); err != nil {
-		t.Fatal(err)
-	}
-	if err := Markdown(&b, run); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+	a, b := markdownOf(t, run), markdownOf(t, run)
+	if !bytes.Equal(a, b) {
 		t.Error("two renderings of the same run differ")
 	}
-	golden(t, "run.md", a.Bytes())
-}
-
-func TestSig(t *testing.T) {
-	for x, want := range map[float64]string{
-		123456: "123,000", 1234567: "1,230,000", 99.95: "100", 0.9996: "1.00", 12.34: "12.3", 1.23456: "1.23",
-		0.0123456: "0.0123", 0: "0", 999: "999", 1000: "1,000", 45678.9: "45,700", -2500: "-2,500",
-	} {
-		if got := Sig(x); got != want {
-			t.Errorf("Sig(%v) = %q, want %q", x, got, want)
-		}
-	}
+	goldenFile(t, "run.md", a)
 }
 
 // Charts are deterministic for the same results.json and match the golden
@@ -79,7 +60,7 @@ func TestChartsGolden(t *testing.T) {
 		if !bytes.Equal(c.SVG, b[i].SVG) {
 			t.Errorf("%s: two renderings differ", c.File)
 		}
-		golden(t, "charts/"+c.File, c.SVG)
+		goldenFile(t, "charts/"+c.File, c.SVG)
 	}
 	want := "rps-plaintext.svg latency-plaintext.svg rps-records.svg rps-vs-param-records.svg latency-records.svg"
 	if got := strings.Join(names, " "); got != want {

@@ -1,6 +1,8 @@
 // Package results owns results.json: the schema reviewers and tools read,
-// summary statistics over trials, and atomic writes so a crash loses at most
-// the cell in progress. Reports are rendered from this data alone.
+// the headline aggregate and summary of a cell's trials, and atomic writes
+// so a crash loses at most the visit in progress. It is plain data: it
+// links no Docker code, so reports and comparisons are rendered from it
+// alone.
 package results
 
 import (
@@ -10,7 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/webbench/webbench/harness/baseimage"
+	"github.com/moby/sys/atomicwriter"
+
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/stats"
@@ -19,39 +22,76 @@ import (
 // Schema is the results.json version this harness writes.
 const Schema = 1
 
+// Status is how a cell ended.
+type Status string
+
 // Cell statuses.
 const (
-	OK      = "ok"
-	Failed  = "failed"
-	Skipped = "skipped"
+	OK      Status = "ok"
+	Failed  Status = "failed"
+	Skipped Status = "skipped"
 )
+
+// Order is how a run's trials were scheduled.
+type Order string
+
+// Trial orders.
+const (
+	Interleaved Order = "interleaved" // round k runs trial k of every cell, shuffled per round
+	Sequential  Order = "sequential"  // every trial of a cell before the next cell
+)
+
+// BaseImage is what one images key of the matrix resolved to.
+type BaseImage struct {
+	Key      string `json:"key"`
+	Official string `json:"official"`        // the reference in the matrix
+	Used     string `json:"used,omitempty"`  // the reference builds were given
+	StandIn  bool   `json:"stand_in"`        // Used is a local stand-in, not Official
+	Note     string `json:"note,omitempty"`  // how the stand-in was made
+	Error    string `json:"error,omitempty"` // why neither could be had
+}
+
+// Duration is a time.Duration written in results.json as Go spells it ("10s").
+type Duration time.Duration
+
+// MarshalText writes d as "10s".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads "10s".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	*d = Duration(v)
+	return err
+}
+
+func (d Duration) String() string { return time.Duration(d).String() }
 
 // Run is one results.json.
 type Run struct {
-	Schema      int                        `json:"schema"`
-	Environment Environment                `json:"environment"`
-	Matrix      Settings                   `json:"matrix"`
-	Images      map[string]*baseimage.Base `json:"base_images,omitempty"`
-	Cells       []*Cell                    `json:"cells"`
-	Interrupted bool                       `json:"interrupted,omitempty"`
-	FinishedAt  *time.Time                 `json:"finished_at,omitempty"`
+	Schema      int                   `json:"schema"`
+	Environment Environment           `json:"environment"`
+	Matrix      Settings              `json:"matrix"`
+	Images      map[string]*BaseImage `json:"base_images,omitempty"`
+	Cells       []*Cell               `json:"cells"`
+	Interrupted bool                  `json:"interrupted,omitempty"`
+	FinishedAt  *time.Time            `json:"finished_at,omitempty"`
 }
 
 // Environment is where and with what the run was measured.
 type Environment struct {
-	Label          string    `json:"label"`
-	Hostname       string    `json:"hostname"`
-	CPUModel       string    `json:"cpu_model"`
-	OnlineCPUs     int       `json:"online_cpus"`
-	Kernel         string    `json:"kernel"`
-	OS             string    `json:"os,omitempty"`
-	DockerVersion  string    `json:"docker_version"`
-	DockerAPI      string    `json:"docker_api_version,omitempty"`
-	StorageDriver  string    `json:"storage_driver,omitempty"`
-	HarnessVersion string    `json:"harness_version"`
-	LoadGenerator  string    `json:"load_generator"`
-	StartedAt      time.Time `json:"started_at"`
-	NetworkMode    string    `json:"network_mode"`
+	Label          string         `json:"label"`
+	Hostname       string         `json:"hostname"`
+	CPUModel       string         `json:"cpu_model"`
+	OnlineCPUs     int            `json:"online_cpus"`
+	Kernel         string         `json:"kernel"`
+	OS             string         `json:"os,omitempty"`
+	DockerVersion  string         `json:"docker_version"`
+	DockerAPI      string         `json:"docker_api_version,omitempty"`
+	StorageDriver  string         `json:"storage_driver,omitempty"`
+	HarnessVersion string         `json:"harness_version"`
+	LoadGenerator  string         `json:"load_generator"`
+	StartedAt      time.Time      `json:"started_at"`
+	NetworkMode    matrix.Network `json:"network_mode"`
 }
 
 // Settings is the expanded matrix the run used.
@@ -65,30 +105,27 @@ type Settings struct {
 	Images      map[string]string `json:"images"`
 	Targets     []matrix.Target   `json:"targets"`
 	Scenarios   []matrix.Scenario `json:"scenarios"`
-	Order       string            `json:"order"`          // interleaved or sequential
+	Order       Order             `json:"order"`
 	Seed        uint64            `json:"seed,omitempty"` // of the interleaved order's shuffles
 }
 
 // LoadSettings is matrix.Load with durations written as text ("10s").
 type LoadSettings struct {
-	Duration     string `json:"duration,omitempty"`
-	Requests     int64  `json:"requests,omitempty"`
-	Warmup       string `json:"warmup"`
-	Trials       int    `json:"trials"`
-	Timeout      string `json:"timeout"`
-	LoadgenCPUs  int    `json:"loadgen_cpus"`
-	ReadyTimeout string `json:"ready_timeout"`
-	Aggregate    string `json:"aggregate"`
+	Duration     Duration         `json:"duration,omitzero"`
+	Requests     int64            `json:"requests,omitempty"`
+	Warmup       Duration         `json:"warmup"`
+	Trials       int              `json:"trials"`
+	Timeout      Duration         `json:"timeout"`
+	LoadgenCPUs  int              `json:"loadgen_cpus"`
+	ReadyTimeout Duration         `json:"ready_timeout"`
+	Aggregate    matrix.Aggregate `json:"aggregate"`
 }
 
 // SettingsOf records m as run, with the selector that picked its cells.
 func SettingsOf(m *matrix.Matrix, only string) Settings {
 	l := m.Load
-	ls := LoadSettings{Requests: l.Requests, Warmup: l.Warmup.String(), Trials: l.Trials, Timeout: l.Timeout.String(),
-		LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: l.ReadyTimeout.String(), Aggregate: l.Aggregate}
-	if l.Duration > 0 {
-		ls.Duration = l.Duration.String()
-	}
+	ls := LoadSettings{Duration: Duration(l.Duration), Requests: l.Requests, Warmup: Duration(l.Warmup), Trials: l.Trials,
+		Timeout: Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: Duration(l.ReadyTimeout), Aggregate: l.Aggregate}
 	return Settings{File: filepath.Base(m.File), Profile: m.Profile, Only: only, Load: ls, CPUs: m.CPUs,
 		Connections: m.Connections, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
 }
@@ -103,7 +140,7 @@ type Cell struct {
 	CPUSet        string      `json:"cpuset"`
 	LoadgenCPUSet string      `json:"loadgen_cpuset"`
 	Connections   int         `json:"connections"`
-	Status        string      `json:"status"`
+	Status        Status      `json:"status"`
 	Reason        string      `json:"reason,omitempty"`
 	Warnings      []string    `json:"warnings,omitempty"`
 	Image         *Image      `json:"image,omitempty"`
@@ -126,7 +163,7 @@ func (c *Cell) Key() matrix.Cell {
 type Image struct {
 	ID             string            `json:"id"`                 // the entry service's image
 	Services       map[string]string `json:"services,omitempty"` // image of each service`
-	Bases          []*baseimage.Base `json:"bases"`
+	Bases          []*BaseImage      `json:"bases"`
 	RuntimeVersion string            `json:"runtime_version,omitempty"`
 }
 
@@ -147,22 +184,31 @@ const GeneratorBoundShare = 0.90
 // Summary condenses a cell's trials. RPS is the headline number: the
 // median of the trials, or the best when the load's aggregate is "best".
 type Summary struct {
-	Aggregate        string  `json:"aggregate"`
-	RPS              float64 `json:"rps"`
-	RPSMedian        float64 `json:"rps_median"`
-	RPSMin           float64 `json:"rps_min"`
-	RPSMax           float64 `json:"rps_max"`
-	LatencyP50Median float64 `json:"latency_ms_p50_median"`
-	LatencyP99Median float64 `json:"latency_ms_p99_median"`
-	Errors           int64   `json:"errors"`
-	TargetCPUCores   float64 `json:"target_cpu_cores_median"`
-	TargetMemPeakMiB float64 `json:"target_mem_peak_mib"`
-	GeneratorBound   int     `json:"generator_bound_trials,omitempty"`
+	Aggregate        matrix.Aggregate `json:"aggregate"`
+	RPS              float64          `json:"rps"`
+	RPSMedian        float64          `json:"rps_median"`
+	RPSMin           float64          `json:"rps_min"`
+	RPSMax           float64          `json:"rps_max"`
+	LatencyP50Median float64          `json:"latency_ms_p50_median"`
+	LatencyP99Median float64          `json:"latency_ms_p99_median"`
+	Errors           int64            `json:"errors"`
+	TargetCPUCores   float64          `json:"target_cpu_cores_median"`
+	TargetMemPeakMiB float64          `json:"target_mem_peak_mib"`
+	GeneratorBound   int              `json:"generator_bound_trials,omitempty"`
+}
+
+// Headline is the one place that decides a cell's headline RPS from the
+// statistics of its trials: the median, or the best of N.
+func Headline(a matrix.Aggregate, rps stats.Summary) float64 {
+	if a == matrix.AggregateBest {
+		return rps.Max
+	}
+	return rps.Median
 }
 
 // Summarize computes the summary of trials under an aggregate (median or
 // best); nil when there are none.
-func Summarize(trials []Trial, aggregate string) *Summary {
+func Summarize(trials []Trial, aggregate matrix.Aggregate) *Summary {
 	if len(trials) == 0 {
 		return nil
 	}
@@ -181,10 +227,10 @@ func Summarize(trials []Trial, aggregate string) *Summary {
 	}
 	r := stats.Describe(rps)
 	s.RPSMedian, s.RPSMin, s.RPSMax = r.Median, r.Min, r.Max
-	s.Aggregate, s.RPS = matrix.AggregateMedian, s.RPSMedian
-	if aggregate == matrix.AggregateBest {
-		s.Aggregate, s.RPS = matrix.AggregateBest, s.RPSMax
+	if aggregate != matrix.AggregateBest {
+		aggregate = matrix.AggregateMedian
 	}
+	s.Aggregate, s.RPS = aggregate, Headline(aggregate, r)
 	s.LatencyP50Median, s.LatencyP99Median, s.TargetCPUCores = stats.Describe(p50).Median, stats.Describe(p99).Median, stats.Describe(cpu).Median
 	return s
 }
@@ -202,28 +248,10 @@ func Write(dir string, run *Run) error {
 	return WriteFileAtomic(filepath.Join(dir, "results.json"), append(data, '\n'))
 }
 
-// WriteFileAtomic writes data to a temporary file beside path and renames it.
+// WriteFileAtomic writes data to path so that a reader (or a crash) sees
+// the old file or the new one, never half of one.
 func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicwriter.WriteFile(path, data, 0o644)
 }
 
 // Read loads dir/results.json.

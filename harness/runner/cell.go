@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
@@ -42,7 +41,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		}
 	}
 	// Cells that cannot run are recorded without building anything.
-	fail := func(status, reason string) {
+	fail := func(status results.Status, reason string) {
 		for _, c := range cells {
 			rc := newCell(c)
 			if c.Skip != "" {
@@ -66,7 +65,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		return nil, nil
 	}
 	r.progress.Phase(cells[0], "build "+t.Name)
-	bases := map[string]*baseimage.Base{}
+	bases := map[string]*results.BaseImage{}
 	for _, key := range t.Images() {
 		b := r.base(ctx, key)
 		if b.Used == "" {
@@ -76,7 +75,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		bases[key] = b
 	}
 	img := &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
-	slices.SortFunc(img.Bases, func(a, b *baseimage.Base) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(img.Bases, func(a, b *results.BaseImage) int { return strings.Compare(a.Key, b.Key) })
 	for _, svc := range t.Services {
 		args := map[string]string{}
 		for _, key := range svc.Images {
@@ -176,8 +175,14 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 	units := 1
 	if err != nil {
 		v.rc.Status, v.rc.Reason = results.Failed, err.Error()
+		var te *trialError
+		switch {
+		case errors.As(err, &te):
+			v.rc.Reason = fmt.Sprintf("trial %d: %v", te.n, te.err)
+		case r.interleave:
+			v.rc.Reason = fmt.Sprintf("trial %d: %v", first, err) // the visit failed before it measured
+		}
 		if r.interleave {
-			v.rc.Reason = fmt.Sprintf("trial %d: %v", first, err)
 			units += r.m.Load.Trials - first // the visits it will not get
 		}
 		v.rc.Summary = nil
@@ -209,13 +214,23 @@ func (r *runner) scenario(name string) matrix.Scenario {
 	return matrix.Scenario{Name: name}
 }
 
+// Readiness polling: each probe waits at most probeTimeout for an answer,
+// and a target that did not answer is asked again after pollInterval.
+const (
+	probeTimeout = time.Second
+	pollInterval = 100 * time.Millisecond
+	// removeTimeout bounds removing a visit's containers, which runs even
+	// after the run's context was cancelled.
+	removeTimeout = 30 * time.Second
+)
+
 // member is one running container of a target.
 type member struct {
 	service string
 	alias   string // <service>-<replica>
 	port    int    // TCP port readiness waits for; 0 for none
 	id      string
-	stats   *engine.Sampler
+	stats   engine.Sampler
 }
 
 // deployment is the containers of one target for one cell, all pinned to
@@ -276,10 +291,12 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 }
 
 func (r *runner) remove(ctx context.Context, d *deployment) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	for _, m := range d.members {
-		m.stats.Stop()
+		if m.stats != nil {
+			m.stats.Stop()
+		}
 		if err := r.eng.RemoveContainer(cctx, m.id); err != nil {
 			fmt.Fprintf(r.log, "warning: %v\n", err)
 		}
@@ -334,7 +351,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
 		tr, warns, err := r.trial(ctx, d, spec)
 		if err != nil {
-			return fmt.Errorf("trial %d: %w", k, err)
+			return &trialError{n: k, err: err}
 		}
 		for _, w := range warns {
 			if !slices.Contains(rc.Warnings, w) {
@@ -349,6 +366,15 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 	return nil
 }
+
+// trialError is a failure of measured trial n.
+type trialError struct {
+	n   int
+	err error
+}
+
+func (e *trialError) Error() string { return fmt.Sprintf("trial %d: %v", e.n, e.err) }
+func (e *trialError) Unwrap() error { return e.err }
 
 // allRunning fails naming the first container of d that has stopped.
 func (r *runner) allRunning(ctx context.Context, d *deployment, when string) error {
@@ -384,7 +410,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 		}
 		if len(pending) > 0 {
 			m := pending[0]
-			resp, err := r.probe(ctx, fmt.Sprintf("%s:%d", m.alias, m.port), time.Second, true)
+			resp, err := r.probe(ctx, fmt.Sprintf("%s:%d", m.alias, m.port), probeTimeout, true)
 			if err != nil {
 				return err
 			}
@@ -394,7 +420,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 			}
 			lastErr = fmt.Sprintf("service %s port %d: %s", m.alias, m.port, resp.Error)
 		} else {
-			resp, err := r.probe(ctx, url, time.Second, false)
+			resp, err := r.probe(ctx, url, probeTimeout, false)
 			if err != nil {
 				return err
 			}
@@ -413,7 +439,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(pollInterval):
 		}
 	}
 }

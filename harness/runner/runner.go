@@ -25,7 +25,6 @@ import (
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/matrix"
-	"github.com/webbench/webbench/harness/report"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -43,8 +42,8 @@ type Options struct {
 	Only           string // the --only text, recorded in the results
 	OutDir         string
 	Label          string
-	Network        string // overrides the matrix's network mode when set
-	NoPull         bool   // never try a registry for base images
+	Network        matrix.Network // overrides the matrix's network mode when set
+	NoPull         bool           // never try a registry for base images
 	HarnessVersion string
 	Progress       Progress  // nil: no progress display
 	Log            io.Writer // notes for the user (reaped leftovers, stand-in builds); nil discards
@@ -64,10 +63,12 @@ type Progress interface {
 	Finish()
 }
 
-// Run measures the matrix and returns what it measured. The error is set
-// only when the run could not start at all or was interrupted (ctx.Err());
-// a cell's failure is recorded in its cell, not returned.
-func Run(ctx context.Context, eng *engine.Engine, opt Options) (*results.Run, error) {
+// Run measures the matrix and returns what it measured, writing
+// OutDir/results.json after every cell visit and nothing else (rendering
+// is the caller's). The error is set only when the run could not start at
+// all or was interrupted (ctx.Err()); a cell's failure is recorded in its
+// cell, not returned.
+func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 	r := &runner{eng: eng, opt: opt, m: opt.Matrix, log: opt.Log, progress: opt.Progress}
 	if r.log == nil {
 		r.log = io.Discard
@@ -79,7 +80,7 @@ func Run(ctx context.Context, eng *engine.Engine, opt Options) (*results.Run, er
 }
 
 type runner struct {
-	eng      *engine.Engine
+	eng      Engine
 	opt      Options
 	m        *matrix.Matrix
 	log      io.Writer
@@ -89,7 +90,7 @@ type runner struct {
 	network      string // network name, or "host"
 	networkID    string
 	loadgenID    string
-	loadgenStats *engine.Sampler
+	loadgenStats engine.Sampler
 	resolver     *baseimage.Resolver
 	out          *results.Run
 
@@ -121,7 +122,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: mode,
 		},
 		Matrix: results.SettingsOf(r.m, r.opt.Only),
-		Images: map[string]*baseimage.Base{},
+		Images: map[string]*results.BaseImage{},
 		Cells:  []*results.Cell{},
 	}
 
@@ -153,9 +154,9 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		if r.seed == 0 {
 			r.seed = mathrand.Uint64()
 		}
-		r.out.Matrix.Order, r.out.Matrix.Seed = "interleaved", r.seed
+		r.out.Matrix.Order, r.out.Matrix.Seed = results.Interleaved, r.seed
 	} else {
-		r.out.Matrix.Order = "sequential"
+		r.out.Matrix.Order = results.Sequential
 	}
 	units := len(cells)
 	if r.interleave {
@@ -168,7 +169,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 			}
 		}
 	}
-	r.progress.Start(units, matrix.Estimate(r.m, cells, 1500*time.Millisecond, 20000, r.interleave))
+	r.progress.Start(units, matrix.Estimate(r.m, cells, matrix.VisitOverhead, matrix.GuessedRPS, r.interleave))
 	defer r.progress.Finish()
 
 	images := map[string]string{}
@@ -222,9 +223,11 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 
 // cleanup removes what the run created, even when ctx was cancelled.
 func (r *runner) cleanup(ctx context.Context) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	r.loadgenStats.Stop()
+	if r.loadgenStats != nil {
+		r.loadgenStats.Stop()
+	}
 	if err := r.eng.RemoveContainer(cctx, r.loadgenID); err != nil {
 		fmt.Fprintf(r.log, "warning: %v\n", err)
 	}
@@ -247,15 +250,11 @@ func (r *runner) labels(role, target, cell string) map[string]string {
 	return l
 }
 
-// save writes results.json and README.md; a failure to write is reported
-// but does not stop the run: the next cell tries again.
+// save writes results.json; a failure to write is reported but does not
+// stop the run: the next visit tries again.
 func (r *runner) save() {
 	if err := results.Write(r.opt.OutDir, r.out); err != nil {
 		fmt.Fprintf(r.log, "error: writing results: %v\n", err)
-		return
-	}
-	if err := report.WriteDir(r.opt.OutDir, r.out); err != nil {
-		fmt.Fprintf(r.log, "error: writing README.md and charts: %v\n", err)
 	}
 }
 
@@ -343,7 +342,7 @@ func (r *runner) buildLog(name string) (*os.File, error) {
 	return os.Create(filepath.Join(dir, "build-"+name+".log"))
 }
 
-func (r *runner) base(ctx context.Context, key string) *baseimage.Base {
+func (r *runner) base(ctx context.Context, key string) *results.BaseImage {
 	b := r.resolver.Resolve(ctx, key)
 	if _, ok := r.m.Images[key]; ok || key == "debian" || key == "golang" {
 		r.out.Images[key] = b

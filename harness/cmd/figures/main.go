@@ -136,7 +136,7 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for i := range *trials {
 		fmt.Fprintf(stderr, "round %d/%d: harness side (go-nethttp/plaintext in Docker, 1 core)\n", i+1, *trials)
 		res, err := runner.Run(ctx, eng, runner.Options{Matrix: m, Only: "go-nethttp/plaintext", OutDir: filepath.Join(tmp, "run"),
-			Label: "fidelity", HarnessVersion: "figures", Log: io.Discard, Network: *network})
+			Label: "fidelity", HarnessVersion: "figures", Log: io.Discard, Network: matrix.Network(*network)})
 		if err != nil {
 			return err
 		}
@@ -144,7 +144,7 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("harness cell did not succeed: %s", res.Cells[0].Reason)
 		}
 		inDockerRPS = append(inDockerRPS, res.Cells[0].Summary.RPSMedian)
-		mode = res.Environment.NetworkMode
+		mode = string(res.Environment.NetworkMode)
 		fmt.Fprintf(stderr, "round %d/%d: bare side (same server and bombardier under taskset)\n", i+1, *trials)
 		if _, err := bare(m.Load.Warmup, 0); err != nil {
 			return err
@@ -171,10 +171,7 @@ func overhead(dir string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warm, err := time.ParseDuration(run.Matrix.Load.Warmup)
-	if err != nil {
-		return err
-	}
+	warm := time.Duration(run.Matrix.Load.Warmup)
 	var total, measured float64
 	n := 0
 	for _, c := range run.Cells {

@@ -1,5 +1,6 @@
 // Command harness builds web-server targets in Docker and measures them
-// with bombardier; see the README. It only wires signals to the cli package.
+// with bombardier; see the README. It wires signals to the cli package and
+// is the one place the process exits.
 package main
 
 import (

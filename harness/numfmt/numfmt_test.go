@@ -1,0 +1,26 @@
+package numfmt
+
+import "testing"
+
+func TestSig(t *testing.T) {
+	for x, want := range map[float64]string{
+		123456: "123,000", 1234567: "1,230,000", 99.95: "100", 0.9996: "1.00", 12.34: "12.3", 1.23456: "1.23",
+		0.0123456: "0.0123", 0: "0", 999: "999", 1000: "1,000", 45678.9: "45,700", -2500: "-2,500",
+	} {
+		if got := Sig(x); got != want {
+			t.Errorf("Sig(%v) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+func TestCountAndPercent(t *testing.T) {
+	if got := Count(10231); got != "10,231" {
+		t.Errorf("Count(10231) = %q", got)
+	}
+	if got := Count(-1234567); got != "-1,234,567" {
+		t.Errorf("Count(-1234567) = %q", got)
+	}
+	if got := Percent(0.487); got != "48.7%" {
+		t.Errorf("Percent(0.487) = %q", got)
+	}
+}

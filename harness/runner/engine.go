@@ -1,0 +1,28 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/webbench/webbench/harness/baseimage"
+	"github.com/webbench/webbench/harness/engine"
+)
+
+// Engine is what a run needs from a Docker engine, in the runner's terms;
+// *engine.Engine is the real one. Unit tests drive the runner with a fake.
+type Engine interface {
+	baseimage.Engine // image look-up, pull, import and build
+	Info(ctx context.Context) (engine.Info, error)
+	// Reap removes what dead runs left (every labelled object when all).
+	Reap(ctx context.Context, all bool) ([]string, error)
+	CreateNetwork(ctx context.Context, name string, labels map[string]string) (string, error)
+	RemoveNetwork(ctx context.Context, id string) error
+	// Start returns the container's id even when starting it fails.
+	Start(ctx context.Context, s engine.ContainerSpec) (string, error)
+	RemoveContainer(ctx context.Context, id string) error
+	State(ctx context.Context, id string) (engine.State, error)
+	Logs(ctx context.Context, id string, n int) (string, error)
+	Exec(ctx context.Context, id string, cmd []string) (engine.ExecResult, error)
+	Sample(ctx context.Context, id string) engine.Sampler
+}
+
+var _ Engine = (*engine.Engine)(nil)
