@@ -241,11 +241,16 @@ type deployment struct {
 
 var nonEnv = regexp.MustCompile(`[^A-Z0-9]+`)
 
-// env is the environment of one service of t in cell c: CPUS, then the
-// target's, the service's and the variant's settings (later ones win), and
-// <SERVICE>_HOSTS, the names its replicas answer to, for every service.
+// env is the environment of one service of t in cell c: the target's, the
+// service's and the variant's settings (later ones win), then the keys the
+// harness sets, which nothing overrides: CPUS and <SERVICE>_HOSTS, the
+// names each service's replicas answer to.
 func env(t matrix.Target, svc matrix.Service, c matrix.Cell) []string {
-	vars := map[string]string{"CPUS": fmt.Sprint(c.CPUs)}
+	vars := map[string]string{}
+	maps.Copy(vars, t.Env)
+	maps.Copy(vars, svc.Env)
+	maps.Copy(vars, t.Variant(c.Variant).Env)
+	vars["CPUS"] = fmt.Sprint(c.CPUs)
 	for _, s := range t.Services {
 		var hosts []string
 		for i := 1; i <= s.Replicas; i++ {
@@ -253,9 +258,6 @@ func env(t matrix.Target, svc matrix.Service, c matrix.Cell) []string {
 		}
 		vars[nonEnv.ReplaceAllString(strings.ToUpper(s.Name), "_")+"_HOSTS"] = strings.Join(hosts, ",")
 	}
-	maps.Copy(vars, t.Env)
-	maps.Copy(vars, svc.Env)
-	maps.Copy(vars, t.Variant(c.Variant).Env)
 	out := make([]string, 0, len(vars))
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		out = append(out, k+"="+vars[k])

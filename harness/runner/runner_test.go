@@ -1,13 +1,411 @@
 package runner
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
 
-func TestRuntimeVersion(t *testing.T) {
-	logs := "2026/12/02 listening on :8080\nruntime: go1.26.8\nruntime: later\n"
-	if got := runtimeVersion(logs); got != "go1.26.8" {
-		t.Errorf("runtimeVersion = %q", got)
+	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/results"
+)
+
+// testMatrix writes a matrix with a Dockerfile per build folder it names
+// ("folder", or "folder:KEY" for a Dockerfile on KEY_IMAGE instead of
+// DEBIAN_IMAGE) and decodes it, with profile applied when not empty.
+func testMatrix(t *testing.T, text, profile string, builds ...string) *matrix.Matrix {
+	t.Helper()
+	dir := t.TempDir()
+	for _, b := range builds {
+		b, key, ok := strings.Cut(b, ":")
+		if !ok {
+			key = "DEBIAN"
+		}
+		os.MkdirAll(filepath.Join(dir, b), 0o755)
+		df := "ARG " + key + "_IMAGE\nFROM ${" + key + "_IMAGE}\n"
+		if err := os.WriteFile(filepath.Join(dir, b, "Dockerfile"), []byte(df), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if got := runtimeVersion("no marker here\n"); got != "" {
-		t.Errorf("runtimeVersion without marker = %q", got)
+	path := filepath.Join(dir, "matrix.yaml")
+	os.WriteFile(path, []byte(text), 0o644)
+	m, err := matrix.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = m.WithProfile(profile); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+const twoTargets = `version: 1
+images: {debian: debian:bookworm-slim}
+load: {duration: 1s, warmup: 0s, trials: 3}
+connections: [8]
+targets:
+  a: {build: a, port: 8080, env: {K: target, T: target}}
+  b: {build: b, port: 8080}
+scenarios:
+  plaintext: {path: /plaintext, expect: {status: 200, content_type: text/plain, body: "Hello, World!"}}
+profiles:
+  best: {load: {aggregate: best}}
+  one: {load: {trials: 1, warmup: 1s}}
+`
+
+// recorder is a Progress that checks the units it is told add up.
+type recorder struct {
+	units, done int
+	phases      []string
+}
+
+func (p *recorder) Start(units int, _ time.Duration)  { p.units = units }
+func (p *recorder) Phase(c matrix.Cell, phase string) { p.phases = append(p.phases, c.ID()+" "+phase) }
+func (p *recorder) Done(_ *results.Cell, units int)   { p.done += units }
+func (p *recorder) Finish()                           {}
+
+func run(t *testing.T, f *fakeEngine, m *matrix.Matrix, opt Options) (*results.Run, error, *recorder) {
+	t.Helper()
+	return runCtx(context.Background(), t, f, m, opt)
+}
+
+func runCtx(ctx context.Context, t *testing.T, f *fakeEngine, m *matrix.Matrix, opt Options) (*results.Run, error, *recorder) {
+	t.Helper()
+	p := &recorder{}
+	opt.Matrix, opt.Progress = m, p
+	if opt.OutDir == "" {
+		opt.OutDir = t.TempDir()
+	}
+	res, err := Run(ctx, f, opt)
+	if left := f.live(); len(left) > 0 {
+		t.Errorf("left on the engine: %v", left)
+	}
+	return res, err, p
+}
+
+func cellByID(t *testing.T, run *results.Run, id string) *results.Cell {
+	t.Helper()
+	for _, c := range run.Cells {
+		if c.ID() == id {
+			return c
+		}
+	}
+	t.Fatalf("no cell %s in %d cells", id, len(run.Cells))
+	return nil
+}
+
+// Interleaved trials run in rounds: trial k of every cell before trial
+// k+1 of any, in an order the seed repeats; each visit is fresh containers.
+func TestInterleavedRounds(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	order := func(seed uint64) []string {
+		f := newFake()
+		res, err, p := run(t, f, m, Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Matrix.Order != results.Interleaved || res.Matrix.Seed != seed {
+			t.Errorf("order %q seed %d", res.Matrix.Order, res.Matrix.Seed)
+		}
+		if p.units != 6 || p.done != 6 {
+			t.Errorf("progress units %d, done %d; want 6 visits", p.units, p.done)
+		}
+		if n := len(f.callsWith("start webbench-")) - 1; n != 6 { // one load generator
+			t.Errorf("%d target starts, want one per visit (6)", n)
+		}
+		b := f.callsWith("bombard ")
+		if len(b) != 6 {
+			t.Fatalf("bombard calls %v", b)
+		}
+		for round := range 3 {
+			pair := b[2*round : 2*round+2]
+			if pair[0] == pair[1] {
+				t.Errorf("round %d ran one cell twice: %v", round+1, b)
+			}
+		}
+		for _, c := range res.Cells {
+			if c.Status != results.OK || len(c.Trials) != 3 || c.Summary == nil {
+				t.Errorf("%s: %s %q, %d trials", c.ID(), c.Status, c.Reason, len(c.Trials))
+			}
+		}
+		if res.FinishedAt == nil || res.Interrupted {
+			t.Error("run not marked finished")
+		}
+		return b
+	}
+	first := order(7)
+	if again := order(7); !slices.Equal(first, again) {
+		t.Errorf("seed 7 gave two orders:\n%v\n%v", first, again)
+	}
+	differ := false
+	for seed := uint64(1); seed < 20 && !differ; seed++ {
+		differ = !slices.Equal(first, order(seed))
+	}
+	if !differ {
+		t.Error("the order never changes with the seed")
 	}
 }
+
+// Sequential runs every trial of a cell in one visit, and results.json on
+// disk is what Run returned, cells in expansion order.
+func TestSequential(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	f := newFake()
+	out := t.TempDir()
+	res, err, p := run(t, f, m, Options{Sequential: true, OutDir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := f.callsWith("bombard ")
+	want := []string{"bombard a/plaintext/1cpu/c8", "bombard a/plaintext/1cpu/c8", "bombard a/plaintext/1cpu/c8",
+		"bombard b/plaintext/1cpu/c8", "bombard b/plaintext/1cpu/c8", "bombard b/plaintext/1cpu/c8"}
+	if !slices.Equal(b, want) {
+		t.Errorf("bombard calls %v", b)
+	}
+	if p.units != 2 || p.done != 2 || res.Matrix.Order != results.Sequential {
+		t.Errorf("units %d done %d order %s", p.units, p.done, res.Matrix.Order)
+	}
+	onDisk, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(onDisk.Cells) != 2 || onDisk.Cells[0].Target != "a" || len(onDisk.Cells[1].Trials) != 3 {
+		t.Errorf("results.json cells: %+v", onDisk.Cells)
+	}
+	if _, err := os.Stat(filepath.Join(out, "README.md")); err == nil {
+		t.Error("the runner rendered README.md; drawing is the command's")
+	}
+	c := res.Cells[0]
+	if c.Image == nil || c.Image.RuntimeVersion != "fake 1.0" || len(c.Image.Bases) != 1 || c.Image.Bases[0].Used != "debian:bookworm-slim" {
+		t.Errorf("image %+v", c.Image)
+	}
+	if tr := c.Trials[0]; tr.RPS != 1000 || tr.TargetCPUCores < 0.85 || tr.TargetMemPeakMiB != 10 || tr.GeneratorBound {
+		t.Errorf("trial %+v", tr)
+	}
+}
+
+func TestAggregateBest(t *testing.T) {
+	m := testMatrix(t, twoTargets, "best", "a", "b")
+	f := newFake()
+	f.targets["a"] = &fakeTarget{rps: []float64{1000, 3000, 2000}}
+	res, err, _ := run(t, f, m, Options{Sequential: true, Only: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Cells[0].Summary
+	if s.Aggregate != matrix.AggregateBest || s.RPS != 3000 || s.RPSMedian != 2000 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// A failure names the trial once, whether it happened in a trial or in the
+// visit before it; a failed cell gets no more visits and no summary, and
+// the cells beside it are measured in full.
+func TestFailureReasons(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	for _, sequential := range []bool{false, true} {
+		f := newFake()
+		f.targets["a"] = &fakeTarget{failRun: map[int]string{2: "boom"}}
+		res, err, p := run(t, f, m, Options{Seed: 3, Sequential: sequential})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := res.Cells[0], res.Cells[1]
+		if a.Status != results.Failed || a.Reason != "trial 2: bombardier exited 1: boom" || a.Summary != nil {
+			t.Errorf("sequential=%v: a: %s %q summary %v", sequential, a.Status, a.Reason, a.Summary)
+		}
+		if n := len(f.callsWith("bombard a/")); n != 2 {
+			t.Errorf("sequential=%v: a was loaded %d times after failing in its second run", sequential, n)
+		}
+		if b.Status != results.OK || len(b.Trials) != 3 {
+			t.Errorf("sequential=%v: b: %s %q, %d trials", sequential, b.Status, b.Reason, len(b.Trials))
+		}
+		if p.done != p.units {
+			t.Errorf("sequential=%v: progress done %d of %d units", sequential, p.done, p.units)
+		}
+	}
+
+	f := newFake()
+	f.targets["a"] = &fakeTarget{body: "Goodbye"}
+	f.targets["b"] = &fakeTarget{exitEarly: true}
+	res, err, _ := run(t, f, m, Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := res.Cells[0], res.Cells[1]
+	if a.Status != results.Failed || !strings.HasPrefix(a.Reason, "trial 1: verify http://a:8080/plaintext: ") ||
+		!strings.Contains(a.Reason, "body") || strings.Count(a.Reason, "trial") != 1 {
+		t.Errorf("a: %s %q", a.Status, a.Reason)
+	}
+	if !strings.Contains(b.Reason, "exited with code 3") || !strings.Contains(b.Reason, "panic: cannot bind") {
+		t.Errorf("b: %q", b.Reason)
+	}
+	if n := len(f.callsWith("bombard ")); n != 0 {
+		t.Errorf("wrong servers were loaded %d times", n)
+	}
+}
+
+// A failed build fails the target's cells; a base image that can be neither
+// found, pulled nor stood in for skips them; neither stops the next target.
+func TestBuildAndBaseFailures(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b")
+	f := newFake()
+	f.buildErr["webbench/target-a:latest"] = errors.New("step 3: exit 1")
+	res, err, _ := run(t, f, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Cells[0]; a.Status != results.Failed || !strings.Contains(a.Reason, "build failed") || !strings.Contains(a.Reason, "step 3: exit 1") {
+		t.Errorf("a: %s %q", a.Status, a.Reason)
+	}
+	if b := res.Cells[1]; b.Status != results.OK {
+		t.Errorf("b: %s %q", b.Status, b.Reason)
+	}
+
+	f = newFake()
+	f.missing["mcr.example/sdk:10"] = true
+	text := strings.Replace(twoTargets, "images: {debian: debian:bookworm-slim}", "images: {debian: debian:bookworm-slim, sdk: mcr.example/sdk:10}", 1)
+	m = testMatrix(t, text, "one", "a", "b:SDK")
+	res, err, _ = run(t, f, m, Options{NoPull: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res.Cells[0]; a.Status != results.OK {
+		t.Errorf("a: %s %q", a.Status, a.Reason)
+	}
+	b := res.Cells[1]
+	if b.Status != results.Skipped || !strings.Contains(b.Reason, "base image sdk (mcr.example/sdk:10) unavailable") {
+		t.Errorf("b: %s %q", b.Status, b.Reason)
+	}
+	if img := res.Images["sdk"]; img == nil || img.Used != "" || img.Error == "" {
+		t.Errorf("base_images.sdk = %+v", img)
+	}
+	if n := len(f.callsWith("build webbench/target-b")); n != 0 {
+		t.Error("b was built without its base image")
+	}
+}
+
+// The environment: target < service < variant, and the keys the harness
+// sets win over all three.
+func TestEnvPrecedence(t *testing.T) {
+	tg := matrix.Target{Name: "t", Env: map[string]string{"A": "target", "B": "target", "C": "target", "CPUS": "99"},
+		Services: []matrix.Service{
+			{Name: "app", Replicas: 1, Env: map[string]string{"B": "service", "C": "service", "BACKEND_HOSTS": "evil"}},
+			{Name: "backend", Replicas: 2},
+		},
+		Variants: []matrix.Variant{{Name: "v", Env: map[string]string{"C": "variant"}}}}
+	got := env(tg, tg.Services[0], matrix.Cell{Target: "t", Variant: "v", CPUs: 2})
+	want := []string{"A=target", "APP_HOSTS=app-1", "B=service", "BACKEND_HOSTS=backend-1,backend-2", "C=variant", "CPUS=2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("env = %v, want %v", got, want)
+	}
+}
+
+// Cancelling the run mid-trial stops it: Run returns the context's error,
+// the results are marked interrupted and keep what was measured whole, and
+// nothing is left on the engine.
+func TestCancelCleansUp(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	f := newFake()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	f.onBombard = func(string, int) {
+		if calls++; calls == 4 { // round 2, second visit
+			cancel()
+		}
+	}
+	out := t.TempDir()
+	res, err, _ := runCtx(ctx, t, f, m, Options{Seed: 1, OutDir: out})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if !res.Interrupted || res.FinishedAt != nil {
+		t.Error("results not marked interrupted")
+	}
+	trials := 0
+	for _, c := range res.Cells {
+		trials += len(c.Trials)
+		if c.Status == results.Failed {
+			t.Errorf("%s failed on the interrupt: %q", c.ID(), c.Reason)
+		}
+	}
+	if trials != 3 {
+		t.Errorf("%d trials kept, want the 3 measured before the interrupt", trials)
+	}
+	onDisk, err := results.Read(out)
+	if err != nil || !onDisk.Interrupted {
+		t.Errorf("results.json: %v, interrupted %v", err, onDisk != nil && onDisk.Interrupted)
+	}
+}
+
+// A target of several services: replicas are started in order with their
+// aliases, the ports of non-entry services are waited for, and a port that
+// never opens fails the cell naming the service.
+func TestServices(t *testing.T) {
+	text := `version: 1
+images: {debian: debian:bookworm-slim}
+load: {duration: 1s, warmup: 0s, trials: 1, ready_timeout: 1s}
+connections: [8]
+targets:
+  pool:
+    services:
+      backend: {build: backend, replicas: 2, port: 9000}
+      front: {build: front}
+    entry: front
+    port: 80
+scenarios:
+  plaintext: {path: /plaintext, expect: {status: 200, body: "Hello, World!"}}
+`
+	m := testMatrix(t, text, "", "backend", "front")
+	f := newFake()
+	res, err, _ := run(t, f, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Cells[0]; c.Status != results.OK || len(c.Image.Services) != 2 || c.Trials[0].TargetMemPeakMiB != 30 {
+		t.Errorf("cell %s %q, image %+v, trials %+v", c.Status, c.Reason, c.Image, c.Trials)
+	}
+	starts := f.callsWith("start ")
+	if len(starts) != 4 || !strings.HasSuffix(starts[1], "backend-1") || !strings.HasSuffix(starts[3], "front-1") {
+		t.Errorf("starts %v", starts)
+	}
+	probes := f.callsWith("probe ")
+	if len(probes) < 3 || !strings.HasSuffix(probes[0], "backend-1:9000") || !strings.HasSuffix(probes[1], "backend-2:9000") {
+		t.Errorf("probes %v", probes)
+	}
+
+	f = newFake()
+	f.targets["pool"] = &fakeTarget{tcpDown: map[string]bool{"backend-2": true}}
+	res, err, _ = run(t, f, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Cells[0]; c.Status != results.Failed || !strings.Contains(c.Reason, "service backend-2 port 9000: connection refused") {
+		t.Errorf("cell %s %q", c.Status, c.Reason)
+	}
+}
+
+// A load generator at its cores' limit flags the trial generator-bound.
+func TestGeneratorBound(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b")
+	f := newFake()
+	f.loadgenCores = 0.95
+	res, err, _ := run(t, f, m, Options{Only: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Cells[0]; !c.Trials[0].GeneratorBound || c.Summary.GeneratorBound != 1 {
+		t.Errorf("trial %+v", c.Trials[0])
+	}
+	if got := res.Environment.LoadGenerator; got != "bombardier v1.2.6" {
+		t.Errorf("load generator %q", got)
+	}
+}
+
+var _ engine.Sampler = (*fakeSampler)(nil)
