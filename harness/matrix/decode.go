@@ -2,10 +2,13 @@ package matrix
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -53,6 +56,79 @@ func Open(path string) (*Matrix, error) {
 	return Parse(path, data)
 }
 
+// The file's schema, which yaml.v3 decodes. The check tag says what the
+// shape walk enforces on a value, each at its position: required, names
+// (a mapping's keys are names), nonempty and unique (lists), str (a string,
+// not another scalar), min=/max= (integers and durations), zero (a
+// duration may be 0), oneof=a|b; why replaces the message of a min.
+type (
+	fileSchema struct {
+		Version     *int                      `yaml:"version" check:"required" why:"write version: 1"`
+		Images      map[string]string         `yaml:"images" check:"names,str"`
+		Network     *Network                  `yaml:"network" check:"oneof=bridge|host"`
+		Load        *loadSchema               `yaml:"load" check:"required"`
+		CPUs        []int                     `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
+		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000"`
+		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
+		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names"`
+		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
+	}
+	loadSchema struct {
+		Duration     *time.Duration `yaml:"duration" check:"min=1s" why:"bombardier runs for at least 1s"`
+		Requests     *int64         `yaml:"requests" check:"min=1,max=1000000000000"`
+		Warmup       *time.Duration `yaml:"warmup" check:"zero,min=1s" why:"bombardier runs for at least 1s; use 0 for no warm-up"`
+		Trials       *int           `yaml:"trials" check:"min=1,max=1000"`
+		Timeout      *time.Duration `yaml:"timeout" check:"min=1ms"`
+		LoadgenCPUs  *int           `yaml:"loadgen_cpus" check:"min=1,max=4096"`
+		Aggregate    *Aggregate     `yaml:"aggregate" check:"oneof=median|best"`
+		ReadyTimeout *time.Duration `yaml:"ready_timeout" check:"min=1ms"`
+	}
+	targetSchema struct {
+		Build    *string                  `yaml:"build" check:"str"`
+		Port     *int                     `yaml:"port" check:"min=1,max=65535"`
+		Env      map[string]string        `yaml:"env"`
+		Services map[string]serviceSchema `yaml:"services" check:"names"`
+		Entry    *string                  `yaml:"entry" check:"str"`
+		Variants map[string]struct {
+			Env map[string]string `yaml:"env"`
+		} `yaml:"variants" check:"names"`
+		Scenarios []string `yaml:"scenarios" check:"str"`
+	}
+	serviceSchema struct {
+		Build    *string           `yaml:"build" check:"required,str" why:"the folder holding the service's Dockerfile"`
+		Replicas *int              `yaml:"replicas" check:"min=1,max=1000"`
+		Env      map[string]string `yaml:"env"`
+		Port     *int              `yaml:"port" check:"min=1,max=65535"`
+	}
+	scenarioSchema struct {
+		Path   *string             `yaml:"path" check:"required,str"`
+		Params map[string][]string `yaml:"params" check:"names,nonempty,unique"`
+		Expect *struct {
+			Status      *int    `yaml:"status" check:"min=100,max=599"`
+			ContentType *string `yaml:"content_type" check:"str"`
+			Body        *string `yaml:"body"`
+			JSON        any     `yaml:"json"`
+			JSONArray   *struct {
+				Length string   `yaml:"length" check:"required"`
+				Keys   []string `yaml:"keys" check:"str"`
+			} `yaml:"json_array"`
+		} `yaml:"expect" check:"required" why:"a scenario must say what a correct answer is"`
+	}
+	profileSchema struct {
+		Load        *loadSchema `yaml:"load"`
+		CPUs        []int       `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
+		Connections []int       `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
+		Only        *string     `yaml:"only" check:"str"`
+	}
+)
+
+func parseDuration(s string) (time.Duration, error) {
+	if s == "0" {
+		return 0, nil // yaml.v3 reads "0" as an integer, which it will not make a duration: it stays 0
+	}
+	return time.ParseDuration(s)
+}
+
 // Parse decodes matrix text; path names it in errors and anchors build paths.
 func Parse(path string, data []byte) (*Matrix, error) {
 	var root yaml.Node
@@ -63,12 +139,19 @@ func Parse(path string, data []byte) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &decoder{file: path}
-	m := &Matrix{File: path, Dir: dir, Network: NetworkBridge, Load: Defaults}
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return nil, Errors{{File: path, Line: 1, Col: 1, Msg: "empty matrix file"}}
 	}
-	d.decodeMatrix(root.Content[0], m)
+	d := &decoder{file: path, at: map[string]*yaml.Node{}, bad: map[string]bool{}}
+	doc := root.Content[0]
+	d.at[""] = doc
+	d.walk(doc, reflect.TypeFor[fileSchema](), "", "", "")
+	var f fileSchema
+	doc.Decode(&f) // what does not fit the schema was reported by walk
+	m := &Matrix{File: path, Dir: dir, Network: NetworkBridge, Load: Defaults, CPUs: []int{1}, Profiles: map[string]Profile{}}
+	if doc.Kind == yaml.MappingNode {
+		d.matrix(&f, m)
+	}
 	if len(d.errs) > 0 {
 		sort.SliceStable(d.errs, func(i, j int) bool {
 			a, b := d.errs[i], d.errs[j]
@@ -82,584 +165,381 @@ func Parse(path string, data []byte) (*Matrix, error) {
 type decoder struct {
 	file string
 	errs Errors
+	at   map[string]*yaml.Node // value node of every field path the file sets
+	bad  map[string]bool       // field paths with a problem reported
 }
 
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
+	d.bad[field] = true
 	d.errs = append(d.errs, &Error{File: d.file, Line: n.Line, Col: n.Column, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
-// fields walks a mapping, reporting duplicate and unknown keys, and calls the
-// handler of each known key with its value node.
-func (d *decoder) fields(n *yaml.Node, path string, handlers map[string]func(key, val *yaml.Node)) {
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "want a mapping, got %s", kindName(n))
-		return
+// errAt reports a problem at the node of field (or of the nearest parent
+// the file sets).
+func (d *decoder) errAt(field, format string, args ...any) {
+	p := field
+	for d.at[p] == nil && p != "" {
+		p = p[:max(strings.LastIndexAny(p, ".["), 0)]
 	}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		field := join(path, k.Value)
-		if prev, dup := seen[k.Value]; dup {
-			d.errorf(k, field, "duplicate key (first at line %d)", prev.Line)
-			continue
-		}
-		seen[k.Value] = k
-		h, ok := handlers[k.Value]
-		if !ok {
-			d.errorf(k, field, "unknown key (known: %s)", knownKeys(handlers))
-			continue
-		}
-		h(k, v)
-	}
+	d.errorf(d.at[p], field, format, args...)
 }
 
-// entries walks a mapping of names to values (targets, scenarios, images…),
-// reporting duplicate names, in file order.
-func (d *decoder) entries(n *yaml.Node, path string, each func(name string, key, val *yaml.Node)) {
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "want a mapping of names, got %s", kindName(n))
-		return
-	}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if prev, dup := seen[k.Value]; dup {
-			d.errorf(k, join(path, k.Value), "duplicate name (first at line %d)", prev.Line)
-			continue
+func (d *decoder) set(field string) bool { return d.at[field] != nil }
+
+// names lists the keys of the mapping at field in file order.
+func (d *decoder) names(field string) []string {
+	var out []string
+	if n := d.at[field]; n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i < len(n.Content); i += 2 {
+			if d.at[join(field, n.Content[i].Value)] != nil {
+				out = append(out, n.Content[i].Value)
+			}
 		}
-		seen[k.Value] = k
-		if !validName.MatchString(k.Value) {
-			d.errorf(k, join(path, k.Value), "name must match %s", validName)
-			continue
-		}
-		each(k.Value, k, v)
 	}
+	return out
 }
 
 var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
 
-func (d *decoder) scalar(n *yaml.Node, field string) bool {
-	if n.Kind != yaml.ScalarNode {
-		d.errorf(n, field, "want a scalar, got %s", kindName(n))
-		return false
+// walk checks node n against schema type t with the check and why tags of
+// its field, reporting each problem at its position, and records the node
+// of every path it accepts.
+func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
 	}
-	return true
-}
-
-func (d *decoder) str(n *yaml.Node, field string) string {
-	if !d.scalar(n, field) {
-		return ""
-	}
-	if n.Tag != "!!str" {
-		d.errorf(n, field, "want a string, got %s %q", strings.TrimPrefix(n.Tag, "!!"), n.Value)
-		return ""
-	}
-	return n.Value
-}
-
-func (d *decoder) integer(n *yaml.Node, field string, min int64) (int64, bool) {
-	if !d.scalar(n, field) {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-	if err != nil || n.Tag != "!!int" {
-		d.errorf(n, field, "want an integer, got %q", n.Value)
-		return 0, false
-	}
-	if v < min {
-		d.errorf(n, field, "must be at least %d, got %d", min, v)
-		return 0, false
-	}
-	return v, true
-}
-
-func (d *decoder) duration(n *yaml.Node, field string, allowZero bool) (time.Duration, bool) {
-	if !d.scalar(n, field) {
-		return 0, false
-	}
-	v, err := time.ParseDuration(n.Value)
-	if n.Value == "0" {
-		v, err = 0, nil
-	}
-	if err != nil {
-		d.errorf(n, field, "invalid duration %q (write e.g. 10s, 500ms, 2m)", n.Value)
-		return 0, false
-	}
-	if v < 0 || v == 0 && !allowZero {
-		d.errorf(n, field, "must be positive, got %s", n.Value)
-		return 0, false
-	}
-	return v, true
-}
-
-func (d *decoder) intList(n *yaml.Node, field string) []int {
-	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, field, "want a list of integers, got %s", kindName(n))
-		return nil
-	}
-	if len(n.Content) == 0 {
-		d.errorf(n, field, "must not be empty")
-		return nil
-	}
-	var out []int
-	seen := map[int64]bool{}
-	for i, e := range n.Content {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		if v, ok := d.integer(e, f, 1); ok {
-			if seen[v] {
-				d.errorf(e, f, "duplicate value %d", v)
-				continue
-			}
-			seen[v] = true
-			out = append(out, int(v))
-		}
-	}
-	return out
-}
-
-func (d *decoder) strMap(n *yaml.Node, field string) map[string]string {
-	out := map[string]string{}
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, field, "want a mapping of strings, got %s", kindName(n))
-		return out
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		f := join(field, k.Value)
-		if _, dup := out[k.Value]; dup {
-			d.errorf(k, f, "duplicate key")
-			continue
-		}
-		if d.scalar(v, f) {
-			out[k.Value] = v.Value
-		}
-	}
-	return out
-}
-
-func (d *decoder) decodeMatrix(n *yaml.Node, m *Matrix) {
-	var versionNode, loadNode, connNode, targetsNode, scenariosNode, profilesNode *yaml.Node
-	d.fields(n, "", map[string]func(k, v *yaml.Node){
-		"version": func(k, v *yaml.Node) {
-			versionNode = v
-			if ver, ok := d.integer(v, "version", 0); ok {
-				m.Version = int(ver)
-				if ver != SchemaVersion {
-					d.errorf(v, "version", "unsupported schema version %d (this harness reads %d)", ver, SchemaVersion)
-				}
-			}
-		},
-		"images": func(k, v *yaml.Node) {
-			m.Images = map[string]string{}
-			d.entries(v, "images", func(name string, _, val *yaml.Node) {
-				if ref := d.str(val, "images."+name); ref != "" {
-					m.Images[name] = ref
-				}
-			})
-		},
-		"network": func(k, v *yaml.Node) {
-			if s := d.str(v, "network"); s != "" {
-				if Network(s) != NetworkBridge && Network(s) != NetworkHost {
-					d.errorf(v, "network", "want %q or %q, got %q", NetworkBridge, NetworkHost, s)
-				}
-				m.Network = Network(s)
-			}
-		},
-		"load": func(k, v *yaml.Node) {
-			loadNode = v
-			if !d.decodeLoad(v, "load", &m.Load) && v.Kind == yaml.MappingNode {
-				d.errorf(k, "load", "set one of duration or requests")
-			}
-		},
-		"cpus":        func(k, v *yaml.Node) { m.CPUs = d.intList(v, "cpus") },
-		"connections": func(k, v *yaml.Node) { connNode = v; m.Connections = d.intList(v, "connections") },
-		"targets":     func(k, v *yaml.Node) { targetsNode = v },
-		"scenarios":   func(k, v *yaml.Node) { scenariosNode = v },
-		"profiles":    func(k, v *yaml.Node) { profilesNode = v },
-	})
-	if d.errs != nil && n.Kind != yaml.MappingNode {
-		return
-	}
-	if versionNode == nil {
-		d.errorf(n, "version", "missing (write version: %d)", SchemaVersion)
-	}
-	if loadNode == nil {
-		d.errorf(n, "load", "missing")
-	}
-	if m.CPUs == nil {
-		m.CPUs = []int{1}
-	}
-	if connNode == nil {
-		d.errorf(n, "connections", "missing")
-	}
-	if scenariosNode == nil {
-		d.errorf(n, "scenarios", "missing")
-	} else {
-		d.entries(scenariosNode, "scenarios", func(name string, k, v *yaml.Node) {
-			m.Scenarios = append(m.Scenarios, d.decodeScenario(name, v))
-		})
-	}
-	if targetsNode == nil {
-		d.errorf(n, "targets", "missing")
-	} else {
-		d.entries(targetsNode, "targets", func(name string, k, v *yaml.Node) {
-			m.Targets = append(m.Targets, d.decodeTarget(name, k, v, m))
-		})
-	}
-	m.Profiles = map[string]Profile{}
-	if profilesNode != nil {
-		d.entries(profilesNode, "profiles", func(name string, k, v *yaml.Node) {
-			m.Profiles[name] = d.decodeProfile(name, v, m)
-		})
-	}
-}
-
-// decodeLoad overlays the keys present in n onto l and reports whether n
-// says how long to run (duration or requests).
-func (d *decoder) decodeLoad(n *yaml.Node, path string, l *Load) (saysHowLong bool) {
-	var dur, req *yaml.Node
-	d.fields(n, path, map[string]func(k, v *yaml.Node){
-		"duration": func(k, v *yaml.Node) {
-			dur = v
-			if x, ok := d.duration(v, join(path, "duration"), false); ok {
-				if x < time.Second {
-					d.errorf(v, join(path, "duration"), "bombardier runs for at least 1s, got %s", x)
-				}
-				l.Duration, l.Requests = x, 0
-			}
-		},
-		"requests": func(k, v *yaml.Node) {
-			req = v
-			if x, ok := d.integer(v, join(path, "requests"), 1); ok {
-				l.Requests, l.Duration = x, 0
-			}
-		},
-		"warmup": func(k, v *yaml.Node) {
-			if x, ok := d.duration(v, join(path, "warmup"), true); ok {
-				if x > 0 && x < time.Second {
-					d.errorf(v, join(path, "warmup"), "bombardier runs for at least 1s; use 0 for no warm-up, got %s", x)
-				}
-				l.Warmup = x
-			}
-		},
-		"trials": func(k, v *yaml.Node) {
-			if x, ok := d.integer(v, join(path, "trials"), 1); ok {
-				l.Trials = int(x)
-			}
-		},
-		"timeout": func(k, v *yaml.Node) {
-			if x, ok := d.duration(v, join(path, "timeout"), false); ok {
-				l.Timeout = x
-			}
-		},
-		"loadgen_cpus": func(k, v *yaml.Node) {
-			if x, ok := d.integer(v, join(path, "loadgen_cpus"), 1); ok {
-				l.LoadgenCPUs = int(x)
-			}
-		},
-		"aggregate": func(k, v *yaml.Node) {
-			if x := d.str(v, join(path, "aggregate")); x != "" {
-				if Aggregate(x) != AggregateMedian && Aggregate(x) != AggregateBest {
-					d.errorf(v, join(path, "aggregate"), "want %q or %q, got %q", AggregateMedian, AggregateBest, x)
-				}
-				l.Aggregate = Aggregate(x)
-			}
-		},
-		"ready_timeout": func(k, v *yaml.Node) {
-			if x, ok := d.duration(v, join(path, "ready_timeout"), false); ok {
-				l.ReadyTimeout = x
-			}
-		},
-	})
-	if dur != nil && req != nil {
-		d.errorf(req, join(path, "requests"), "set either duration or requests, not both")
-	}
-	return dur != nil || req != nil
-}
-
-func (d *decoder) decodeScenario(name string, n *yaml.Node) Scenario {
-	s := Scenario{Name: name}
-	path := "scenarios." + name
-	var pathNode, expectNode *yaml.Node
-	d.fields(n, path, map[string]func(k, v *yaml.Node){
-		"path": func(k, v *yaml.Node) {
-			pathNode = v
-			if s.Path = d.str(v, join(path, "path")); s.Path != "" && !strings.HasPrefix(s.Path, "/") {
-				d.errorf(v, join(path, "path"), "must start with /, got %q", s.Path)
-			}
-		},
-		"expect": func(k, v *yaml.Node) { expectNode = v; s.Expect = d.decodeExpect(v, join(path, "expect")) },
-		"params": func(k, v *yaml.Node) {
-			d.entries(v, join(path, "params"), func(pname string, _, pv *yaml.Node) {
-				f := join(path, "params."+pname)
-				if pv.Kind != yaml.SequenceNode || len(pv.Content) == 0 {
-					d.errorf(pv, f, "want a non-empty list of values")
-					return
-				}
-				p := Param{Name: pname}
-				for i, e := range pv.Content {
-					if d.scalar(e, fmt.Sprintf("%s[%d]", f, i)) {
-						if slices.Contains(p.Values, e.Value) {
-							d.errorf(e, fmt.Sprintf("%s[%d]", f, i), "duplicate value %q", e.Value)
-							continue
-						}
-						p.Values = append(p.Values, e.Value)
-					}
-				}
-				s.Params = append(s.Params, p)
-			})
-		},
-	})
-	if n.Kind == yaml.MappingNode {
-		for _, ref := range paramRef.FindAllStringSubmatch(s.Path+" "+fmt.Sprint(s.Expect.JSONArray), -1) {
-			if !slices.ContainsFunc(s.Params, func(p Param) bool { return p.Name == ref[1] }) {
-				d.errorf(n, path, "{%s} names no param of this scenario", ref[1])
+	has := func(c string) (string, bool) {
+		for _, part := range strings.Split(check, ",") {
+			if k, v, _ := strings.Cut(part, "="); k == c {
+				return v, true
 			}
 		}
-		if pathNode == nil {
-			d.errorf(n, join(path, "path"), "missing")
-		}
-		if expectNode == nil {
-			d.errorf(n, join(path, "expect"), "missing: a scenario must say what a correct answer is")
-		}
+		return "", false
 	}
-	return s
-}
-
-func (d *decoder) decodeExpect(n0 *yaml.Node, path string) Expect {
-	n := n0
-	e := Expect{Status: 200}
-	var body, js, arr *yaml.Node
-	d.fields(n, path, map[string]func(k, v *yaml.Node){
-		"status": func(k, v *yaml.Node) {
-			if x, ok := d.integer(v, join(path, "status"), 100); ok {
-				if x > 599 {
-					d.errorf(v, join(path, "status"), "not an HTTP status: %d", x)
-				}
-				e.Status = int(x)
-			}
-		},
-		"content_type": func(k, v *yaml.Node) { e.ContentType = d.str(v, join(path, "content_type")) },
-		"body": func(k, v *yaml.Node) {
-			body = v
-			if d.scalar(v, join(path, "body")) {
-				s := v.Value
-				e.Body = &s
-			}
-		},
-		"json": func(k, v *yaml.Node) {
-			js = v
-			var x any
-			if err := v.Decode(&x); err != nil {
-				d.errorf(v, join(path, "json"), "%v", err)
-				return
-			}
-			e.JSON = normalizeJSON(x)
-		},
-		"json_array": func(k, v *yaml.Node) {
-			arr = v
-			a := &JSONArray{}
-			d.fields(v, join(path, "json_array"), map[string]func(k, v *yaml.Node){
-				"length": func(k, v *yaml.Node) {
-					if d.scalar(v, join(path, "json_array.length")) {
-						a.Length = v.Value
-						if _, err := strconv.Atoi(v.Value); err != nil && !paramRef.MatchString(v.Value) {
-							d.errorf(v, join(path, "json_array.length"), "want a number or {param}, got %q", v.Value)
-						}
-					}
-				},
-				"keys": func(k, v *yaml.Node) {
-					if v.Kind != yaml.SequenceNode {
-						d.errorf(v, join(path, "json_array.keys"), "want a list of keys")
-						return
-					}
-					for i, e := range v.Content {
-						if x := d.str(e, fmt.Sprintf("%s.json_array.keys[%d]", path, i)); x != "" {
-							a.Keys = append(a.Keys, x)
-						}
-					}
-				},
-			})
-			e.JSONArray = a
-		},
-	})
-	if btoi(body != nil)+btoi(js != nil)+btoi(arr != nil) > 1 {
-		d.errorf(n0, path, "set only one of body, json and json_array")
-	}
-	return e
-}
-
-// normalizeJSON turns YAML-decoded values into the shapes encoding/json
-// produces (map[string]any, []any, float64), so the two compare equal.
-func normalizeJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalizeJSON(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeJSON(e)
-		}
-		return x
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case uint64:
-		return float64(x)
-	default:
-		return v
-	}
-}
-
-func (d *decoder) decodeTarget(name string, key, n *yaml.Node, m *Matrix) Target {
-	t := Target{Name: name}
-	path := "targets." + name
-	var buildNode, portNode, servicesNode, entryNode *yaml.Node
-	single := Service{Name: name, Replicas: 1}
-	d.fields(n, path, map[string]func(k, v *yaml.Node){
-		"build": func(k, v *yaml.Node) { buildNode = v; single.BuildRel = d.str(v, join(path, "build")) },
-		"port": func(k, v *yaml.Node) {
-			portNode = v
-			t.Port = d.port(v, join(path, "port"))
-		},
-		"env":      func(k, v *yaml.Node) { t.Env = d.strMap(v, join(path, "env")) },
-		"services": func(k, v *yaml.Node) { servicesNode = v },
-		"entry":    func(k, v *yaml.Node) { entryNode = v; t.Entry = d.str(v, join(path, "entry")) },
-		"variants": func(k, v *yaml.Node) {
-			d.entries(v, join(path, "variants"), func(vname string, _, vn *yaml.Node) {
-				vr := Variant{Name: vname}
-				d.fields(vn, join(path, "variants."+vname), map[string]func(k, v *yaml.Node){
-					"env": func(k, v *yaml.Node) { vr.Env = d.strMap(v, join(path, "variants."+vname+".env")) },
-				})
-				t.Variants = append(t.Variants, vr)
-			})
-		},
-		"scenarios": func(k, v *yaml.Node) {
-			if v.Kind != yaml.SequenceNode {
-				d.errorf(v, join(path, "scenarios"), "want a list of scenario names, got %s", kindName(v))
-				return
-			}
-			for i, e := range v.Content {
-				if s := d.str(e, fmt.Sprintf("%s.scenarios[%d]", path, i)); s != "" {
-					t.Scenarios = append(t.Scenarios, s)
-				}
-			}
-		},
-	})
-	if n.Kind != yaml.MappingNode {
-		return t
-	}
-	if portNode == nil {
-		d.errorf(key, join(path, "port"), "missing: the port the server listens on")
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
 	switch {
-	case servicesNode != nil && buildNode != nil:
-		d.errorf(buildNode, join(path, "build"), "set either build (one service) or services, not both")
-	case servicesNode != nil:
-		d.entries(servicesNode, join(path, "services"), func(sname string, _, sn *yaml.Node) {
-			t.Services = append(t.Services, d.decodeService(join(path, "services."+sname), sname, sn, m))
+	case t.Kind() == reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			d.errorf(n, path, "want a mapping, got %s", kindName(n))
+			return
+		}
+		fields := map[string]reflect.StructField{}
+		for i := range t.NumField() {
+			fields[strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]] = t.Field(i)
+		}
+		seen := d.keys(n, path, "key", func(k, v *yaml.Node) {
+			f, ok := fields[k.Value]
+			if !ok {
+				d.errorf(k, join(path, k.Value), "unknown key (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+				return
+			}
+			d.at[join(path, k.Value)] = v
+			d.walk(v, f.Type, join(path, k.Value), f.Tag.Get("check"), f.Tag.Get("why"))
 		})
-		if entryNode == nil {
-			d.errorf(key, join(path, "entry"), "missing: the service the load generator hits")
-		} else if t.Entry != "" && !slices.ContainsFunc(t.Services, func(s Service) bool { return s.Name == t.Entry }) {
-			d.errorf(entryNode, join(path, "entry"), "no service named %q", t.Entry)
+		for _, name := range slices.Sorted(maps.Keys(fields)) {
+			if f := fields[name]; !seen[name] && slices.Contains(strings.Split(f.Tag.Get("check"), ","), "required") {
+				d.errorf(n, join(path, name), "missing%s", strings.TrimSuffix(": "+f.Tag.Get("why"), ": "))
+			}
 		}
-	case buildNode != nil:
-		if entryNode != nil {
-			d.errorf(entryNode, join(path, "entry"), "entry goes with services")
+	case t.Kind() == reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			d.errorf(n, path, "want a mapping of names, got %s", kindName(n))
+			return
 		}
-		single.Build, single.Images = d.buildDir(buildNode, join(path, "build"), single.BuildRel, m)
+		_, named := has("names")
+		d.keys(n, path, "name", func(k, v *yaml.Node) {
+			if named && !validName.MatchString(k.Value) {
+				d.errorf(k, join(path, k.Value), "name must match %s", validName)
+				return
+			}
+			d.at[join(path, k.Value)] = v
+			d.walk(v, t.Elem(), join(path, k.Value), check, why)
+		})
+	case t.Kind() == reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.errorf(n, path, "want a list, got %s", kindName(n))
+			return
+		}
+		if _, ok := has("nonempty"); ok && len(n.Content) == 0 {
+			d.errorf(n, path, "must not be empty")
+		}
+		_, unique := has("unique")
+		seen := map[string]bool{}
+		for i, e := range n.Content {
+			f := fmt.Sprintf("%s[%d]", path, i)
+			if unique && e.Kind == yaml.ScalarNode && seen[e.Value] {
+				d.errorf(e, f, "duplicate value %q", e.Value)
+				continue
+			}
+			seen[e.Value] = true
+			d.at[f] = e
+			d.walk(e, t.Elem(), f, check, why)
+		}
+	case t.Kind() == reflect.Interface: // any value (expect.json)
+	case n.Kind != yaml.ScalarNode:
+		d.errorf(n, path, "want a scalar, got %s", kindName(n))
+	case t == reflect.TypeFor[time.Duration]():
+		v, err := parseDuration(n.Value)
+		low, _ := has("min")
+		min, _ := time.ParseDuration(low)
+		_, zero := has("zero")
+		switch {
+		case err != nil:
+			d.errorf(n, path, "invalid duration %q (write e.g. 10s, 500ms, 2m)", n.Value)
+		case v < 0 || v == 0 && !zero:
+			d.errorf(n, path, "must be positive, got %s", n.Value)
+		case v > 0 && v < min && why != "":
+			d.errorf(n, path, "%s, got %s", why, v)
+		case v > 0 && v < min:
+			d.errorf(n, path, "must be at least %s, got %s", min, v)
+		}
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+		v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+		lo, _ := has("min")
+		hi, _ := has("max")
+		low, _ := strconv.ParseInt(lo, 10, 64)
+		high, _ := strconv.ParseInt(hi, 10, 64)
+		switch {
+		case err != nil || n.Tag != "!!int":
+			d.errorf(n, path, "want an integer, got %q", n.Value)
+		case lo != "" && v < low:
+			d.errorf(n, path, "must be at least %d, got %d", low, v)
+		case hi != "" && v > high:
+			d.errorf(n, path, "must be at most %d, got %d", high, v)
+		}
+	default: // string
+		if _, str := has("str"); str && n.Tag != "!!str" {
+			d.errorf(n, path, "want a string, got %s %q", strings.TrimPrefix(n.Tag, "!!"), n.Value)
+		} else if one, ok := has("oneof"); ok && !slices.Contains(strings.Split(one, "|"), n.Value) {
+			d.errorf(n, path, "want %s, got %q", strings.ReplaceAll(strconv.Quote(one), "|", `" or "`), n.Value)
+		}
+	}
+}
+
+// keys calls each for every key of mapping n, reporting repeated ones, and
+// returns the keys it saw.
+func (d *decoder) keys(n *yaml.Node, path, what string, each func(k, v *yaml.Node)) map[string]bool {
+	first := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if prev, dup := first[k.Value]; dup {
+			d.errorf(k, join(path, k.Value), "duplicate %s (first at line %d)", what, prev.Line)
+			continue
+		}
+		first[k.Value] = k
+		each(k, v)
+	}
+	seen := map[string]bool{}
+	for k := range first {
+		seen[k] = true
+	}
+	return seen
+}
+
+// The rules below span fields; every value's own shape was checked by walk.
+
+func (d *decoder) matrix(f *fileSchema, m *Matrix) {
+	if f.Version != nil && *f.Version != SchemaVersion && d.set("version") {
+		d.errAt("version", "unsupported schema version %d (this harness reads %d)", *f.Version, SchemaVersion)
+	}
+	m.Version = SchemaVersion
+	m.Images = f.Images
+	if m.Images == nil {
+		m.Images = map[string]string{}
+	}
+	setp(&m.Network, f.Network)
+	if d.set("load") && !d.load(f.Load, "load", &m.Load) {
+		d.errAt("load", "set one of duration or requests")
+	}
+	if len(f.CPUs) > 0 {
+		m.CPUs = f.CPUs
+	}
+	m.Connections = f.Connections
+	for _, name := range d.names("scenarios") {
+		m.Scenarios = append(m.Scenarios, d.scenario(name, f.Scenarios[name]))
+	}
+	for _, name := range d.names("targets") {
+		m.Targets = append(m.Targets, d.target(name, f.Targets[name], m))
+	}
+	for _, name := range d.names("profiles") {
+		pf, path := f.Profiles[name], "profiles."+name
+		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections}
+		if d.set(path + ".load") {
+			d.load(pf.Load, path+".load", &p.Load)
+		}
+		if len(pf.CPUs) > 0 {
+			p.CPUs = pf.CPUs
+		}
+		if len(pf.Connections) > 0 {
+			p.Connections = pf.Connections
+		}
+		if pf.Only != nil {
+			sel, err := ParseSelector(*pf.Only)
+			if err != nil {
+				d.errAt(path+".only", "%v", err)
+			}
+			p.Only = sel
+		}
+		m.Profiles[name] = p
+	}
+}
+
+// load overlays the keys l sets onto out and reports whether it says how
+// long to run (duration or requests, set in the file even if invalid).
+func (d *decoder) load(l *loadSchema, path string, out *Load) bool {
+	if l == nil || d.bad[path] {
+		return true // not a mapping: reported
+	}
+	if l.Duration != nil {
+		out.Duration, out.Requests = *l.Duration, 0
+	}
+	if l.Requests != nil {
+		out.Requests, out.Duration = *l.Requests, 0
+	}
+	dur, req := d.set(path+".duration"), d.set(path+".requests")
+	if dur && req {
+		d.errAt(path+".requests", "set either duration or requests, not both")
+	}
+	setp(&out.Warmup, l.Warmup)
+	setp(&out.Trials, l.Trials)
+	setp(&out.Timeout, l.Timeout)
+	setp(&out.LoadgenCPUs, l.LoadgenCPUs)
+	setp(&out.Aggregate, l.Aggregate)
+	setp(&out.ReadyTimeout, l.ReadyTimeout)
+	return dur || req
+}
+
+// setp sets *dst to *src when the file sets src.
+func setp[T any](dst, src *T) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+var paramRef = regexp.MustCompile(`\{([a-z0-9_]+)\}`)
+
+func (d *decoder) scenario(name string, s scenarioSchema) Scenario {
+	path := "scenarios." + name
+	out := Scenario{Name: name, Expect: Expect{Status: 200}}
+	if s.Path != nil && !d.bad[path+".path"] {
+		if out.Path = *s.Path; !strings.HasPrefix(out.Path, "/") {
+			d.errAt(path+".path", "must start with /, got %q", out.Path)
+		}
+	}
+	for _, p := range d.names(path + ".params") {
+		out.Params = append(out.Params, Param{Name: p, Values: s.Params[p]})
+	}
+	if e := s.Expect; e != nil {
+		setp(&out.Expect.Status, e.Status)
+		setp(&out.Expect.ContentType, e.ContentType)
+		out.Expect.Body, out.Expect.JSON = e.Body, normalizeJSON(e.JSON)
+		if a := e.JSONArray; a != nil {
+			out.Expect.JSONArray = &JSONArray{Length: a.Length, Keys: a.Keys}
+			if _, err := strconv.Atoi(a.Length); err != nil && !paramRef.MatchString(a.Length) && d.set(path+".expect.json_array.length") {
+				d.errAt(path+".expect.json_array.length", "want a number or {param}, got %q", a.Length)
+			}
+		}
+		if e.Body != nil && e.JSON != nil || e.Body != nil && e.JSONArray != nil || e.JSON != nil && e.JSONArray != nil {
+			d.errAt(path+".expect", "set only one of body, json and json_array")
+		}
+	}
+	for _, ref := range paramRef.FindAllStringSubmatch(out.Path+" "+fmt.Sprint(out.Expect.JSONArray), -1) {
+		if !slices.ContainsFunc(out.Params, func(p Param) bool { return p.Name == ref[1] }) {
+			d.errAt(path, "{%s} names no param of this scenario", ref[1])
+		}
+	}
+	return out
+}
+
+// normalizeJSON turns a YAML-decoded value into the shapes encoding/json
+// produces (map[string]any, []any, float64), so the two compare equal.
+func normalizeJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil || v == nil {
+		return v
+	}
+	var out any
+	json.Unmarshal(b, &out)
+	return out
+}
+
+func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
+	path := "targets." + name
+	t := Target{Name: name, Env: s.Env, Scenarios: s.Scenarios}
+	if d.at[path].Kind != yaml.MappingNode {
+		return t // reported
+	}
+	if !d.set(path + ".port") {
+		d.errAt(path+".port", "missing: the port the server listens on")
+	}
+	setp(&t.Port, s.Port)
+	setp(&t.Entry, s.Entry)
+	for _, v := range d.names(path + ".variants") {
+		t.Variants = append(t.Variants, Variant{Name: v, Env: s.Variants[v].Env})
+	}
+	for i, sc := range s.Scenarios {
+		if !slices.ContainsFunc(m.Scenarios, func(s Scenario) bool { return s.Name == sc }) {
+			d.errorf(d.at[fmt.Sprintf("%s.scenarios[%d]", path, i)], path+".scenarios", "no scenario named %q", sc)
+		}
+	}
+	switch {
+	case d.set(path+".services") && d.set(path+".build"):
+		d.errAt(path+".build", "set either build (one service) or services, not both")
+	case d.set(path + ".services"):
+		for _, sn := range d.names(path + ".services") {
+			ss, sp := s.Services[sn], path+".services."+sn
+			svc := Service{Name: sn, Replicas: 1, Env: ss.Env}
+			setp(&svc.Replicas, ss.Replicas)
+			setp(&svc.Port, ss.Port)
+			svc.BuildRel, svc.Build, svc.Images = d.buildDir(ss.Build, sp+".build", m)
+			t.Services = append(t.Services, svc)
+		}
+		if !d.set(path + ".entry") {
+			d.errAt(path+".entry", "missing: the service the load generator hits")
+		} else if !d.bad[path+".entry"] && !slices.ContainsFunc(t.Services, func(s Service) bool { return s.Name == t.Entry }) {
+			d.errAt(path+".entry", "no service named %q", t.Entry)
+		}
+	case d.set(path + ".build"):
+		if d.set(path + ".entry") {
+			d.errAt(path+".entry", "entry goes with services")
+		}
+		single := Service{Name: name, Replicas: 1}
+		single.BuildRel, single.Build, single.Images = d.buildDir(s.Build, path+".build", m)
 		t.Services, t.Entry = []Service{single}, name
 	default:
-		d.errorf(key, join(path, "build"), "missing: the folder holding the target's Dockerfile (or services)")
-	}
-	known := map[string]bool{}
-	for _, s := range m.Scenarios {
-		known[s.Name] = true
-	}
-	for _, s := range t.Scenarios {
-		if !known[s] {
-			d.errorf(n, join(path, "scenarios"), "no scenario named %q", s)
-		}
+		d.errAt(path+".build", "missing: the folder holding the target's Dockerfile (or services)")
 	}
 	return t
 }
 
-func (d *decoder) decodeService(path, name string, n *yaml.Node, m *Matrix) Service {
-	s := Service{Name: name, Replicas: 1}
-	var buildNode *yaml.Node
-	d.fields(n, path, map[string]func(k, v *yaml.Node){
-		"build": func(k, v *yaml.Node) { buildNode = v; s.BuildRel = d.str(v, join(path, "build")) },
-		"replicas": func(k, v *yaml.Node) {
-			if x, ok := d.integer(v, join(path, "replicas"), 1); ok {
-				s.Replicas = int(x)
-			}
-		},
-		"env":  func(k, v *yaml.Node) { s.Env = d.strMap(v, join(path, "env")) },
-		"port": func(k, v *yaml.Node) { s.Port = d.port(v, join(path, "port")) },
-	})
-	if n.Kind != yaml.MappingNode {
-		return s
-	}
-	if buildNode == nil {
-		d.errorf(n, join(path, "build"), "missing: the folder holding the service's Dockerfile")
-	} else {
-		s.Build, s.Images = d.buildDir(buildNode, join(path, "build"), s.BuildRel, m)
-	}
-	return s
-}
-
-func (d *decoder) port(v *yaml.Node, field string) int {
-	x, ok := d.integer(v, field, 1)
-	if !ok {
-		return 0
-	}
-	if x > 65535 {
-		d.errorf(v, field, "not a TCP port: %d", x)
-	}
-	return int(x)
-}
-
 // buildDir resolves a build folder against the matrix's folder, checks it
 // has a Dockerfile, and lists the images keys that Dockerfile uses.
-func (d *decoder) buildDir(n *yaml.Node, field, rel string, m *Matrix) (string, []string) {
-	if rel == "" {
-		return "", nil
+func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir string, keys []string) {
+	if build == nil || *build == "" || d.at[field].Tag != "!!str" {
+		return "", "", nil
 	}
-	dir := rel
-	if !filepath.IsAbs(dir) {
+	if rel, dir = *build, *build; !filepath.IsAbs(dir) {
 		dir = filepath.Join(m.Dir, rel)
 	}
 	df, err := os.ReadFile(filepath.Join(dir, "Dockerfile"))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		d.errorf(n, field, "no Dockerfile in %s", dir)
-		return dir, nil
+		d.errAt(field, "no Dockerfile in %s", dir)
+		return rel, dir, nil
 	case err != nil:
-		d.errorf(n, field, "%v", err)
-		return dir, nil
+		d.errAt(field, "%v", err)
+		return rel, dir, nil
 	}
-	var keys []string
 	for _, key := range ImageKeys(df) {
 		if _, ok := m.Images[key]; !ok {
-			d.errorf(n, field, "its Dockerfile uses ${%s_IMAGE} but images has no key %q", strings.ToUpper(key), key)
+			d.errAt(field, "its Dockerfile uses ${%s_IMAGE} but images has no key %q", strings.ToUpper(key), key)
 			continue
 		}
 		keys = append(keys, key)
 	}
-	return dir, keys
-}
-
-var paramRef = regexp.MustCompile(`\{([a-z0-9_]+)\}`)
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return rel, dir, keys
 }
 
 var imageArg = regexp.MustCompile(`\$\{?([A-Z0-9_]+)_IMAGE\}?`)
@@ -667,35 +547,12 @@ var imageArg = regexp.MustCompile(`\$\{?([A-Z0-9_]+)_IMAGE\}?`)
 // ImageKeys lists the images keys a Dockerfile refers to through
 // ${<KEY>_IMAGE} build arguments, lower-cased, sorted, without repeats.
 func ImageKeys(dockerfile []byte) []string {
-	seen := map[string]bool{}
 	var keys []string
 	for _, m := range imageArg.FindAllSubmatch(dockerfile, -1) {
-		k := strings.ToLower(string(m[1]))
-		if !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
+		keys = append(keys, strings.ToLower(string(m[1])))
 	}
-	sort.Strings(keys)
-	return keys
-}
-
-func (d *decoder) decodeProfile(name string, n *yaml.Node, m *Matrix) Profile {
-	p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections}
-	path := "profiles." + name
-	d.fields(n, path, map[string]func(k, v *yaml.Node){
-		"load":        func(k, v *yaml.Node) { d.decodeLoad(v, join(path, "load"), &p.Load) },
-		"cpus":        func(k, v *yaml.Node) { p.CPUs = d.intList(v, join(path, "cpus")) },
-		"connections": func(k, v *yaml.Node) { p.Connections = d.intList(v, join(path, "connections")) },
-		"only": func(k, v *yaml.Node) {
-			sel, err := ParseSelector(d.str(v, join(path, "only")))
-			if err != nil {
-				d.errorf(v, join(path, "only"), "%v", err)
-			}
-			p.Only = sel
-		},
-	})
-	return p
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 func join(path, key string) string {
@@ -717,13 +574,4 @@ func kindName(n *yaml.Node) string {
 		return "an alias"
 	}
 	return "nothing"
-}
-
-func knownKeys[V any](m map[string]V) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
 }

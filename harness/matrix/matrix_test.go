@@ -114,7 +114,7 @@ func TestParseErrors(t *testing.T) {
 		{"wrong type", "trials: 3", "trials: three", []string{"matrix.yaml:8:11: load.trials: want an integer"}},
 		{"bad duration", "duration: 10s", "duration: 10x", []string{`matrix.yaml:6:13: load.duration: invalid duration "10x"`}},
 		{"both duration and requests", "  warmup: 3s\n", "  warmup: 3s\n  requests: 10\n", []string{"matrix.yaml:8:13: load.requests: set either duration or requests, not both"}},
-		{"neither", "  duration: 10s\n", "", []string{"matrix.yaml:5:1: load: set one of duration or requests"}},
+		{"neither", "  duration: 10s\n", "", []string{"matrix.yaml:6:3: load: set one of duration or requests"}},
 		{"cpus zero", "cpus: [1, 2]", "cpus: [0, 2]", []string{"matrix.yaml:11:8: cpus[0]: must be at least 1, got 0"}},
 		{"connections zero", "connections: [64, 256]", "connections: [64, 0]", []string{"matrix.yaml:12:19: connections[1]: must be at least 1"}},
 		{"duplicate target", "  two:\n", "  one:\n", []string{`matrix.yaml:18:3: targets.one: duplicate name (first at line 14)`}},
@@ -300,5 +300,41 @@ func TestStudiesSchemaErrors(t *testing.T) {
 				t.Errorf("error = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// Values of the wrong shape are reported once each, where they stand, and
+// do not cascade into the rules that read them.
+func TestWrongShapes(t *testing.T) {
+	text := "version: 1\nload: 5\nconnections: [1]\nimages: {debian: d, golang: g}\n" +
+		"targets: {a: 5, c: {build: 5, port: x}, d: {services: {s: {build: t1}}, entry: 5, port: 1}}\n" +
+		"scenarios: {s: 5, t: {path: 5, expect: 5}, u: {path: /, params: {m: []}, expect: {json_array: 5, status: x}}}\n" +
+		"profiles: {p: 5, q: {load: 5}}\n"
+	_, err := parse(t, text)
+	want := []string{
+		`2:7: load: want a mapping, got "5"`,
+		`5:14: targets.a: want a mapping, got "5"`,
+		`5:28: targets.c.build: want a string, got int "5"`,
+		`5:37: targets.c.port: want an integer, got "x"`,
+		`5:80: targets.d.entry: want a string, got int "5"`,
+		`6:16: scenarios.s: want a mapping, got "5"`,
+		`6:29: scenarios.t.path: want a string, got int "5"`,
+		`6:40: scenarios.t.expect: want a mapping, got "5"`,
+		`6:69: scenarios.u.params.m: must not be empty`,
+		`6:95: scenarios.u.expect.json_array: want a mapping, got "5"`,
+		`6:106: scenarios.u.expect.status: want an integer, got "x"`,
+		`7:15: profiles.p: want a mapping, got "5"`,
+		`7:28: profiles.q.load: want a mapping, got "5"`,
+	}
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("err = %v", err)
+	}
+	var got []string
+	for _, e := range errs {
+		got = append(got, strings.TrimPrefix(e.Error(), "testdata/matrix.yaml:"))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
