@@ -1,6 +1,8 @@
-// Package cli wires the harness's commands (plan, run, report, clean) to the
-// packages that do the work, and maps outcomes to exit codes. It owns
-// nothing else.
+// Package cli wires the harness's commands (plan, run, report, compare,
+// index, clean) to the packages that do the work: each command is one
+// function that returns an error carrying its exit code, and Main is the
+// one place that prints an error. After a run it renders README.md and
+// charts from what the runner measured. It owns nothing else.
 package cli
 
 import (

@@ -1,8 +1,9 @@
 // Package engine is the one place the harness talks to the Docker engine,
 // through the Docker Go SDK with API version negotiation (it must work with
 // engine 20.10, API 1.41). It owns labels, networks, image builds and
-// imports, containers, exec, and resource sampling. Every object it creates
-// carries the tool label so a killed run's leftovers can be found and reaped.
+// imports, containers, exec, listing by label, and resource sampling. Every
+// object it creates carries the tool label so a killed run's leftovers can
+// be found and reaped. *Engine satisfies the runner's Engine interface.
 package engine
 
 import (

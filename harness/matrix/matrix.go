@@ -1,6 +1,7 @@
 // Package matrix owns matrix.yaml: its schema (version 1), strict decoding
-// with file:line:col errors, profiles, and the expansion of a matrix into the
-// cells the runner measures. It never talks to Docker.
+// with file:line:col errors (decode.go: yaml.v3 into schema structs, one
+// walk of the nodes for positions and shape), profiles, and the expansion
+// of a matrix into the cells the runner measures. It never talks to Docker.
 package matrix
 
 import (

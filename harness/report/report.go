@@ -1,6 +1,8 @@
-// Package report renders a run's results.json as the Markdown a reviewer
-// reads. It reads nothing but the results.Run it is given, so every report
-// can be regenerated without Docker, and the same input gives the same bytes.
+// Package report renders a run's results.json as the Markdown, CSV, JSON
+// and SVG charts a reviewer reads, and the index of committed result sets.
+// It reads nothing but the results.Run it is given and links no Docker
+// code, so every report can be regenerated anywhere, and the same input
+// gives the same bytes.
 package report
 
 import (

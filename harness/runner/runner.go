@@ -1,7 +1,9 @@
 // Package runner owns the life of a run: it expands the matrix into cells,
 // builds each target once, and takes every cell through start, readiness,
 // verification, warm-up and trials, recording each cell as ok, failed or
-// skipped. Nothing about one cell stops the next; everything the run
+// skipped. It talks to the engine through the Engine interface and writes
+// results.json after every visit, and nothing else: drawing is the
+// command's. Nothing about one cell stops the next; everything the run
 // creates is removed when it ends, even when it is interrupted.
 package runner
 
