@@ -4,11 +4,16 @@ package loadgen
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/webbench/webbench/harness/numfmt"
 )
 
 // Spec is one bombardier run.
@@ -18,6 +23,7 @@ type Spec struct {
 	Duration    time.Duration // exclusive with Requests
 	Requests    int64
 	Timeout     time.Duration
+	Expect      int // the status the scenario expects: its class is what counts
 }
 
 // Args is bombardier's command line for s: latencies on (-l), no progress
@@ -32,27 +38,35 @@ func Args(s Spec) []string {
 	return append(args, s.URL)
 }
 
-// Result is what one bombardier run measured.
+// Result is what one bombardier run measured. Only responses of the
+// status class the scenario expects count as throughput; every other
+// outcome is an error.
 type Result struct {
-	RPS         float64          `json:"rps"`
-	Requests    int64            `json:"requests"` // responses received, any status
-	Errors      int64            `json:"errors"`   // requests that got no response
-	ErrorKinds  map[string]int64 `json:"error_kinds,omitempty"`
-	StatusCodes map[string]int64 `json:"status_codes"`
+	RPS         float64          `json:"rps"`      // good responses per second of time taken
+	Requests    int64            `json:"requests"` // good responses: of the expected status class
+	Errors      int64            `json:"errors"`   // every other request: another status class, unclassified, no response
+	ErrorRate   float64          `json:"error_rate"`
+	ErrorKinds  map[string]int64 `json:"error_kinds,omitempty"` // errors by kind: "5xx", "others", or bombardier's description
+	StatusCodes map[string]int64 `json:"status_codes"`          // every response by class, good or not
 	LatencyMS   Latency          `json:"latency_ms"`
 	BytesRead   int64            `json:"bytes_read"`
 	Seconds     float64          `json:"seconds"`
 }
 
-// Latency percentiles in milliseconds.
+// Latency percentiles, mean and maximum in milliseconds, over every
+// request bombardier timed.
 type Latency struct {
-	P50 float64 `json:"p50"`
-	P75 float64 `json:"p75"`
-	P90 float64 `json:"p90"`
-	P95 float64 `json:"p95"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
+	Mean float64 `json:"mean,omitempty"`
+	P50  float64 `json:"p50"`
+	P75  float64 `json:"p75"`
+	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
 }
+
+// Class is the status class a status code falls in: 200 → "2xx".
+func Class(status int) string { return fmt.Sprintf("%dxx", status/100) }
 
 // report mirrors bombardier 1.2's JSON template. Latencies are in µs.
 type report struct {
@@ -70,17 +84,19 @@ type report struct {
 			Count       int64  `json:"count"`
 		} `json:"errors"`
 		Latency struct {
+			Mean        float64            `json:"mean"`
 			Max         float64            `json:"max"`
 			Percentiles map[string]float64 `json:"percentiles"`
 		} `json:"latency"`
 	} `json:"result"`
 }
 
-// Parse reads bombardier's -o j output. Anything printed before the JSON
-// object (bombardier prints nothing else with -p r, but a wrapper might) is
-// skipped. RPS is responses over time taken: bombardier's own rps mean is
-// averaged over sampling ticks and is not used.
-func Parse(out []byte) (Result, error) {
+// Parse reads bombardier's -o j output of a run whose scenario expects
+// status expect. Anything printed before the JSON object (bombardier prints
+// nothing else with -p r, but a wrapper might) is skipped. RPS is good
+// responses over time taken: bombardier's own rps mean is averaged over
+// sampling ticks and is not used.
+func Parse(out []byte, expect int) (Result, error) {
 	i := bytes.IndexByte(out, '{')
 	if i < 0 {
 		return Result{}, fmt.Errorf("bombardier printed no JSON: %q", truncate(out, 300))
@@ -93,58 +109,72 @@ func Parse(out []byte) (Result, error) {
 	if res.TimeTakenSeconds <= 0 {
 		return Result{}, fmt.Errorf("bombardier reported no time taken: %q", truncate(out, 300))
 	}
-	codes := map[string]int64{}
-	for k, v := range map[string]int64{"1xx": res.Req1xx, "2xx": res.Req2xx, "3xx": res.Req3xx, "4xx": res.Req4xx, "5xx": res.Req5xx, "others": res.Others} {
-		if v != 0 {
-			codes[k] = v
-		}
-	}
-	responses := res.Req1xx + res.Req2xx + res.Req3xx + res.Req4xx + res.Req5xx
-	out2 := Result{
-		Requests:    responses,
-		RPS:         float64(responses) / res.TimeTakenSeconds,
-		StatusCodes: codes,
-		BytesRead:   res.BytesRead,
-		Seconds:     res.TimeTakenSeconds,
-	}
+	// bombardier counts a request that got no response under "others" as
+	// well as in its errors; what is left of "others" got a response it
+	// could not classify.
+	kinds := map[string]int64{}
+	var failed int64
 	for _, e := range res.Errors {
-		if out2.ErrorKinds == nil {
-			out2.ErrorKinds = map[string]int64{}
-		}
-		out2.ErrorKinds[e.Description] += e.Count
-		out2.Errors += e.Count
+		kinds[e.Description] += e.Count
+		failed += e.Count
 	}
-	// "others" counts responses bombardier could not classify and requests
-	// that failed; failed requests are already in Errors.
-	pct := func(k string) float64 { return res.Latency.Percentiles[k] / 1000 }
-	out2.LatencyMS = Latency{P50: pct("50"), P75: pct("75"), P90: pct("90"), P95: pct("95"), P99: pct("99"), Max: res.Latency.Max / 1000}
-	if len(res.Latency.Percentiles) == 0 && responses > 0 {
+	codes := map[string]int64{}
+	for k, v := range map[string]int64{"1xx": res.Req1xx, "2xx": res.Req2xx, "3xx": res.Req3xx, "4xx": res.Req4xx,
+		"5xx": res.Req5xx, "others": max(res.Others-failed, 0)} {
+		if v == 0 {
+			continue
+		}
+		codes[k] = v
+		if k != Class(expect) {
+			kinds[k] += v
+		}
+	}
+	good := codes[Class(expect)]
+	out2 := Result{Requests: good, RPS: float64(good) / res.TimeTakenSeconds, StatusCodes: codes,
+		BytesRead: res.BytesRead, Seconds: res.TimeTakenSeconds}
+	for _, v := range kinds {
+		out2.Errors += v
+	}
+	if len(kinds) > 0 {
+		out2.ErrorKinds = kinds
+	}
+	if total := good + out2.Errors; total > 0 {
+		out2.ErrorRate = float64(out2.Errors) / float64(total)
+	}
+	ms := func(us float64) float64 { return us / 1000 }
+	pct := func(k string) float64 { return ms(res.Latency.Percentiles[k]) }
+	out2.LatencyMS = Latency{Mean: ms(res.Latency.Mean), P50: pct("50"), P75: pct("75"), P90: pct("90"), P95: pct("95"),
+		P99: pct("99"), Max: ms(res.Latency.Max)}
+	if len(res.Latency.Percentiles) == 0 && good+out2.Errors > 0 {
 		return out2, fmt.Errorf("bombardier reported no latency percentiles (was -l passed?)")
 	}
 	return out2, nil
 }
 
-// ErrorSummary renders error kinds most frequent first, for a reason text.
+// Completed is every request that got a response, good or not.
+func (r Result) Completed() int64 {
+	var n int64
+	for _, v := range r.StatusCodes {
+		n += v
+	}
+	return n
+}
+
+// ErrorSummary renders error kinds most frequent first, for a reason
+// text: "5xx: 10,231; timeout: 40".
 func (r Result) ErrorSummary() string {
-	type kv struct {
-		k string
-		v int64
-	}
-	var kinds []kv
-	for k, v := range r.ErrorKinds {
-		kinds = append(kinds, kv{k, v})
-	}
-	sort.Slice(kinds, func(i, j int) bool {
-		return kinds[i].v > kinds[j].v || kinds[i].v == kinds[j].v && kinds[i].k < kinds[j].k
-	})
-	var b bytes.Buffer
-	for i, e := range kinds {
-		if i > 0 {
-			b.WriteString("; ")
+	kinds := slices.Collect(maps.Keys(r.ErrorKinds))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if c := cmp.Compare(r.ErrorKinds[b], r.ErrorKinds[a]); c != 0 {
+			return c
 		}
-		fmt.Fprintf(&b, "%d× %s", e.v, e.k)
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = k + ": " + numfmt.Count(r.ErrorKinds[k])
 	}
-	return b.String()
+	return strings.Join(parts, "; ")
 }
 
 func truncate(b []byte, n int) string {

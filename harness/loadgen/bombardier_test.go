@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"reflect"
@@ -20,7 +21,7 @@ func read(t *testing.T, name string) []byte {
 
 // Recorded from bombardier v1.2.6 against a local net/http server.
 func TestParseRequests(t *testing.T) {
-	r, err := Parse(read(t, "requests.json"))
+	r, err := Parse(read(t, "requests.json"), 200)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestParseRequests(t *testing.T) {
 	if want := 2000 / 0.092169645; math.Abs(r.RPS-want) > 1e-6 {
 		t.Errorf("RPS = %v, want %v", r.RPS, want)
 	}
-	want := Latency{P50: 0.286, P75: 0.442, P90: 0.637, P95: 0.937, P99: 1.454, Max: 5.335}
+	want := Latency{Mean: 0.354269, P50: 0.286, P75: 0.442, P90: 0.637, P95: 0.937, P99: 1.454, Max: 5.335}
 	if r.LatencyMS != want {
 		t.Errorf("latency = %+v, want %+v", r.LatencyMS, want)
 	}
@@ -41,21 +42,21 @@ func TestParseRequests(t *testing.T) {
 }
 
 func TestParseRefused(t *testing.T) {
-	r, err := Parse(read(t, "refused.json"))
+	r, err := Parse(read(t, "refused.json"), 200)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Requests != 0 || r.RPS != 0 || r.Errors != 38483 {
+	if r.Requests != 0 || r.RPS != 0 || r.Errors != 38483 || r.ErrorRate != 1 || len(r.StatusCodes) != 0 {
 		t.Errorf("refused run = %+v", r)
 	}
-	if s := r.ErrorSummary(); !strings.Contains(s, "38483× dial tcp") {
+	if s := r.ErrorSummary(); s != "dial tcp 127.0.0.1:18099: connect: connection refused: 38,483" {
 		t.Errorf("summary = %q", s)
 	}
 }
 
 func TestParseGarbage(t *testing.T) {
 	for _, in := range []string{"", "panic: boom", `{"result":{"timeTakenSeconds":0}}`, `{"result":`} {
-		if _, err := Parse([]byte(in)); err == nil {
+		if _, err := Parse([]byte(in), 200); err == nil {
 			t.Errorf("Parse(%q) succeeded", in)
 		}
 	}
@@ -69,5 +70,76 @@ func TestArgs(t *testing.T) {
 	got = strings.Join(Args(Spec{URL: "http://t/", Connections: 512, Requests: 1000000, Timeout: time.Second}), " ")
 	if want := "-c 512 -t 1s -l -p r -o j -n 1000000 http://t/"; got != want {
 		t.Errorf("Args = %q, want %q", got, want)
+	}
+}
+
+// Only responses of the expected class count; other classes, responses
+// bombardier could not classify and requests without a response are
+// errors, by kind.
+func TestParseCountsExpectedClass(t *testing.T) {
+	out := []byte(`{"result":{"bytesRead":1,"timeTakenSeconds":2,"req1xx":0,"req2xx":100,"req3xx":0,"req4xx":0,"req5xx":50,` +
+		`"others":13,"errors":[{"description":"timeout","count":10}],` +
+		`"latency":{"mean":2500,"max":9000,"percentiles":{"50":1000,"75":2000,"90":3000,"95":4000,"99":5000}}}}`)
+	r, err := Parse(out, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 100 || r.RPS != 50 || r.Errors != 63 || math.Abs(r.ErrorRate-63.0/163) > 1e-12 {
+		t.Errorf("result = %+v", r)
+	}
+	if want := map[string]int64{"5xx": 50, "others": 3, "timeout": 10}; !reflect.DeepEqual(r.ErrorKinds, want) {
+		t.Errorf("error kinds = %v, want %v", r.ErrorKinds, want)
+	}
+	if got := r.ErrorSummary(); got != "5xx: 50; timeout: 10; others: 3" {
+		t.Errorf("summary = %q", got)
+	}
+	if r.Completed() != 153 || r.LatencyMS.Mean != 2.5 {
+		t.Errorf("completed %d, mean %v", r.Completed(), r.LatencyMS.Mean)
+	}
+	// A scenario that expects a redirect counts the 3xx class only.
+	r, _ = Parse(bytes.Replace(out, []byte(`"req3xx":0`), []byte(`"req3xx":7`), 1), 301)
+	if r.Requests != 7 || r.ErrorKinds["2xx"] != 100 {
+		t.Errorf("3xx scenario = %+v", r)
+	}
+}
+
+func TestJudge(t *testing.T) {
+	ok := Result{Requests: 6400, Seconds: 1, BytesRead: 6400 * 130, StatusCodes: map[string]int64{"2xx": 6400},
+		LatencyMS: Latency{Mean: 10}}
+	j := Judge{Connections: 64, MaxErrorRate: 0.001, AnswerBytes: 130}
+	if p, w := ok.Judge(j); p != "" || len(w) != 0 {
+		t.Errorf("clean trial: %q %v", p, w)
+	}
+	// Half the requests 503: the trial fails, naming the errors.
+	bad := ok
+	bad.Errors, bad.ErrorRate, bad.ErrorKinds = 10231+40, 0.487, map[string]int64{"5xx": 10231, "timeout": 40}
+	if p, _ := bad.Judge(j); p != "48.7% of requests failed (5xx: 10,231; timeout: 40), more than the 0.1% allowed (load.max_error_rate)" {
+		t.Errorf("failing trial: %q", p)
+	}
+	// Below the threshold: a warning.
+	few := ok
+	few.Errors, few.ErrorRate, few.ErrorKinds = 3, 3.0/6403, map[string]int64{"5xx": 3}
+	if p, w := few.Judge(j); p != "" || len(w) != 1 || w[0] != "0.0469% of requests failed (5xx: 3)" {
+		t.Errorf("few errors: %q %v", p, w)
+	}
+	// The answers shrank under load (an error page in a 2xx, say).
+	small := ok
+	small.BytesRead = 6400 * 90
+	if _, w := small.Judge(j); len(w) != 1 || !strings.HasPrefix(w[0], "answers changed under load: 90.0 bytes") {
+		t.Errorf("small answers: %v", w)
+	}
+	within := ok
+	within.BytesRead = 6400 * 138 // chunk framing and the like: within 10%
+	if _, w := within.Judge(j); len(w) != 0 {
+		t.Errorf("answers within 10%%: %v", w)
+	}
+	// 64 connections but only 3,200 rps × 10 ms = 32 busy: idle connections.
+	idle := ok
+	idle.Requests = 3200
+	if _, w := idle.Judge(j); len(w) != 1 || !strings.Contains(w[0], "Little's law: 64 connections, but RPS × mean latency = 32.0") {
+		t.Errorf("idle connections: %v", w)
+	}
+	if p, _ := (Result{Seconds: 2}).Judge(j); p != "no responses in 2.0s" {
+		t.Errorf("empty run: %q", p)
 	}
 }

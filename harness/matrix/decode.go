@@ -82,6 +82,7 @@ type (
 		LoadgenCPUs  *int           `yaml:"loadgen_cpus" check:"min=1,max=4096"`
 		Aggregate    *Aggregate     `yaml:"aggregate" check:"oneof=median|best"`
 		ReadyTimeout *time.Duration `yaml:"ready_timeout" check:"min=1ms"`
+		MaxErrorRate *float64       `yaml:"max_error_rate" check:"min=0,max=1"`
 	}
 	targetSchema struct {
 		Build    *string                  `yaml:"build" check:"str"`
@@ -309,6 +310,18 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 		case hi != "" && v > high:
 			d.errorf(n, path, "must be at most %d, got %d", high, v)
 		}
+	case t.Kind() == reflect.Float64:
+		v, err := strconv.ParseFloat(n.Value, 64)
+		lo, _ := has("min")
+		hi, _ := has("max")
+		low, _ := strconv.ParseFloat(lo, 64)
+		high, _ := strconv.ParseFloat(hi, 64)
+		switch {
+		case err != nil || n.Tag != "!!float" && n.Tag != "!!int":
+			d.errorf(n, path, "want a number, got %q", n.Value)
+		case v < low || v > high:
+			d.errorf(n, path, "must be from %s to %s, got %s", lo, hi, n.Value)
+		}
 	default: // string
 		if _, str := has("str"); str && n.Tag != "!!str" {
 			d.errorf(n, path, "want a string, got %s %q", strings.TrimPrefix(n.Tag, "!!"), n.Value)
@@ -408,6 +421,7 @@ func (d *decoder) load(l *loadSchema, path string, out *Load) bool {
 	setp(&out.LoadgenCPUs, l.LoadgenCPUs)
 	setp(&out.Aggregate, l.Aggregate)
 	setp(&out.ReadyTimeout, l.ReadyTimeout)
+	setp(&out.MaxErrorRate, l.MaxErrorRate)
 	return dur || req
 }
 

@@ -34,6 +34,7 @@ var Defaults = Load{
 	LoadgenCPUs:  1,
 	ReadyTimeout: 60 * time.Second,
 	Aggregate:    AggregateMedian,
+	MaxErrorRate: 0.001,
 }
 
 // Matrix is a decoded, validated matrix file.
@@ -72,6 +73,9 @@ type Load struct {
 	LoadgenCPUs  int           `json:"loadgen_cpus"`
 	ReadyTimeout time.Duration `json:"ready_timeout"` // how long a target may take to answer
 	Aggregate    Aggregate     `json:"aggregate"`     // median or best
+	// MaxErrorRate is the share of a trial's requests that may fail (another
+	// status class, no response) before its cell fails; below it, a warning.
+	MaxErrorRate float64 `json:"max_error_rate"`
 }
 
 // Target is one server under test: a single built service, or several

@@ -44,6 +44,12 @@ func Thousands(s string) string {
 // Count formats a whole number with thousands separators: 10231 → "10,231".
 func Count(n int64) string { return Thousands(strconv.FormatInt(n, 10)) }
 
-// Percent formats a fraction as a percentage to three significant figures:
-// 0.487 → "48.7%", 0.00012 → "0.012%".
-func Percent(f float64) string { return Sig(100*f) + "%" }
+// Percent formats a fraction as a percentage to three significant figures,
+// without trailing zeros: 0.487 → "48.7%", 0.001 → "0.1%", 0.5 → "50%".
+func Percent(f float64) string {
+	s := Sig(100 * f)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s + "%"
+}

@@ -20,7 +20,9 @@ func TestCountAndPercent(t *testing.T) {
 	if got := Count(-1234567); got != "-1,234,567" {
 		t.Errorf("Count(-1234567) = %q", got)
 	}
-	if got := Percent(0.487); got != "48.7%" {
-		t.Errorf("Percent(0.487) = %q", got)
+	for f, want := range map[float64]string{0.487: "48.7%", 0.001: "0.1%", 0.5: "50%", 0.00012: "0.012%", 1: "100%", 12.5: "1,250%"} {
+		if got := Percent(f); got != want {
+			t.Errorf("Percent(%v) = %q, want %q", f, got, want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/moby/sys/atomicwriter"
@@ -119,13 +120,15 @@ type LoadSettings struct {
 	LoadgenCPUs  int              `json:"loadgen_cpus"`
 	ReadyTimeout Duration         `json:"ready_timeout"`
 	Aggregate    matrix.Aggregate `json:"aggregate"`
+	MaxErrorRate float64          `json:"max_error_rate"`
 }
 
 // SettingsOf records m as run, with the selector that picked its cells.
 func SettingsOf(m *matrix.Matrix, only string) Settings {
 	l := m.Load
 	ls := LoadSettings{Duration: Duration(l.Duration), Requests: l.Requests, Warmup: Duration(l.Warmup), Trials: l.Trials,
-		Timeout: Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: Duration(l.ReadyTimeout), Aggregate: l.Aggregate}
+		Timeout: Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: Duration(l.ReadyTimeout), Aggregate: l.Aggregate,
+		MaxErrorRate: l.MaxErrorRate}
 	return Settings{File: filepath.Base(m.File), Profile: m.Profile, Only: only, Load: ls, CPUs: m.CPUs,
 		Connections: m.Connections, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
 }
@@ -191,7 +194,8 @@ type Summary struct {
 	RPSMax           float64          `json:"rps_max"`
 	LatencyP50Median float64          `json:"latency_ms_p50_median"`
 	LatencyP99Median float64          `json:"latency_ms_p99_median"`
-	Errors           int64            `json:"errors"`
+	Errors           int64            `json:"errors"`     // over every trial
+	ErrorRate        float64          `json:"error_rate"` // of the trials behind the headline: all for the median, the best one for best
 	TargetCPUCores   float64          `json:"target_cpu_cores_median"`
 	TargetMemPeakMiB float64          `json:"target_mem_peak_mib"`
 	GeneratorBound   int              `json:"generator_bound_trials,omitempty"`
@@ -213,8 +217,10 @@ func Summarize(trials []Trial, aggregate matrix.Aggregate) *Summary {
 		return nil
 	}
 	var rps, p50, p99, cpu []float64
+	var requests int64
 	s := &Summary{}
 	for _, t := range trials {
+		requests += t.Requests + t.Errors
 		rps = append(rps, t.RPS)
 		p50 = append(p50, t.LatencyMS.P50)
 		p99 = append(p99, t.LatencyMS.P99)
@@ -231,6 +237,13 @@ func Summarize(trials []Trial, aggregate matrix.Aggregate) *Summary {
 		aggregate = matrix.AggregateMedian
 	}
 	s.Aggregate, s.RPS = aggregate, Headline(aggregate, r)
+	if requests > 0 {
+		s.ErrorRate = float64(s.Errors) / float64(requests)
+	}
+	if aggregate == matrix.AggregateBest {
+		best := slices.IndexFunc(trials, func(t Trial) bool { return t.RPS == s.RPS })
+		s.ErrorRate = trials[best].ErrorRate
+	}
 	s.LatencyP50Median, s.LatencyP99Median, s.TargetCPUCores = stats.Describe(p50).Median, stats.Describe(p99).Median, stats.Describe(cpu).Median
 	return s
 }

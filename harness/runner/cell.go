@@ -340,7 +340,8 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 
 	spec := loadgen.Spec{URL: url, Connections: c.Connections, Duration: r.m.Load.Duration,
-		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout}
+		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: sc.Expect.Status}
+	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes}
 	if r.m.Load.Warmup > 0 {
 		r.progress.Phase(c, "warm-up")
 		w := spec
@@ -355,12 +356,19 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		if err != nil {
 			return &trialError{n: k, err: err}
 		}
+		problem, judged := tr.Judge(judge)
+		for _, w := range judged {
+			warns = append(warns, fmt.Sprintf("trial %d: %s", k, w))
+		}
 		for _, w := range warns {
 			if !slices.Contains(rc.Warnings, w) {
 				rc.Warnings = append(rc.Warnings, w)
 			}
 		}
-		rc.Trials = append(rc.Trials, tr)
+		rc.Trials = append(rc.Trials, tr) // kept even when it fails the cell: it shows what failed
+		if problem != "" {
+			return &trialError{n: k, err: errors.New(problem)}
+		}
 		rc.Summary = results.Summarize(rc.Trials, r.m.Load.Aggregate)
 	}
 	if err := r.allRunning(ctx, d, "during the trials"); err != nil {
@@ -504,14 +512,7 @@ func (r *runner) bombard(ctx context.Context, s loadgen.Spec) (loadgen.Result, e
 	if res.ExitCode != 0 {
 		return loadgen.Result{}, fmt.Errorf("bombardier exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
 	}
-	out, err := loadgen.Parse(res.Stdout)
-	if err != nil {
-		return out, err
-	}
-	if out.Requests == 0 {
-		return out, fmt.Errorf("no responses in %.1fs: %s", out.Seconds, out.ErrorSummary())
-	}
-	return out, nil
+	return loadgen.Parse(res.Stdout, s.Expect)
 }
 
 // trial runs one measured bombardier run; the samplers, running for the

@@ -54,6 +54,7 @@ type fakeTarget struct {
 	rps       []float64       // RPS of successive bombardier runs (cycled); default 1000
 	failRun   map[int]string  // the target's nth bombardier run (1-based, warm-ups included) → stderr of a failing run
 	exitEarly bool            // the container stops before answering
+	share5xx  float64         // share of the load's responses that are 503s
 	tcpDown   map[string]bool // service alias whose port never opens
 }
 
@@ -222,7 +223,7 @@ func (f *fakeEngine) Exec(ctx context.Context, id string, cmd []string) (engine.
 		defer f.mu.Unlock()
 		addr := cmd[len(cmd)-1]
 		resp := verify.Response{Status: 200, Header: map[string][]string{"Content-Type": {"text/plain"}, "Date": {"x"}, "Server": {"fake"}}}
-		resp.Body = []byte("Hello, World!")
+		resp.Body, resp.WireBytes = []byte("Hello, World!"), 130
 		if t.body != "" {
 			resp.Body = []byte(t.body)
 		}
@@ -258,19 +259,22 @@ func (f *fakeEngine) Exec(ctx context.Context, id string, cmd []string) (engine.
 		if len(t.rps) > 0 {
 			rps = t.rps[(n-1)%len(t.rps)]
 		}
-		return engine.ExecResult{Stdout: bombardierJSON(rps, 2)}, nil
+		return engine.ExecResult{Stdout: bombardierJSON(rps, t.share5xx, 2)}, nil
 	}
 	f.mu.Unlock()
 	return engine.ExecResult{ExitCode: 127, Stderr: []byte(cmd[0] + ": not found")}, nil
 }
 
 // bombardierJSON is bombardier 1.2's -o j report of a run that got rps
-// 2xx responses a second for seconds.
-func bombardierJSON(rps, seconds float64) []byte {
+// responses a second for seconds, a share of them 503s, each 130 bytes
+// (the size of the fake's verified answer), 8 ms each (Little's law holds
+// at 8 connections and 1,000 rps).
+func bombardierJSON(rps, share5xx, seconds float64) []byte {
 	n := int64(rps * seconds)
+	bad := int64(float64(n) * share5xx)
 	return fmt.Appendf(nil, `{"spec":{},"result":{"bytesRead":%d,"bytesWritten":1,"timeTakenSeconds":%g,"req1xx":0,"req2xx":%d,`+
-		`"req3xx":0,"req4xx":0,"req5xx":0,"others":0,"latency":{"mean":1000,"stddev":10,"max":9000,`+
-		`"percentiles":{"50":1000,"75":1500,"90":2000,"95":2500,"99":5000}},"rps":{"mean":%g}}}`, n*130, seconds, n, rps)
+		`"req3xx":0,"req4xx":0,"req5xx":%d,"others":0,"latency":{"mean":%g,"stddev":10,"max":9000,`+
+		`"percentiles":{"50":1000,"75":1500,"90":2000,"95":2500,"99":5000}},"rps":{"mean":%g}}}`, n*130, seconds, n-bad, bad, 8e6/rps, rps)
 }
 
 func (f *fakeEngine) Sample(_ context.Context, id string) engine.Sampler {

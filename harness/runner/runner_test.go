@@ -409,3 +409,30 @@ func TestGeneratorBound(t *testing.T) {
 }
 
 var _ engine.Sampler = (*fakeSampler)(nil)
+
+// Only the expected answers count: a target that answered the verification
+// and then 503s half its load fails its cell with the errors named, its
+// trial kept to show it; the clean target beside it stays ok.
+func TestErrorsUnderLoad(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	f := newFake()
+	f.targets["a"] = &fakeTarget{share5xx: 0.5}
+	f.targets["b"] = &fakeTarget{share5xx: 0.0005}
+	res, err, _ := run(t, f, m, Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := res.Cells[0], res.Cells[1]
+	if a.Status != results.Failed || a.Reason != "trial 1: 50% of requests failed (5xx: 1,000), more than the 0.1% allowed (load.max_error_rate)" {
+		t.Errorf("a: %s %q", a.Status, a.Reason)
+	}
+	if len(a.Trials) != 1 || a.Trials[0].RPS != 500 || a.Trials[0].ErrorRate != 0.5 || a.Summary != nil {
+		t.Errorf("a's failing trial: %+v, summary %+v", a.Trials, a.Summary)
+	}
+	if b.Status != results.OK || len(b.Trials) != 3 || b.Summary.ErrorRate != 0.0005 {
+		t.Errorf("b: %s %q, summary %+v", b.Status, b.Reason, b.Summary)
+	}
+	if len(b.Warnings) != 3 || b.Warnings[0] != "trial 1: 0.05% of requests failed (5xx: 1)" {
+		t.Errorf("b's warnings: %q", b.Warnings)
+	}
+}

@@ -20,10 +20,11 @@ import (
 // Response is one HTTP answer as the probe in the load generator's
 // container saw it. Error is set when there was no answer.
 type Response struct {
-	Status int         `json:"status"`
-	Header http.Header `json:"header"`
-	Body   []byte      `json:"body"`
-	Error  string      `json:"error,omitempty"`
+	Status    int         `json:"status"`
+	Header    http.Header `json:"header"`
+	Body      []byte      `json:"body"`
+	WireBytes int64       `json:"wire_bytes"` // read off the connection: status line, headers, body
+	Error     string      `json:"error,omitempty"`
 }
 
 // Check compares r with e, whose {param} references subst resolves.

@@ -1,12 +1,16 @@
 // Command probe makes one HTTP GET and prints what came back as JSON on
-// stdout: {"status", "header", "body" (base64), "error"}; with -tcp it only
-// opens a TCP connection. It runs inside the
+// stdout: {"status", "header", "body" (base64), "wire_bytes", "error"}; with
+// -tcp it only opens a TCP connection. Like bombardier it follows no
+// redirect and asks for no compression, and wire_bytes counts what it read
+// off the connection (status line, headers, body framing), the figure
+// bombardier's bytes read compares with. It runs inside the
 // load generator's container, so the harness checks a target from exactly
 // where bombardier will load it, on any Docker host. It always exits 0 when
 // it could print a result; "error" says when there was no answer.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,14 +18,28 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
 type response struct {
-	Status int         `json:"status"`
-	Header http.Header `json:"header"`
-	Body   []byte      `json:"body"`
-	Error  string      `json:"error,omitempty"`
+	Status    int         `json:"status"`
+	Header    http.Header `json:"header"`
+	Body      []byte      `json:"body"`
+	WireBytes int64       `json:"wire_bytes"`
+	Error     string      `json:"error,omitempty"`
+}
+
+// countingConn counts the bytes read from a connection.
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 func main() {
@@ -53,7 +71,23 @@ func dial(addr string, timeout time.Duration) response {
 }
 
 func get(url string, timeout time.Duration) response {
-	c := &http.Client{Timeout: timeout}
+	var read atomic.Int64
+	dialer := &net.Dialer{Timeout: timeout}
+	c := &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			DisableCompression: true,
+			DisableKeepAlives:  true,
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				conn, err := dialer.DialContext(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return countingConn{Conn: conn, n: &read}, nil
+			},
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 	resp, err := c.Get(url)
 	if err != nil {
 		return response{Error: err.Error()}
@@ -63,5 +97,5 @@ func get(url string, timeout time.Duration) response {
 	if err != nil {
 		return response{Status: resp.StatusCode, Header: resp.Header, Error: "read body: " + err.Error()}
 	}
-	return response{Status: resp.StatusCode, Header: resp.Header, Body: body}
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: body, WireBytes: read.Load()}
 }

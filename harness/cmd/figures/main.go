@@ -116,7 +116,7 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return 0, fmt.Errorf("bombardier: %w", err)
 		}
-		r, err := loadgen.Parse(out)
+		r, err := loadgen.Parse(out, 200)
 		return r.RPS, err
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; {

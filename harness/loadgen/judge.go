@@ -1,0 +1,57 @@
+package loadgen
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/webbench/webbench/harness/numfmt"
+)
+
+// Limits of what a trial may show before its number stops meaning what
+// its column says.
+const (
+	// AnswerDrift is how far the bytes per response under load may stray
+	// from the verified answer's before a warning says the answers changed.
+	AnswerDrift = 0.10
+	// LittleDrift is how far connections may stray from RPS × mean latency
+	// (Little's law) before a warning says connections idled or the
+	// generator stalled.
+	LittleDrift = 0.25
+)
+
+// Judge is what a trial is held to.
+type Judge struct {
+	Connections  int     // bombardier -c
+	MaxErrorRate float64 // above it the trial fails
+	AnswerBytes  int64   // wire size of the verified answer; 0 skips the check
+}
+
+// Judge says whether the run is a measurement: problem is set when too many
+// of its requests failed; warnings say what else makes its number doubtful.
+func (r Result) Judge(j Judge) (problem string, warnings []string) {
+	if r.Requests == 0 && r.Errors == 0 {
+		return fmt.Sprintf("no responses in %.1fs", r.Seconds), nil
+	}
+	if r.Errors > 0 {
+		msg := fmt.Sprintf("%s of requests failed (%s)", numfmt.Percent(r.ErrorRate), r.ErrorSummary())
+		if r.ErrorRate > j.MaxErrorRate {
+			return msg + fmt.Sprintf(", more than the %s allowed (load.max_error_rate)", numfmt.Percent(j.MaxErrorRate)), nil
+		}
+		warnings = append(warnings, msg)
+	}
+	if n := r.Completed(); j.AnswerBytes > 0 && n > 0 {
+		per := float64(r.BytesRead) / float64(n)
+		if math.Abs(per-float64(j.AnswerBytes)) > AnswerDrift*float64(j.AnswerBytes) {
+			warnings = append(warnings, fmt.Sprintf("answers changed under load: %s bytes a response, the verified answer had %d",
+				numfmt.Sig(per), j.AnswerBytes))
+		}
+	}
+	if j.Connections > 0 && r.LatencyMS.Mean > 0 {
+		busy := float64(r.Requests+r.Errors) / r.Seconds * r.LatencyMS.Mean / 1000
+		if c := float64(j.Connections); math.Abs(busy-c) > LittleDrift*c {
+			warnings = append(warnings, fmt.Sprintf("Little's law: %d connections, but RPS × mean latency = %s (connections idle or the generator stalled)",
+				j.Connections, numfmt.Sig(busy)))
+		}
+	}
+	return "", warnings
+}
