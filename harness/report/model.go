@@ -26,6 +26,7 @@ type Row struct {
 	Noisy          bool             `json:"noisy"`
 	GeneratorBound int              `json:"generator_bound_trials"`
 	Errors         int64            `json:"errors"`
+	ErrorRate      float64          `json:"error_rate"` // of the trials behind the headline
 	TargetCPU      float64          `json:"target_cpu_cores"`
 	PeakMiB        float64          `json:"target_mem_peak_mib"`
 	Runtime        string           `json:"runtime,omitempty"`
@@ -90,6 +91,18 @@ func Rows(run *results.Run, scenario string) []*Row {
 	return rows
 }
 
+// Failing lists the failed cells of a scenario, in the order of the run:
+// the tables show them as rows that say "fails", as study 003 did.
+func Failing(run *results.Run, scenario string) []*results.Cell {
+	var out []*results.Cell
+	for _, c := range run.Cells {
+		if c != nil && c.Scenario == scenario && c.Status == results.Failed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // significance says whether two cells' RPS differ: their 95% intervals
 // (or, with too few trials for one, their min…max ranges) must not
 // overlap. One trial tells nothing.
@@ -120,6 +133,7 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 	r.Aggregate = matrix.AggregateMedian
 	if s := c.Summary; s != nil {
 		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB
+		r.ErrorRate = s.ErrorRate
 		if s.Aggregate != "" {
 			r.Aggregate = s.Aggregate
 		}

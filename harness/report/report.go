@@ -180,13 +180,20 @@ func paramText(c *results.Cell) string {
 // scenarioTable writes one table of the scenario's ok cells (see Rows for
 // the order), then its core-scaling table when several core counts ran.
 func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error {
-	rows := Rows(run, scenario)
-	if len(rows) == 0 {
+	rows, failing := Rows(run, scenario), Failing(run, scenario)
+	if len(rows) == 0 && len(failing) == 0 {
 		return nil
 	}
 	hasParams := false
 	for _, r := range rows {
 		hasParams = hasParams || r.Params != ""
+	}
+	for _, c := range failing {
+		hasParams = hasParams || len(c.Params) > 0
+	}
+	agg := run.Matrix.Load.Aggregate
+	if len(rows) > 0 {
+		agg = rows[0].Aggregate
 	}
 	fmt.Fprintf(b, "## %s\n\n", scenario)
 	t := newTable(b)
@@ -194,7 +201,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if hasParams {
 		header = append(header, "params")
 	}
-	header = append(header, "cores", "conns", "RPS ("+string(rows[0].Aggregate)+")", "95% CI", "min…max", "CV", "vs fastest",
+	header = append(header, "cores", "conns", "RPS ("+string(agg)+")", "95% CI", "min…max", "CV", "vs fastest",
 		"p50 ms", "p99 ms", "errors", "target CPU", "peak MiB", "runtime")
 	t.Header(header...)
 	var bound, noisy, unsure, notSig bool
@@ -231,8 +238,25 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		}
 		row = append(row, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), rps, ci,
 			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median),
-			strconv.FormatInt(r.Errors, 10), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), r.Runtime)
+			numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), r.Runtime)
 		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	for _, c := range failing {
+		row := []any{c.Key().TargetName()}
+		if hasParams {
+			row = append(row, paramText(c))
+		}
+		row = append(row, strconv.Itoa(c.CPUs), strconv.Itoa(c.Connections), "**fails**")
+		for len(row) < len(header)-1 {
+			row = append(row, "—")
+		}
+		runtime := ""
+		if c.Image != nil {
+			runtime = c.Image.RuntimeVersion
+		}
+		if err := t.Append(append(row, runtime)...); err != nil {
 			return err
 		}
 	}
@@ -251,6 +275,12 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	}
 	if unsure {
 		notes = append(notes, "? one trial: no way to tell the difference from noise.")
+	}
+	if len(rows) > 0 {
+		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number.")
+	}
+	for _, c := range failing {
+		notes = append(notes, fmt.Sprintf("**fails** `%s`: %s", c.ID(), oneLine(c.Reason)))
 	}
 	if len(notes) > 0 {
 		b.WriteString("\n" + strings.Join(notes, "  \n") + "\n")
