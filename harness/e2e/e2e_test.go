@@ -137,7 +137,7 @@ func cellsByID(run *results.Run) map[string]*results.Cell {
 // run goes on past them.
 func TestRunMatrix(t *testing.T) {
 	eng := connect(t)
-	file := writeMatrix(t, "bridge", "1s", "go-nethttp", "wrong-body", "go-fasthttp", "exits-at-start", "node-http")
+	file := writeMatrix(t, "shared", "1s", "go-nethttp", "wrong-body", "go-fasthttp", "exits-at-start", "node-http")
 	out := t.TempDir()
 	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--label", "e2e")
 	if code != cli.ExitFailed {
@@ -150,6 +150,9 @@ func TestRunMatrix(t *testing.T) {
 	}
 	if run.FinishedAt == nil || run.Interrupted {
 		t.Error("run not marked finished")
+	}
+	if run.Environment.NetworkMode != "shared" {
+		t.Errorf("network mode %q, want shared", run.Environment.NetworkMode)
 	}
 	if run.Matrix.Order != "interleaved" || run.Matrix.Seed == 0 {
 		t.Errorf("order %q seed %d, want interleaved trials with a recorded seed", run.Matrix.Order, run.Matrix.Seed)

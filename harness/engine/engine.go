@@ -227,7 +227,7 @@ type ContainerSpec struct {
 	Image   string
 	Env     []string
 	CPUSet  string // CpusetCpus
-	Network string // network name, or "host"
+	Network string // a user-defined network's name, or a mode: "host", "none", "container:<id>"
 	Aliases []string
 	Labels  map[string]string
 }
@@ -241,7 +241,7 @@ func (e *Engine) Start(ctx context.Context, s ContainerSpec) (string, error) {
 		LogConfig:   container.LogConfig{Type: "json-file", Config: map[string]string{"max-size": "10m"}},
 	}
 	var nc *network.NetworkingConfig
-	if s.Network != "host" && s.Network != "" {
+	if mode := container.NetworkMode(s.Network); s.Network != "" && !mode.IsHost() && !mode.IsNone() && !mode.IsContainer() {
 		nc = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
 			s.Network: {Aliases: s.Aliases},
 		}}

@@ -65,7 +65,7 @@ type (
 	fileSchema struct {
 		Version     *int                      `yaml:"version" check:"required" why:"write version: 1"`
 		Images      map[string]string         `yaml:"images" check:"names,str"`
-		Network     *Network                  `yaml:"network" check:"oneof=bridge|host"`
+		Network     *Network                  `yaml:"network" check:"oneof=shared|bridge|host"`
 		Load        *loadSchema               `yaml:"load" check:"required"`
 		CPUs        []int                     `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
 		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000"`
@@ -149,7 +149,7 @@ func Parse(path string, data []byte) (*Matrix, error) {
 	d.walk(doc, reflect.TypeFor[fileSchema](), "", "", "")
 	var f fileSchema
 	doc.Decode(&f) // what does not fit the schema was reported by walk
-	m := &Matrix{File: path, Dir: dir, Network: NetworkBridge, Load: Defaults, CPUs: []int{1}, Profiles: map[string]Profile{}}
+	m := &Matrix{File: path, Dir: dir, Network: NetworkShared, Load: Defaults, CPUs: []int{1}, Profiles: map[string]Profile{}}
 	if doc.Kind == yaml.MappingNode {
 		d.matrix(&f, m)
 	}

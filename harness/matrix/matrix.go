@@ -19,12 +19,15 @@ type Network string
 
 // Network modes a run can use.
 const (
-	NetworkBridge Network = "bridge" // a user-defined bridge network per run (default)
-	NetworkHost   Network = "host"   // both containers on the host's network (Linux only)
+	// NetworkShared (the default): the target joins the load generator's
+	// network namespace, which has loopback only; they talk on 127.0.0.1.
+	NetworkShared Network = "shared"
+	NetworkBridge Network = "bridge" // a user-defined bridge network per run
+	NetworkHost   Network = "host"   // both on the host's network (Linux only)
 )
 
 // Networks lists the modes in the order the documentation gives them.
-var Networks = []Network{NetworkBridge, NetworkHost}
+var Networks = []Network{NetworkShared, NetworkBridge, NetworkHost}
 
 // Defaults are the documented values of every optional setting.
 var Defaults = Load{

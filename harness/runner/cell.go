@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -59,10 +58,6 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 	if loadgenErr != nil {
 		fail(results.Failed, loadgenErr.Error())
 		return nil, ctx.Err()
-	}
-	if len(t.Services) > 1 && r.network == "host" {
-		fail(results.Skipped, "a target of several services needs the bridge network: in host mode its services cannot find each other by name")
-		return nil, nil
 	}
 	r.progress.Phase(cells[0], "build "+t.Name)
 	bases := map[string]*results.BaseImage{}
@@ -228,7 +223,7 @@ const (
 type member struct {
 	service string
 	alias   string // <service>-<replica>
-	port    int    // TCP port readiness waits for; 0 for none
+	addr    string // host:port readiness waits for; "" for none
 	id      string
 	stats   engine.Sampler
 }
@@ -239,45 +234,23 @@ type deployment struct {
 	members []*member
 }
 
-var nonEnv = regexp.MustCompile(`[^A-Z0-9]+`)
-
-// env is the environment of one service of t in cell c: the target's, the
-// service's and the variant's settings (later ones win), then the keys the
-// harness sets, which nothing overrides: CPUS and <SERVICE>_HOSTS, the
-// names each service's replicas answer to.
-func env(t matrix.Target, svc matrix.Service, c matrix.Cell) []string {
-	vars := map[string]string{}
-	maps.Copy(vars, t.Env)
-	maps.Copy(vars, svc.Env)
-	maps.Copy(vars, t.Variant(c.Variant).Env)
-	vars["CPUS"] = fmt.Sprint(c.CPUs)
-	for _, s := range t.Services {
-		var hosts []string
-		for i := 1; i <= s.Replicas; i++ {
-			hosts = append(hosts, fmt.Sprintf("%s-%d", s.Name, i))
-		}
-		vars[nonEnv.ReplaceAllString(strings.ToUpper(s.Name), "_")+"_HOSTS"] = strings.Join(hosts, ",")
-	}
-	out := make([]string, 0, len(vars))
-	for _, k := range slices.Sorted(maps.Keys(vars)) {
-		out = append(out, k+"="+vars[k])
-	}
-	return out
-}
-
 // deploy starts every replica of every service in order. What it started
 // is in the deployment even when it fails, for the caller to remove.
 func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, d *deployment) error {
+	r.visits++
+	lay := layout(t, r.mode)
 	for _, svc := range t.Services {
-		for i := 1; i <= svc.Replicas; i++ {
-			m := &member{service: svc.Name, alias: fmt.Sprintf("%s-%d", svc.Name, i)}
-			if svc.Name != t.Entry {
-				m.port = svc.Port
+		for _, p := range lay[svc.Name] {
+			m := &member{service: svc.Name, alias: p.alias}
+			if svc.Name != t.Entry && svc.Port > 0 {
+				m.addr = p.addr()
 			}
-			name := fmt.Sprintf("webbench-%s-%d-%s", r.id, len(r.out.Cells), m.alias)
+			// Unique per visit, so that a leftover of one visit is never
+			// taken for the next one's container.
+			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.visits, p.alias)
 			id, err := r.eng.Start(ctx, engine.ContainerSpec{
-				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c), CPUSet: c.CPUSet.String(),
-				Network: r.network, Aliases: []string{svc.Name, m.alias}, Labels: r.labels("target", t.Name, c.ID()),
+				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(),
+				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
 			})
 			m.id = id
 			if id != "" {
@@ -316,11 +289,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if err := r.deploy(ctx, t, c, rc, d); err != nil {
 		return err
 	}
-	host := t.Entry
-	if r.network == "host" {
-		host = "127.0.0.1"
-	}
-	url := fmt.Sprintf("http://%s:%d%s", host, t.Port, c.Subst(sc.Path))
+	url := fmt.Sprintf("http://%s%s", layout(t, r.mode)[t.Entry][0].addr(), c.Subst(sc.Path))
 
 	r.progress.Phase(c, "ready")
 	if err := r.waitReady(ctx, d, url); err != nil {
@@ -415,12 +384,12 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 		if err := r.allRunning(ctx, d, "before answering"); err != nil {
 			return err
 		}
-		for len(pending) > 0 && pending[0].port == 0 {
+		for len(pending) > 0 && pending[0].addr == "" {
 			pending = pending[1:]
 		}
 		if len(pending) > 0 {
 			m := pending[0]
-			resp, err := r.probe(ctx, fmt.Sprintf("%s:%d", m.alias, m.port), probeTimeout, true)
+			resp, err := r.probe(ctx, m.addr, probeTimeout, true)
 			if err != nil {
 				return err
 			}
@@ -428,7 +397,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 				pending = pending[1:]
 				continue
 			}
-			lastErr = fmt.Sprintf("service %s port %d: %s", m.alias, m.port, resp.Error)
+			lastErr = fmt.Sprintf("service %s at %s: %s", m.alias, m.addr, resp.Error)
 		} else {
 			resp, err := r.probe(ctx, url, probeTimeout, false)
 			if err != nil {

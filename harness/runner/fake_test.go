@@ -55,7 +55,7 @@ type fakeTarget struct {
 	failRun   map[int]string  // the target's nth bombardier run (1-based, warm-ups included) → stderr of a failing run
 	exitEarly bool            // the container stops before answering
 	share5xx  float64         // share of the load's responses that are 503s
-	tcpDown   map[string]bool // service alias whose port never opens
+	tcpDown   map[string]bool // host:port that never accepts a connection // service alias whose port never opens
 }
 
 func newFake() *fakeEngine {
@@ -228,8 +228,7 @@ func (f *fakeEngine) Exec(ctx context.Context, id string, cmd []string) (engine.
 			resp.Body = []byte(t.body)
 		}
 		if strings.Contains(cmd[len(cmd)-2], "-tcp") || !strings.HasPrefix(addr, "http") {
-			host, _, _ := strings.Cut(addr, ":")
-			if t.tcpDown[host] {
+			if t.tcpDown[addr] {
 				resp = verify.Response{Error: "connection refused"}
 			} else {
 				resp = verify.Response{}

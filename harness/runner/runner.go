@@ -89,8 +89,10 @@ type runner struct {
 	progress Progress
 
 	id           string
-	network      string // network name, or "host"
+	mode         matrix.Network
+	network      string // the bridge network's name, "host", or "none" (shared: the load generator holds the namespace)
 	networkID    string
+	visits       int // cell visits started, for unique container names
 	loadgenID    string
 	loadgenStats engine.Sampler
 	resolver     *baseimage.Resolver
@@ -110,6 +112,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if r.opt.Network != "" {
 		mode = r.opt.Network
 	}
+	r.mode = mode
 	sel, err := matrix.ParseSelector(r.opt.Only)
 	if err != nil {
 		return nil, err
@@ -188,9 +191,12 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	defer standinLog.Close()
 	r.resolver = baseimage.NewResolver(r.eng, images, baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull})
 
-	if mode == matrix.NetworkHost {
+	switch mode {
+	case matrix.NetworkHost:
 		r.network = "host"
-	} else {
+	case matrix.NetworkShared:
+		r.network = "none"
+	default:
 		r.network = "webbench-" + r.id
 		if r.networkID, err = r.eng.CreateNetwork(ctx, r.network, r.labels("network", "", "")); err != nil {
 			return nil, err
@@ -221,6 +227,15 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	r.out.FinishedAt = &now
 	r.save()
 	return r.out, nil
+}
+
+// targetNetwork is the network mode of target containers: in shared mode
+// the load generator's namespace, else the run's network.
+func (r *runner) targetNetwork() string {
+	if r.mode == matrix.NetworkShared {
+		return "container:" + r.loadgenID
+	}
+	return r.network
 }
 
 // cleanup removes what the run created, even when ctx was cancelled.

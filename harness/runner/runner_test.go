@@ -238,7 +238,7 @@ func TestFailureReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := res.Cells[0], res.Cells[1]
-	if a.Status != results.Failed || !strings.HasPrefix(a.Reason, "trial 1: verify http://a:8080/plaintext: ") ||
+	if a.Status != results.Failed || !strings.HasPrefix(a.Reason, "trial 1: verify http://127.0.0.1:8080/plaintext: ") ||
 		!strings.Contains(a.Reason, "body") || strings.Count(a.Reason, "trial") != 1 {
 		t.Errorf("a: %s %q", a.Status, a.Reason)
 	}
@@ -293,16 +293,49 @@ func TestBuildAndBaseFailures(t *testing.T) {
 // The environment: target < service < variant, and the keys the harness
 // sets win over all three.
 func TestEnvPrecedence(t *testing.T) {
-	tg := matrix.Target{Name: "t", Env: map[string]string{"A": "target", "B": "target", "C": "target", "CPUS": "99"},
+	tg := matrix.Target{Name: "t", Entry: "app", Port: 8080,
+		Env: map[string]string{"A": "target", "B": "target", "C": "target", "CPUS": "99", "PORT": "1"},
 		Services: []matrix.Service{
-			{Name: "app", Replicas: 1, Env: map[string]string{"B": "service", "C": "service", "BACKEND_HOSTS": "evil"}},
-			{Name: "backend", Replicas: 2},
+			{Name: "backend", Replicas: 2, Port: 9000},
+			{Name: "app", Replicas: 1, Env: map[string]string{"B": "service", "C": "service", "BACKEND_ADDRS": "evil"}},
 		},
 		Variants: []matrix.Variant{{Name: "v", Env: map[string]string{"C": "variant"}}}}
-	got := env(tg, tg.Services[0], matrix.Cell{Target: "t", Variant: "v", CPUs: 2})
-	want := []string{"A=target", "APP_HOSTS=app-1", "B=service", "BACKEND_HOSTS=backend-1,backend-2", "C=variant", "CPUS=2"}
+	lay := layout(tg, matrix.NetworkShared)
+	got := env(tg, tg.Services[1], matrix.Cell{Target: "t", Variant: "v", CPUs: 2}, lay["app"][0], lay)
+	want := []string{"A=target", "APP_ADDRS=127.0.0.1:8080", "B=service", "BACKEND_ADDRS=127.0.0.1:9000,127.0.0.1:9001",
+		"C=variant", "CPUS=2", "PORT=8080"}
 	if !slices.Equal(got, want) {
 		t.Errorf("env = %v, want %v", got, want)
+	}
+}
+
+// Every replica gets an address it alone listens on: its own name on a
+// bridge network, its own port on 127.0.0.1 when the namespace is shared;
+// the entry keeps the target's port.
+func TestLayout(t *testing.T) {
+	tg := matrix.Target{Name: "t", Entry: "client", Port: 8080, Services: []matrix.Service{
+		{Name: "records-api", Replicas: 1, Port: 8080},
+		{Name: "backend", Replicas: 3, Port: 8081},
+		{Name: "client", Replicas: 1},
+	}}
+	addrs := func(mode matrix.Network) string {
+		var out []string
+		lay := layout(tg, mode)
+		for _, s := range tg.Services {
+			for _, p := range lay[s.Name] {
+				out = append(out, p.alias+"="+p.addr())
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := addrs(matrix.NetworkShared), "records-api-1=127.0.0.1:8081 backend-1=127.0.0.1:8082 backend-2=127.0.0.1:8083 backend-3=127.0.0.1:8084 client-1=127.0.0.1:8080"; got != want {
+		t.Errorf("shared:\n got %s\nwant %s", got, want)
+	}
+	if got, want := addrs(matrix.NetworkHost), addrs(matrix.NetworkShared); got != want {
+		t.Errorf("host: %s, want as shared", got)
+	}
+	if got, want := addrs(matrix.NetworkBridge), "records-api-1=records-api-1:8080 backend-1=backend-1:8081 backend-2=backend-2:8081 backend-3=backend-3:8081 client-1=client-1:8080"; got != want {
+		t.Errorf("bridge:\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -363,31 +396,40 @@ scenarios:
   plaintext: {path: /plaintext, expect: {status: 200, body: "Hello, World!"}}
 `
 	m := testMatrix(t, text, "", "backend", "front")
-	f := newFake()
-	res, err, _ := run(t, f, m, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := res.Cells[0]; c.Status != results.OK || len(c.Image.Services) != 2 || c.Trials[0].TargetMemPeakMiB != 30 {
-		t.Errorf("cell %s %q, image %+v, trials %+v", c.Status, c.Reason, c.Image, c.Trials)
-	}
-	starts := f.callsWith("start ")
-	if len(starts) != 4 || !strings.HasSuffix(starts[1], "backend-1") || !strings.HasSuffix(starts[3], "front-1") {
-		t.Errorf("starts %v", starts)
-	}
-	probes := f.callsWith("probe ")
-	if len(probes) < 3 || !strings.HasSuffix(probes[0], "backend-1:9000") || !strings.HasSuffix(probes[1], "backend-2:9000") {
-		t.Errorf("probes %v", probes)
-	}
+	for mode, pool := range map[matrix.Network][2]string{
+		matrix.NetworkShared: {"127.0.0.1:9000", "127.0.0.1:9001"},
+		matrix.NetworkBridge: {"backend-1:9000", "backend-2:9000"},
+		matrix.NetworkHost:   {"127.0.0.1:9000", "127.0.0.1:9001"},
+	} {
+		f := newFake()
+		res, err, _ := run(t, f, m, Options{Network: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Cells[0]; c.Status != results.OK || len(c.Image.Services) != 2 || c.Trials[0].TargetMemPeakMiB != 30 {
+			t.Errorf("%s: cell %s %q, image %+v, trials %+v", mode, c.Status, c.Reason, c.Image, c.Trials)
+		}
+		if res.Environment.NetworkMode != mode {
+			t.Errorf("network_mode %q, want %q", res.Environment.NetworkMode, mode)
+		}
+		starts := f.callsWith("start ")
+		if len(starts) != 4 || !strings.HasSuffix(starts[1], "backend-1") || !strings.HasSuffix(starts[3], "front-1") {
+			t.Errorf("%s: starts %v", mode, starts)
+		}
+		probes := f.callsWith("probe ")
+		if len(probes) < 3 || !strings.HasSuffix(probes[0], pool[0]) || !strings.HasSuffix(probes[1], pool[1]) {
+			t.Errorf("%s: probes %v", mode, probes)
+		}
 
-	f = newFake()
-	f.targets["pool"] = &fakeTarget{tcpDown: map[string]bool{"backend-2": true}}
-	res, err, _ = run(t, f, m, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := res.Cells[0]; c.Status != results.Failed || !strings.Contains(c.Reason, "service backend-2 port 9000: connection refused") {
-		t.Errorf("cell %s %q", c.Status, c.Reason)
+		f = newFake()
+		f.targets["pool"] = &fakeTarget{tcpDown: map[string]bool{pool[1]: true}}
+		res, err, _ = run(t, f, m, Options{Network: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Cells[0]; c.Status != results.Failed || !strings.Contains(c.Reason, "service backend-2 at "+pool[1]+": connection refused") {
+			t.Errorf("%s: cell %s %q", mode, c.Status, c.Reason)
+		}
 	}
 }
 

@@ -2,6 +2,11 @@
 // json scenarios, as `dotnet new web` writes a service. Logging is set by the
 // matrix's variants through configuration (Logging__LogLevel__* variables).
 var builder = WebApplication.CreateBuilder(args);
+// The harness says where to listen in PORT (the official image's default is 8080).
+if (Environment.GetEnvironmentVariable("PORT") is { } port)
+{
+    builder.WebHost.UseUrls($"http://*:{port}");
+}
 var app = builder.Build();
 
 // The harness reads this line to record the runtime version.

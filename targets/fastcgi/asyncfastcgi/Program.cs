@@ -1,7 +1,7 @@
 // A FastCGI responder with AsyncFastCGI.NET (study 003), answering
 // /plaintext behind the nginx front, configured as the library's example
 // program does.
-var port = int.Parse(Environment.GetEnvironmentVariable("FASTCGI_PORT") ?? "9000");
+var port = int.Parse(Environment.GetEnvironmentVariable("PORT") ?? "9000");
 
 var client = new AsyncFastCGI.Client();
 client.SetPort(port);

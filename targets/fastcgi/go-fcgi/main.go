@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	port := os.Getenv("FASTCGI_PORT")
+	port := os.Getenv("PORT")
 	if port == "" {
 		port = "9000"
 	}

@@ -1,12 +1,11 @@
 #!/bin/sh
-# Writes nginx.conf for the FastCGI pool named by BACKEND_HOSTS and starts
-# nginx in the foreground.
+# Writes nginx.conf for the FastCGI pool at BACKEND_ADDRS (host:port of each
+# replica) and starts nginx in the foreground, listening on PORT.
 set -eu
-: "${BACKEND_HOSTS:?the harness sets BACKEND_HOSTS to the backend replicas}"
-port="${FASTCGI_PORT:-9000}"
+: "${BACKEND_ADDRS:?the harness sets BACKEND_ADDRS to the backend replicas}"
 servers=""
-for h in $(echo "$BACKEND_HOSTS" | tr ',' ' '); do
-  servers="$servers        server $h:$port;
+for a in $(echo "$BACKEND_ADDRS" | tr ',' ' '); do
+  servers="$servers        server $a;
 "
 done
 cat > /etc/nginx/nginx.conf <<CONF
@@ -19,7 +18,7 @@ http {
     upstream fastcgi_backend {
 $servers    }
     server {
-        listen 80 default_server;
+        listen ${PORT:-80} default_server;
         server_name _;
         fastcgi_keep_conn off;
         fastcgi_request_buffering off;

@@ -3,7 +3,7 @@
 // its createServer mirrors http.createServer.
 const fcgi = require('node-fastcgi');
 
-const port = Number(process.env.FASTCGI_PORT || 9000);
+const port = Number(process.env.PORT || 9000);
 const hello = 'Hello, World!';
 
 fcgi.createServer((req, res) => {

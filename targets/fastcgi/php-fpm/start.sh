@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs PHP-FPM in the foreground with a static pool of PHP_FPM_CHILDREN
-# workers listening for FastCGI on FASTCGI_PORT.
+# workers listening for FastCGI on PORT.
 set -eu
 fpm=$(ls /usr/sbin/php-fpm* | head -n 1)
 cat > /etc/php-fpm-webbench.conf <<CONF
@@ -10,7 +10,7 @@ daemonize = no
 [www]
 user = www-data
 group = www-data
-listen = 0.0.0.0:${FASTCGI_PORT:-9000}
+listen = 0.0.0.0:${PORT:-9000}
 pm = static
 pm.max_children = ${PHP_FPM_CHILDREN:-4}
 clear_env = no

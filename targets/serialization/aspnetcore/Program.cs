@@ -6,7 +6,13 @@ using System.Text.Json.Serialization;
 
 var builder = WebApplication.CreateBuilder(args);
 builder.Logging.ClearProviders();
-var upstream = Environment.GetEnvironmentVariable("RECORDS_API_URL") ?? "http://records-api:8080";
+// The harness lists the records API's replicas in RECORDS_API_ADDRS and says
+// where to listen in PORT (the official image's default is 8080).
+var upstream = "http://" + (Environment.GetEnvironmentVariable("RECORDS_API_ADDRS") ?? "records-api:8080").Split(',')[0];
+if (Environment.GetEnvironmentVariable("PORT") is { } port)
+{
+    builder.WebHost.UseUrls($"http://*:{port}");
+}
 builder.Services.AddHttpClient("records", c => c.BaseAddress = new Uri(upstream));
 var app = builder.Build();
 

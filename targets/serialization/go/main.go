@@ -92,10 +92,12 @@ func main() {
 	if port == "" {
 		port = "8080"
 	}
-	upstream := os.Getenv("RECORDS_API_URL")
-	if upstream == "" {
-		upstream = "http://records-api:8080"
+	// The harness lists the records API's replicas in RECORDS_API_ADDRS.
+	addr, _, _ := strings.Cut(os.Getenv("RECORDS_API_ADDRS"), ",")
+	if addr == "" {
+		addr = "records-api:8080"
 	}
+	upstream := "http://" + addr
 	// One keep-alive connection per concurrent request, as a service under
 	// load needs; the default of two idle connections per host would make
 	// most upstream calls open a new one.

@@ -6,7 +6,8 @@
 const http = require('node:http');
 
 const port = Number(process.env.PORT || 8080);
-const upstream = new URL(process.env.RECORDS_API_URL || 'http://records-api:8080');
+// The harness lists the records API's replicas in RECORDS_API_ADDRS.
+const upstream = new URL(`http://${(process.env.RECORDS_API_ADDRS || 'records-api:8080').split(',')[0]}`);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 
 function fetchRecords(n, cb) {
