@@ -225,6 +225,7 @@ func withTool(labels map[string]string) map[string]string {
 type ContainerSpec struct {
 	Name    string
 	Image   string
+	Cmd     []string // empty: the image's default
 	Env     []string
 	CPUSet  string // CpusetCpus
 	Network string // a user-defined network's name, or a mode: "host", "none", "container:<id>"
@@ -246,7 +247,7 @@ func (e *Engine) Start(ctx context.Context, s ContainerSpec) (string, error) {
 			s.Network: {Aliases: s.Aliases},
 		}}
 	}
-	cfg := &container.Config{Image: s.Image, Env: s.Env, Labels: withTool(s.Labels)}
+	cfg := &container.Config{Image: s.Image, Cmd: s.Cmd, Env: s.Env, Labels: withTool(s.Labels)}
 	r, err := e.cli.ContainerCreate(ctx, cfg, hc, nc, nil, s.Name)
 	if err != nil {
 		return "", fmt.Errorf("create container %s: %w", s.Name, err)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -27,6 +28,8 @@ type Row struct {
 	GeneratorBound int              `json:"generator_bound_trials"`
 	Errors         int64            `json:"errors"`
 	ErrorRate      float64          `json:"error_rate"` // of the trials behind the headline
+	CeilingShare   float64          `json:"ceiling_share,omitempty"`
+	BoundBy        []string         `json:"bound_by,omitempty"` // why the cell is generator-bound
 	TargetCPU      float64          `json:"target_cpu_cores"`
 	PeakMiB        float64          `json:"target_mem_peak_mib"`
 	Runtime        string           `json:"runtime,omitempty"`
@@ -133,7 +136,10 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 	r.Aggregate = matrix.AggregateMedian
 	if s := c.Summary; s != nil {
 		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB
-		r.ErrorRate = s.ErrorRate
+		r.ErrorRate, r.CeilingShare, r.BoundBy = s.ErrorRate, s.CeilingShare, s.BoundBy
+		if len(r.BoundBy) == 0 && s.GeneratorBound > 0 { // results written before bound_by
+			r.BoundBy = []string{fmt.Sprintf("load generator CPU ≥ %.0f%% in %d trial(s)", 100*results.GeneratorBoundShare, s.GeneratorBound)}
+		}
 		if s.Aggregate != "" {
 			r.Aggregate = s.Aggregate
 		}
@@ -188,7 +194,7 @@ func ScalingRows(rows []*Row) []Scaling {
 			idx[k] = i
 			out = append(out, Scaling{Target: r.Target, Params: r.Params, Connections: r.Connections})
 		}
-		out[i].Points = append(out[i].Points, ScalingPoint{CPUs: r.CPUs, RPS: r.RPS, GeneratorBound: r.GeneratorBound > 0})
+		out[i].Points = append(out[i].Points, ScalingPoint{CPUs: r.CPUs, RPS: r.RPS, GeneratorBound: len(r.BoundBy) > 0})
 	}
 	for i := range out {
 		pts := out[i].Points

@@ -59,6 +59,9 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode `%s`\n", env.DockerVersion, env.DockerAPI, env.StorageDriver, env.NetworkMode)
 	fmt.Fprintf(b, "- Harness: %s, load generator %s\n", env.HarnessVersion, env.LoadGenerator)
 	fmt.Fprintf(b, "- Started: %s\n", env.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	if line := ceilings(run.Ceilings); line != "" {
+		b.WriteString(line)
+	}
 	m := run.Matrix
 	profile := m.Profile
 	if profile == "" {
@@ -202,14 +205,19 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		header = append(header, "params")
 	}
 	header = append(header, "cores", "conns", "RPS ("+string(agg)+")", "95% CI", "min…max", "CV", "vs fastest",
-		"p50 ms", "p99 ms", "errors", "target CPU", "peak MiB", "runtime")
+		"% ceiling", "p50 ms", "p99 ms", "errors", "target CPU", "peak MiB", "runtime")
 	t.Header(header...)
-	var bound, noisy, unsure, notSig bool
+	var noisy, unsure, notSig bool
+	var bound []string
 	for _, r := range rows {
 		rps := numfmt.Sig(r.RPS)
-		if r.GeneratorBound > 0 {
+		if len(r.BoundBy) > 0 {
 			rps += " †"
-			bound = true
+			bound = append(bound, fmt.Sprintf("† `%s`: %s.", r.ID, strings.Join(r.BoundBy, "; ")))
+		}
+		ceiling := "—"
+		if r.CeilingShare > 0 {
+			ceiling = numfmt.Percent(r.CeilingShare)
 		}
 		if r.Noisy {
 			rps += " ⚠"
@@ -237,7 +245,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 			row = append(row, r.Params)
 		}
 		row = append(row, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), rps, ci,
-			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median),
+			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median),
 			numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), r.Runtime)
 		if err := t.Append(row...); err != nil {
 			return err
@@ -264,8 +272,10 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		return err
 	}
 	var notes []string
-	if bound {
-		notes = append(notes, fmt.Sprintf("† the load generator used ≥ %.0f%% of its cores in at least one trial: that number is a floor set by bombardier, not the server's limit.", results.GeneratorBoundShare*100))
+	if len(bound) > 0 {
+		notes = append(notes, fmt.Sprintf("† generator-bound: at ≥ %.0f%% of the load generator's measured ceiling, or its CPU at ≥ %.0f%% of its cores; the number is a floor set by bombardier, not the server's limit.",
+			100*results.CeilingBound, 100*results.GeneratorBoundShare))
+		notes = append(notes, bound...)
 	}
 	if noisy {
 		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*stats.NoisyCV))
@@ -287,6 +297,22 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	}
 	b.WriteString("\n")
 	return scalingTable(b, scenario, rows)
+}
+
+// ceilings is the header line of the load generator's measured ceilings.
+func ceilings(cs []results.Ceiling) string {
+	var parts []string
+	for _, c := range cs {
+		if c.Error != "" {
+			parts = append(parts, fmt.Sprintf("%d core(s) c%d: not measured (%s)", c.CPUs, c.Connections, oneLine(c.Error)))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d core(s) c%d: %s rps", c.CPUs, c.Connections, numfmt.Sig(c.RPS)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "- Load generator ceiling (a fixed-response server on the target's cores, loaded like the targets): " + strings.Join(parts, ", ") + "\n"
 }
 
 func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {

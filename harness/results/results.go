@@ -74,6 +74,7 @@ type Run struct {
 	Matrix      Settings              `json:"matrix"`
 	Images      map[string]*BaseImage `json:"base_images,omitempty"`
 	Cells       []*Cell               `json:"cells"`
+	Ceilings    []Ceiling             `json:"ceilings,omitempty"` // the load generator's, per cores and connections
 	Interrupted bool                  `json:"interrupted,omitempty"`
 	FinishedAt  *time.Time            `json:"finished_at,omitempty"`
 }
@@ -198,7 +199,42 @@ type Summary struct {
 	ErrorRate        float64          `json:"error_rate"` // of the trials behind the headline: all for the median, the best one for best
 	TargetCPUCores   float64          `json:"target_cpu_cores_median"`
 	TargetMemPeakMiB float64          `json:"target_mem_peak_mib"`
-	GeneratorBound   int              `json:"generator_bound_trials,omitempty"`
+	GeneratorBound   int              `json:"generator_bound_trials,omitempty"` // trials whose generator CPU passed GeneratorBoundShare
+	CeilingShare     float64          `json:"ceiling_share,omitempty"`          // RPS ÷ the load generator's measured ceiling
+	BoundBy          []string         `json:"bound_by,omitempty"`               // the rules that call the cell generator-bound
+}
+
+// Ceiling is the load generator's ceiling on some cores and connections:
+// what it drew from the fixed-response server there, loaded exactly as
+// the targets were.
+type Ceiling struct {
+	CPUs        int            `json:"cpus"`
+	CPUSet      string         `json:"cpuset"`
+	Connections int            `json:"connections"`
+	NetworkMode matrix.Network `json:"network_mode"`
+	RPS         float64        `json:"ceiling_rps,omitempty"` // median of the trials
+	TrialRPS    []float64      `json:"trial_rps,omitempty"`
+	LoadgenCPU  float64        `json:"loadgen_cpu_cores,omitempty"` // median
+	Error       string         `json:"error,omitempty"`             // why it could not be measured
+}
+
+// CeilingBound is the share of the measured ceiling at which a cell is
+// generator-bound: its number then measures bombardier, not the server.
+const CeilingBound = 0.85
+
+// JudgeBound records the cell's share of the load generator's ceiling
+// (0: none measured) and which rules call it generator-bound.
+func (s *Summary) JudgeBound(ceiling float64) {
+	s.CeilingShare, s.BoundBy = 0, nil
+	if ceiling > 0 {
+		s.CeilingShare = s.RPS / ceiling
+		if s.CeilingShare >= CeilingBound {
+			s.BoundBy = append(s.BoundBy, fmt.Sprintf("at %.0f%% of the load generator's ceiling (≥ %.0f%%)", 100*s.CeilingShare, 100*CeilingBound))
+		}
+	}
+	if s.GeneratorBound > 0 {
+		s.BoundBy = append(s.BoundBy, fmt.Sprintf("load generator CPU ≥ %.0f%% in %d trial(s)", 100*GeneratorBoundShare, s.GeneratorBound))
+	}
 }
 
 // Headline is the one place that decides a cell's headline RPS from the

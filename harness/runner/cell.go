@@ -339,6 +339,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 			return &trialError{n: k, err: errors.New(problem)}
 		}
 		rc.Summary = results.Summarize(rc.Trials, r.m.Load.Aggregate)
+		rc.Summary.JudgeBound(r.ceilings[ceilingKey{c.CPUs, c.Connections}])
 	}
 	if err := r.allRunning(ctx, d, "during the trials"); err != nil {
 		return err

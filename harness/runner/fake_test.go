@@ -34,7 +34,10 @@ type fakeEngine struct {
 	missing map[string]bool
 	// loadgenCores is the CPU the load generator's sampler reports.
 	loadgenCores float64
-	// onBombard runs before every measured or warm-up bombardier exec.
+	// ceilingRPS is what the fixed-response server answers.
+	ceilingRPS float64
+	// onBombard runs before every measured or warm-up bombardier exec at a
+	// target.
 	onBombard func(cell string, n int)
 	bombards  map[string]int // bombardier runs so far, by target
 }
@@ -60,7 +63,7 @@ type fakeTarget struct {
 
 func newFake() *fakeEngine {
 	return &fakeEngine{ncpu: 4, containers: map[string]*fakeContainer{}, networks: map[string]string{},
-		targets: map[string]*fakeTarget{}, bombards: map[string]int{}, buildErr: map[string]error{}, missing: map[string]bool{}, loadgenCores: 0.5}
+		targets: map[string]*fakeTarget{}, bombards: map[string]int{}, buildErr: map[string]error{}, missing: map[string]bool{}, loadgenCores: 0.5, ceilingRPS: 5000}
 }
 
 func (f *fakeEngine) log(format string, args ...any) {
@@ -72,6 +75,17 @@ func (f *fakeEngine) target(name string) *fakeTarget {
 		return t
 	}
 	return &fakeTarget{}
+}
+
+// loads returns the bombardier runs at targets, not at the ceiling server.
+func (f *fakeEngine) loads() []string {
+	var out []string
+	for _, c := range f.callsWith("bombard ") {
+		if c != "bombard ceiling" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // callsWith returns the logged calls that start with prefix.
@@ -200,8 +214,11 @@ func (f *fakeEngine) Logs(_ context.Context, id string, _ int) (string, error) {
 // time), and its cell.
 func (f *fakeEngine) runningTarget() (target, cell string) {
 	for _, c := range f.containers {
-		if c.role == "target" {
+		switch c.role {
+		case "target":
 			return c.target, c.cell
+		case "ceiling":
+			return "ceiling", "ceiling"
 		}
 	}
 	return "", ""
@@ -243,6 +260,9 @@ func (f *fakeEngine) Exec(ctx context.Context, id string, cmd []string) (engine.
 		f.bombards[name]++
 		n := f.bombards[name]
 		hook := f.onBombard
+		if name == "ceiling" {
+			hook, t = nil, &fakeTarget{rps: []float64{f.ceilingRPS}}
+		}
 		f.log("bombard %s", cell)
 		f.mu.Unlock()
 		if hook != nil {

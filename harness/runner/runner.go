@@ -94,6 +94,8 @@ type runner struct {
 	networkID    string
 	visits       int // cell visits started, for unique container names
 	loadgenID    string
+	loadgenImage string
+	ceilings     map[ceilingKey]float64 // the load generator's ceiling RPS
 	loadgenStats engine.Sampler
 	resolver     *baseimage.Resolver
 	out          *results.Run
@@ -218,6 +220,11 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		}
 		runnable = append(runnable, vs...)
 	}
+	if err := r.measureCeilings(ctx, runnable); err != nil {
+		r.out.Interrupted = true
+		r.save()
+		return r.out, err
+	}
 	if err := r.schedule(ctx, cells, runnable); err != nil {
 		r.out.Interrupted = true
 		r.save()
@@ -316,6 +323,7 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	if err != nil {
 		return fmt.Errorf("build load generator: %w", err)
 	}
+	r.loadgenImage = built.ID
 	r.loadgenID, err = r.eng.Start(ctx, engine.ContainerSpec{Name: "webbench-" + r.id + "-loadgen", Image: built.ID,
 		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", "")})
 	if err != nil {

@@ -115,10 +115,10 @@ func TestInterleavedRounds(t *testing.T) {
 		if p.units != 6 || p.done != 6 {
 			t.Errorf("progress units %d, done %d; want 6 visits", p.units, p.done)
 		}
-		if n := len(f.callsWith("start webbench-")) - 1; n != 6 { // one load generator
+		if n := len(f.callsWith("start webbench-")) - 2; n != 6 { // one load generator, one ceiling server
 			t.Errorf("%d target starts, want one per visit (6)", n)
 		}
-		b := f.callsWith("bombard ")
+		b := f.loads()
 		if len(b) != 6 {
 			t.Fatalf("bombard calls %v", b)
 		}
@@ -161,7 +161,7 @@ func TestSequential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := f.callsWith("bombard ")
+	b := f.loads()
 	want := []string{"bombard a/plaintext/1cpu/c8", "bombard a/plaintext/1cpu/c8", "bombard a/plaintext/1cpu/c8",
 		"bombard b/plaintext/1cpu/c8", "bombard b/plaintext/1cpu/c8", "bombard b/plaintext/1cpu/c8"}
 	if !slices.Equal(b, want) {
@@ -245,7 +245,7 @@ func TestFailureReasons(t *testing.T) {
 	if !strings.Contains(b.Reason, "exited with code 3") || !strings.Contains(b.Reason, "panic: cannot bind") {
 		t.Errorf("b: %q", b.Reason)
 	}
-	if n := len(f.callsWith("bombard ")); n != 0 {
+	if n := len(f.loads()); n != 0 {
 		t.Errorf("wrong servers were loaded %d times", n)
 	}
 }
@@ -413,10 +413,10 @@ scenarios:
 			t.Errorf("network_mode %q, want %q", res.Environment.NetworkMode, mode)
 		}
 		starts := f.callsWith("start ")
-		if len(starts) != 4 || !strings.HasSuffix(starts[1], "backend-1") || !strings.HasSuffix(starts[3], "front-1") {
+		if len(starts) != 5 || !strings.HasSuffix(starts[2], "backend-1") || !strings.HasSuffix(starts[4], "front-1") {
 			t.Errorf("%s: starts %v", mode, starts)
 		}
-		probes := f.callsWith("probe ")
+		probes := f.callsWith("probe pool")
 		if len(probes) < 3 || !strings.HasSuffix(probes[0], pool[0]) || !strings.HasSuffix(probes[1], pool[1]) {
 			t.Errorf("%s: probes %v", mode, probes)
 		}
@@ -476,5 +476,36 @@ func TestErrorsUnderLoad(t *testing.T) {
 	}
 	if len(b.Warnings) != 3 || b.Warnings[0] != "trial 1: 0.05% of requests failed (5xx: 1)" {
 		t.Errorf("b's warnings: %q", b.Warnings)
+	}
+}
+
+// The load generator's ceiling is measured once per (cores, connections)
+// on the target's cores; a cell at 85% of it or more is generator-bound,
+// and says by which rule.
+func TestCeiling(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	f := newFake()
+	f.ceilingRPS = 1100
+	f.targets["b"] = &fakeTarget{rps: []float64{500}}
+	res, err, _ := run(t, f, m, Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Ceilings) != 1 {
+		t.Fatalf("ceilings %+v", res.Ceilings)
+	}
+	ce := res.Ceilings[0]
+	if ce.RPS != 1100 || ce.CPUs != 1 || ce.Connections != 8 || ce.CPUSet != "0" || len(ce.TrialRPS) != 3 || ce.NetworkMode != matrix.NetworkShared {
+		t.Errorf("ceiling %+v", ce)
+	}
+	if n := len(f.callsWith("bombard ceiling")); n != 3 {
+		t.Errorf("the ceiling was loaded %d times, want once per trial (3)", n)
+	}
+	a, b := res.Cells[0].Summary, res.Cells[1].Summary
+	if a.CeilingShare < 0.9 || a.CeilingShare > 0.91 || len(a.BoundBy) != 1 || !strings.Contains(a.BoundBy[0], "at 91% of the load generator's ceiling") {
+		t.Errorf("a: share %v, bound by %q", a.CeilingShare, a.BoundBy)
+	}
+	if b.CeilingShare > 0.46 || len(b.BoundBy) != 0 {
+		t.Errorf("b: share %v, bound by %q", b.CeilingShare, b.BoundBy)
 	}
 }
