@@ -43,8 +43,8 @@ var Version = "dev"
 const usage = `usage: harness <command> [flags]
 
 commands:
-  plan    [-f FILE] [--profile P] [--only SEL] [--sequential]   validate and list the cells, no Docker
-  run     [-f FILE] [--profile P] [--only SEL] [--out DIR] [--label NAME] [--network bridge|host] [--no-pull]
+  plan    [-f FILE] [--profile P] [--only SEL] [--control CELL] [--sequential]   validate and list the cells, no Docker
+  run     [-f FILE] [--profile P] [--only SEL] [--control CELL] [--out DIR] [--label NAME] [--network shared|bridge|host] [--no-pull]
           [--sequential] [--seed N]
   report  DIR [--format md|csv|json]                  re-render DIR/README.md (or results.csv, report.json) from DIR/results.json
   compare A B [C…] [--out FILE] [--format md|csv]     compare result folders cell by cell
@@ -146,13 +146,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 type matrixFlags struct {
-	file, profile, only string
+	file, profile, only, control string
 }
 
 func (m *matrixFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.file, "f", "matrix.yaml", "matrix file")
 	fs.StringVar(&m.profile, "profile", "", "profile of the matrix file to apply")
 	fs.StringVar(&m.only, "only", "", "cells to run: comma-separated NAME or TARGET/SCENARIO globs")
+	fs.StringVar(&m.control, "control", "", "TARGET[:VARIANT]/SCENARIO cells to measure twice, as an A/A control (overrides the matrix)")
 }
 
 // load reads the matrix and applies the profile and selector; every
@@ -164,6 +165,11 @@ func (m *matrixFlags) load(online cpuset.Set) (*matrix.Matrix, []matrix.Cell, er
 	}
 	if err != nil {
 		return nil, nil, withCode(ExitUsage, err)
+	}
+	if m.control != "" {
+		if mx.Control, err = matrix.ParseControl(m.control); err != nil {
+			return nil, nil, withCode(ExitUsage, fmt.Errorf("--control: %w", err))
+		}
 	}
 	sel, err := matrix.ParseSelector(m.only)
 	if err != nil {
@@ -244,7 +250,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	mf.register(fs)
 	out := fs.String("out", "", "output folder (default results/<label>)")
 	label := fs.String("label", "", "name of this run's machine (default <cores>c-<cpu model>)")
-	network := fs.String("network", "", "network mode: bridge (default) or host (Linux only); overrides the matrix")
+	network := fs.String("network", "", "network mode: shared (default), bridge or host (Linux only); overrides the matrix")
 	noPull := fs.Bool("no-pull", false, "never try a registry for base images; use local images or build stand-ins")
 	sequential := fs.Bool("sequential", false, "run all trials of a cell before the next (default: interleave trials across cells)")
 	seed := fs.Uint64("seed", 0, "seed of the interleaved order (default: random, recorded in results.json)")

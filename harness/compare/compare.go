@@ -18,10 +18,11 @@ import (
 
 // Comparison is the model every output format renders.
 type Comparison struct {
-	Names     []string    `json:"runs"` // one per run, as given
-	Env       []EnvRow    `json:"environment"`
-	Scenarios []Scenario  `json:"scenarios"`
-	Unmatched []Unmatched `json:"unmatched,omitempty"`
+	Names      []string    `json:"runs"` // one per run, as given
+	Env        []EnvRow    `json:"environment"`
+	Scenarios  []Scenario  `json:"scenarios"`
+	Unmatched  []Unmatched `json:"unmatched,omitempty"`
+	NoiseFloor float64     `json:"noise_floor,omitempty"` // the largest A/A noise floor of the runs
 }
 
 // EnvRow is one environment fact side by side; Differs marks a fact that
@@ -73,6 +74,12 @@ func Build(names []string, runs []*results.Run) *Comparison {
 			cells[k][i] = cell
 		}
 	}
+	// A difference within any run's A/A noise floor is not called one.
+	var noise float64
+	for _, run := range runs {
+		noise = max(noise, results.Noise(run))
+	}
+	c.NoiseFloor = noise
 	byScenario := map[string]*Scenario{}
 	var scenarioOrder []string
 	for _, k := range order {
@@ -100,7 +107,11 @@ func Build(names []string, runs []*results.Run) *Comparison {
 			s := stats.Describe(x)
 			line.Stats = append(line.Stats, s)
 			line.Delta = append(line.Delta, s.Median/line.Stats[0].Median-1)
-			line.Test = append(line.Test, stats.Compare(base, x))
+			test := stats.Compare(base, x)
+			if d := line.Delta[len(line.Delta)-1]; test.Significant && d < noise && d > -noise {
+				test.Significant, test.Warning = false, "within the noise floor"
+			}
+			line.Test = append(line.Test, test)
 		}
 		sc.Lines = append(sc.Lines, line)
 	}

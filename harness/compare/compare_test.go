@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/internal/golden"
+	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -68,4 +69,32 @@ func TestMarkdownGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/compare.md", b.Bytes())
+}
+
+// A difference the U test calls significant is still not one when it is
+// within a run's A/A noise floor.
+func TestNoiseFloorHidesSmallDifferences(t *testing.T) {
+	mk := func(scale float64, control bool) *results.Cell {
+		c := &results.Cell{Target: "go", Scenario: "plaintext", CPUs: 1, Connections: 64, Status: results.OK, Control: control}
+		for i := range 6 {
+			c.Trials = append(c.Trials, results.Trial{Result: loadgen.Result{RPS: scale * (1000 + float64(i))}})
+		}
+		return c
+	}
+	a := &results.Run{Cells: []*results.Cell{mk(1, false)}}
+	b := &results.Run{Cells: []*results.Cell{mk(1.03, false)}}
+	c := Build([]string{"a", "b"}, []*results.Run{a, b})
+	if !c.Scenarios[0].Lines[0].Test[1].Significant {
+		t.Fatal("a 3% shift of every trial is significant without a noise floor")
+	}
+	// b's control: its twin's trials over the control's range over ±5%.
+	ctl := mk(1.03, true)
+	for i := range ctl.Trials {
+		ctl.Trials[i].RPS *= []float64{1, 1.05, 0.95, 1, 1.02, 0.98}[i]
+	}
+	b.Cells = append(b.Cells, ctl)
+	c = Build([]string{"a", "b"}, []*results.Run{a, b})
+	if c.NoiseFloor < 0.04 || c.Scenarios[0].Lines[0].Test[1].Significant {
+		t.Errorf("noise floor %v, test %+v: want the 3%% difference called noise", c.NoiseFloor, c.Scenarios[0].Lines[0].Test[1])
+	}
 }

@@ -96,7 +96,11 @@ func Markdown(w io.Writer, c *Comparison) error {
 			return err
 		}
 	}
-	b.WriteString("\n`~`: not significant at α = 0.05 (Mann-Whitney U test on the trials' RPS). ± is the larger side of the median's 95% confidence interval; `(n=N)`: too few trials for one.\n")
+	b.WriteString("\n`~`: not significant at α = 0.05 (Mann-Whitney U test on the trials' RPS)")
+	if c.NoiseFloor > 0 {
+		fmt.Fprintf(&b, ", or within ±%.1f%%, the largest A/A noise floor of these runs", 100*c.NoiseFloor)
+	}
+	b.WriteString(". ± is the larger side of the median's 95% confidence interval; `(n=N)`: too few trials for one.\n")
 	if untestable {
 		fmt.Fprintf(&b, "¹ fewer than 4 trials on each side: the U test cannot reach p < %.2f, so no difference can be called significant; run more trials.\n", stats.Alpha)
 	}

@@ -240,6 +240,62 @@ func TestRunMatrix(t *testing.T) {
 	}
 }
 
+const misbehaving = `version: 1
+images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm}
+load: {duration: 2s, warmup: 0, trials: 2, timeout: 2s, ready_timeout: 30s}
+connections: [16]
+control: go-nethttp/plaintext
+targets:
+  go-nethttp: {build: ROOT/targets/go-nethttp, port: 8080, scenarios: [plaintext]}
+  flaky: {build: ROOT/harness/e2e/testdata/misbehave, port: 8080, env: {MODE: 503-under-load}}
+scenarios:
+  plaintext:
+    path: /plaintext
+    expect: {status: 200, content_type: text/plain, body: "Hello, World!"}
+`
+
+// Only expected answers count: a target that passes verification and then
+// 503s half its load fails its cell naming the errors (exit 1), while the
+// clean target beside it stays ok. The run also measures the load
+// generator's ceiling and, with a control, its noise floor.
+func TestErrorsUnderLoad(t *testing.T) {
+	eng := connect(t)
+	file := filepath.Join(t.TempDir(), "matrix.yaml")
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(misbehaving, "ROOT", repoRoot(t))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out)
+	if code != cli.ExitFailed {
+		t.Errorf("exit %d, want %d (flaky fails)", code, cli.ExitFailed)
+	}
+	noLeftovers(t, eng)
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := cellsByID(run)
+	flaky := cells["flaky/plaintext/1cpu/c16"]
+	if flaky == nil || flaky.Status != results.Failed || !strings.Contains(flaky.Reason, "% of requests failed (5xx: ") ||
+		len(flaky.Trials) != 1 || flaky.Trials[0].ErrorRate < 0.4 {
+		t.Errorf("flaky = %+v, want failed on its 503s with the failing trial kept", flaky)
+	}
+	for _, id := range []string{"go-nethttp/plaintext/1cpu/c16", "go-nethttp/plaintext/1cpu/c16 (control)"} {
+		if c := cells[id]; c == nil || c.Status != results.OK || c.Summary == nil || c.Summary.CeilingShare <= 0 || c.Trials[0].ErrorRate != 0 {
+			t.Errorf("%s = %+v, want ok with its share of the ceiling", id, c)
+		}
+	}
+	if len(run.Ceilings) != 1 || run.Ceilings[0].RPS <= 0 || run.Ceilings[0].Error != "" {
+		t.Errorf("ceilings %+v, want one measured", run.Ceilings)
+	}
+	readme, _ := os.ReadFile(filepath.Join(out, "README.md"))
+	for _, want := range []string{"| flaky ", "**fails**", "Load generator ceiling", "Noise floor (A/A control: `go-nethttp/plaintext/1cpu/c16`"} {
+		if !bytes.Contains(readme, []byte(want)) {
+			t.Errorf("README.md lacks %q:\n%s", want, readme)
+		}
+	}
+}
+
 // An interrupted run stops, keeps the cells it measured, removes every
 // container and network it made, and exits 130.
 func TestInterrupt(t *testing.T) {

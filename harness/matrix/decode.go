@@ -72,6 +72,7 @@ type (
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
 		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names"`
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
+		Control     *string                   `yaml:"control" check:"str"`
 	}
 	loadSchema struct {
 		Duration     *time.Duration `yaml:"duration" check:"min=1s" why:"bombardier runs for at least 1s"`
@@ -120,6 +121,7 @@ type (
 		CPUs        []int       `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
 		Connections []int       `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
 		Only        *string     `yaml:"only" check:"str"`
+		Control     *string     `yaml:"control" check:"str"`
 	}
 )
 
@@ -370,6 +372,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		m.CPUs = f.CPUs
 	}
 	m.Connections = f.Connections
+	m.Control = d.control(f.Control, "control")
 	for _, name := range d.names("scenarios") {
 		m.Scenarios = append(m.Scenarios, d.scenario(name, f.Scenarios[name]))
 	}
@@ -395,8 +398,20 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 			}
 			p.Only = sel
 		}
+		p.Control = d.control(pf.Control, path+".control")
 		m.Profiles[name] = p
 	}
+}
+
+func (d *decoder) control(s *string, field string) Selector {
+	if s == nil || d.bad[field] {
+		return nil
+	}
+	sel, err := ParseControl(*s)
+	if err != nil {
+		d.errAt(field, "%v", err)
+	}
+	return sel
 }
 
 // load overlays the keys l sets onto out and reports whether it says how

@@ -23,6 +23,9 @@ type Cell struct {
 	CPUSet      cpuset.Set `json:"-"` // target cores
 	LoadgenSet  cpuset.Set `json:"-"`
 	Skip        string     `json:"-"` // reason the cell cannot run on this machine
+	// Control marks the second, independent measurement of a cell: an A/A
+	// control whose difference from its twin is the machine's noise.
+	Control bool `json:"control,omitempty"`
 }
 
 // KV is one param value of a cell.
@@ -54,7 +57,11 @@ func (c Cell) ScenarioName() string {
 // ID names a cell uniquely within a run:
 // target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>.
 func (c Cell) ID() string {
-	return fmt.Sprintf("%s/%s/%dcpu/c%d", c.TargetName(), c.ScenarioName(), c.CPUs, c.Connections)
+	id := fmt.Sprintf("%s/%s/%dcpu/c%d", c.TargetName(), c.ScenarioName(), c.CPUs, c.Connections)
+	if c.Control {
+		id += " (control)"
+	}
+	return id
 }
 
 // Subst replaces {name} in s with the cell's param values.
@@ -97,6 +104,10 @@ func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 							}
 							c.CPUSet, c.LoadgenSet = tg, lg
 							cells = append(cells, c)
+							if len(m.Control) > 0 && m.Control.Match(c) {
+								c.Control = true
+								cells = append(cells, c)
+							}
 						}
 					}
 				}

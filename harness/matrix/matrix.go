@@ -52,6 +52,7 @@ type Matrix struct {
 	Connections []int              `json:"connections"`
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
+	Control     Selector           `json:"control,omitempty"` // cells measured twice, as an A/A control
 	Profiles    map[string]Profile `json:"-"`
 	Profile     string             `json:"profile,omitempty"`      // the profile applied, if any
 	ProfileOnly Selector           `json:"profile_only,omitempty"` // the applied profile's cell selection
@@ -190,6 +191,7 @@ type Profile struct {
 	CPUs        []int
 	Connections []int
 	Only        Selector // cells the profile measures (with --only, both must pick a cell)
+	Control     Selector // replaces the file's control when set
 }
 
 // WithProfile returns a copy of m with the named profile applied.
@@ -203,7 +205,25 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 	}
 	c := *m
 	c.Load, c.CPUs, c.Connections, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, name, p.Only
+	if p.Control != nil {
+		c.Control = p.Control
+	}
 	return &c, nil
+}
+
+// ParseControl reads a control: one or more TARGET[:VARIANT]/SCENARIO
+// terms naming the cells to measure twice.
+func ParseControl(s string) (Selector, error) {
+	sel, err := ParseSelector(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, term := range sel {
+		if !strings.Contains(term, "/") {
+			return nil, fmt.Errorf("control %q: want TARGET[:VARIANT]/SCENARIO, got %q", s, term)
+		}
+	}
+	return sel, nil
 }
 
 // ProfileNames lists the profiles in sorted order.

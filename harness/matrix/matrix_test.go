@@ -338,3 +338,40 @@ func TestWrongShapes(t *testing.T) {
 		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A control cell is measured twice: its twin follows it in the expansion
+// with " (control)" in its id; a profile's control replaces the file's.
+func TestControl(t *testing.T) {
+	text := good + "control: one/plaintext\n"
+	text = strings.Replace(text, "  quick: {load:", "  quick: {control: \"two/plaintext\", load:", 1)
+	m, err := parse(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range Expand(m, Selector{"plaintext"}, cpuset.Range(0, 3)) {
+		if c.CPUs == 1 && c.Connections == 64 {
+			ids = append(ids, c.ID())
+		}
+	}
+	want := []string{"one/plaintext/1cpu/c64", "one/plaintext/1cpu/c64 (control)", "two/plaintext/1cpu/c64"}
+	if !reflect.DeepEqual(ids, want) {
+		t.Errorf("ids %v, want %v", ids, want)
+	}
+	q, _ := m.WithProfile("quick")
+	n := 0
+	for _, c := range Expand(q, nil, cpuset.Range(0, 3)) {
+		if c.Control {
+			n++
+			if c.Target != "two" {
+				t.Errorf("quick's control picked %s", c.ID())
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d control cells in quick, want 4 (two/plaintext × 2 cpus × 2 conns)", n)
+	}
+	if _, err := parse(t, good+"control: one\n"); err == nil || !strings.Contains(err.Error(), "control: control \"one\": want TARGET[:VARIANT]/SCENARIO") {
+		t.Errorf("bad control: %v", err)
+	}
+}

@@ -82,6 +82,7 @@ func Rows(run *results.Run, scenario string) []*Row {
 			fastest[g] = r
 		}
 	}
+	noise := results.Noise(run)
 	for _, r := range rows {
 		f := fastest[group{r.Params, r.CPUs, r.Connections}]
 		if f.RPS > 0 {
@@ -89,6 +90,9 @@ func Rows(run *results.Run, scenario string) []*Row {
 		}
 		if f != r {
 			r.Versus = significance(r.RPSStats, f.RPSStats)
+			if r.Versus == "" && 1-r.VsFastest < noise {
+				r.Versus = "~" // within the machine's noise floor
+			}
 		}
 	}
 	return rows
@@ -148,7 +152,17 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 	if c.Image != nil {
 		r.Runtime = c.Image.RuntimeVersion
 	}
+	r.Target = targetLabel(c)
 	return r
+}
+
+// targetLabel names a cell's target in a table: "target[:variant]", and
+// " (control)" for an A/A control.
+func targetLabel(c *results.Cell) string {
+	if c.Control {
+		return c.Key().TargetName() + " (control)"
+	}
+	return c.Key().TargetName()
 }
 
 // Scaling is one target's RPS at each core count of a scenario (for one

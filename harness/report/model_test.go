@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/webbench/webbench/harness/loadgen"
@@ -69,5 +70,34 @@ func TestScaling(t *testing.T) {
 	}
 	if ScalingRows(Rows(&results.Run{Cells: []*results.Cell{cell("x", 1, 1)}}, "plaintext")) != nil {
 		t.Error("a single core count made a scaling table")
+	}
+}
+
+// With an A/A control whose pairs spread ±12%, b's 10% deficit is noise.
+func TestRowsNoiseFloor(t *testing.T) {
+	ctl := cell("a", 1, 100, 90, 112, 100, 101, 100)
+	ctl.Control = true
+	run := &results.Run{Cells: []*results.Cell{
+		cell("a", 1, 100, 101, 102, 99, 100, 101),
+		cell("b", 1, 90, 91, 92, 89, 90, 91),
+		ctl,
+	}}
+	got := map[string]*Row{}
+	for _, r := range Rows(run, "plaintext") {
+		got[r.Target] = r
+	}
+	if got["b"] == nil || got["b"].Versus != "~" {
+		t.Errorf("b: %+v, want ~ (within the noise floor)", got["b"])
+	}
+	if c := got["a (control)"]; c == nil || c.ID != "a/plaintext/1cpu/c512 (control)" {
+		t.Errorf("control row %+v", c)
+	}
+	var b strings.Builder
+	if err := markdown(&b, run, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "- Noise floor (A/A control: `a/plaintext/1cpu/c512` measured twice, 6 paired trials)") ||
+		!strings.Contains(b.String(), "differences smaller than ±") {
+		t.Errorf("README header lacks the noise floor:\n%s", b.String())
 	}
 }

@@ -62,6 +62,14 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if line := ceilings(run.Ceilings); line != "" {
 		b.WriteString(line)
 	}
+	for _, nf := range results.NoiseFloors(run) {
+		interval := "95% CI"
+		if !nf.HasCI {
+			interval = "min…max, fewer than 6 pairs"
+		}
+		fmt.Fprintf(b, "- Noise floor (A/A control: `%s` measured twice, %d paired trials): %+.1f%% (%s %+.1f%%…%+.1f%%); differences smaller than ±%.1f%% are noise on this machine\n",
+			nf.Cell, nf.N, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor)
+	}
 	m := run.Matrix
 	profile := m.Profile
 	if profile == "" {
@@ -252,7 +260,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		}
 	}
 	for _, c := range failing {
-		row := []any{c.Key().TargetName()}
+		row := []any{targetLabel(c)}
 		if hasParams {
 			row = append(row, paramText(c))
 		}
@@ -281,7 +289,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*stats.NoisyCV))
 	}
 	if notSig {
-		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap.")
+		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap, or the difference is within the noise floor.")
 	}
 	if unsure {
 		notes = append(notes, "? one trial: no way to tell the difference from noise.")

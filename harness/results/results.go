@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/moby/sys/atomicwriter"
@@ -107,6 +108,7 @@ type Settings struct {
 	Images      map[string]string `json:"images"`
 	Targets     []matrix.Target   `json:"targets"`
 	Scenarios   []matrix.Scenario `json:"scenarios"`
+	Control     string            `json:"control,omitempty"` // the cells measured twice (A/A)
 	Order       Order             `json:"order"`
 	Seed        uint64            `json:"seed,omitempty"` // of the interleaved order's shuffles
 }
@@ -130,7 +132,7 @@ func SettingsOf(m *matrix.Matrix, only string) Settings {
 	ls := LoadSettings{Duration: Duration(l.Duration), Requests: l.Requests, Warmup: Duration(l.Warmup), Trials: l.Trials,
 		Timeout: Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: Duration(l.ReadyTimeout), Aggregate: l.Aggregate,
 		MaxErrorRate: l.MaxErrorRate}
-	return Settings{File: filepath.Base(m.File), Profile: m.Profile, Only: only, Load: ls, CPUs: m.CPUs,
+	return Settings{File: filepath.Base(m.File), Profile: m.Profile, Only: only, Control: strings.Join(m.Control, ","), Load: ls, CPUs: m.CPUs,
 		Connections: m.Connections, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
 }
 
@@ -144,6 +146,7 @@ type Cell struct {
 	CPUSet        string      `json:"cpuset"`
 	LoadgenCPUSet string      `json:"loadgen_cpuset"`
 	Connections   int         `json:"connections"`
+	Control       bool        `json:"control,omitempty"` // the A/A twin of the cell of the same id
 	Status        Status      `json:"status"`
 	Reason        string      `json:"reason,omitempty"`
 	Warnings      []string    `json:"warnings,omitempty"`
@@ -160,7 +163,8 @@ func (c *Cell) ID() string {
 
 // Key is the cell's identity as the matrix names it.
 func (c *Cell) Key() matrix.Cell {
-	return matrix.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Connections: c.Connections}
+	return matrix.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
+		Connections: c.Connections, Control: c.Control}
 }
 
 // Image is what the target ran as.

@@ -52,3 +52,37 @@ func TestWriteRead(t *testing.T) {
 		t.Error("schema 9 accepted")
 	}
 }
+
+// The noise floor pairs trial k of a cell with trial k of its control and
+// reaches as far from 1 as the ratios' interval does.
+func TestNoiseFloor(t *testing.T) {
+	cell := func(control bool, rps ...float64) *Cell {
+		c := &Cell{Target: "go", Scenario: "plaintext", CPUs: 1, Connections: 64, Status: OK, Control: control}
+		for _, x := range rps {
+			c.Trials = append(c.Trials, Trial{Result: loadgen.Result{RPS: x}})
+		}
+		return c
+	}
+	run := &Run{Cells: []*Cell{
+		cell(false, 100, 110, 90, 100, 105, 95),
+		cell(true, 100, 100, 100, 100, 100, 100),
+		{Target: "other", Scenario: "plaintext", Status: OK},
+	}}
+	nfs := NoiseFloors(run)
+	if len(nfs) != 1 {
+		t.Fatalf("noise floors %+v", nfs)
+	}
+	nf := nfs[0]
+	if nf.Cell != "go/plaintext/1cpu/c64" || nf.N != 6 || nf.Ratio != 1 || !nf.HasCI || nf.Lo != 0.9 || nf.Hi != 1.1 {
+		t.Errorf("noise floor %+v", nf)
+	}
+	if f := Noise(run); f < 0.0999 || f > 0.1001 {
+		t.Errorf("Noise = %v, want 0.1", f)
+	}
+	if Noise(&Run{Cells: run.Cells[:1]}) != 0 {
+		t.Error("a run without a control has a noise floor")
+	}
+	if id := run.Cells[1].ID(); id != "go/plaintext/1cpu/c64 (control)" {
+		t.Errorf("control id %q", id)
+	}
+}

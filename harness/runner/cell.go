@@ -197,7 +197,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections}
+		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Control: c.Control}
 }
 
 func (r *runner) scenario(name string) matrix.Scenario {
