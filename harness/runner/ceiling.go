@@ -25,6 +25,9 @@ type ceilingKey struct{ cpus, conns int }
 // when the run is interrupted; a ceiling that cannot be measured says why.
 func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 	r.ceilings = map[ceilingKey]float64{}
+	if r.opt.NoCeiling {
+		return nil
+	}
 	seen := map[ceilingKey]bool{}
 	for _, v := range vs {
 		k := ceilingKey{v.c.CPUs, v.c.Connections}

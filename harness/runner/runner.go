@@ -54,6 +54,9 @@ type Options struct {
 	// order shuffled with Seed (0 picks one; the results record it).
 	Sequential bool
 	Seed       uint64
+	// NoCeiling skips measuring the load generator's ceiling (the fidelity
+	// figure, which measures something else, sets it).
+	NoCeiling bool
 }
 
 // Progress is told where the run is, in units of work: a cell visit that

@@ -2,7 +2,7 @@
 // itself: fidelity (harness RPS over the same server run bare on the host)
 // and overhead (wall time per cell beyond warm-up and trials).
 //
-//	figures fidelity [-f matrix.yaml] [-duration 10s] [-trials 3] [-connections 64] [-network host]
+//	figures fidelity [-f matrix.yaml] [-duration 4s] [-rounds 8] [-connections 64] [-modes shared,bridge,host]
 //	figures overhead DIR
 package main
 
@@ -11,10 +11,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -51,17 +54,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown figure %q", args[0])
 }
 
-// fidelity measures go-nethttp/plaintext on core 0 twice in one go: through
-// the harness (containers, bridge network, bombardier in a container on
-// core 1) and bare on the host (taskset -c 0 server, taskset -c 1
-// bombardier on loopback), and prints the ratio of the medians.
+// fidelity measures go-nethttp/plaintext on core 0 through the harness
+// (containers, bombardier in a container on core 1) in each network mode,
+// and bare on the host (taskset -c 0 server, taskset -c 1 bombardier on
+// loopback), in paired rounds: per round and mode one bare and one harness
+// trial, their order alternating from round to round so that drift falls
+// on both sides alike. It prints, per mode, the median of the paired
+// ratios with its 95% interval: single ratios mean nothing on a machine
+// that swings ±25% between back-to-back runs.
 func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fidelity", flag.ContinueOnError)
 	file := fs.String("f", "matrix.yaml", "matrix file holding the go-nethttp target")
-	duration := fs.Duration("duration", 10*time.Second, "per trial")
-	trials := fs.Int("trials", 3, "trials on each side")
+	duration := fs.Duration("duration", 4*time.Second, "per trial")
+	rounds := fs.Int("rounds", 8, "paired rounds per mode")
 	conns := fs.Int("connections", 64, "connections")
-	network := fs.String("network", "", "network mode of the harness side: bridge (the matrix's default) or host")
+	modes := fs.String("modes", "shared,bridge,host", "network modes of the harness side")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -69,7 +76,7 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	m.Load.Duration, m.Load.Requests, m.Load.Trials, m.Load.Warmup = *duration, 0, *trials, 3*time.Second
+	m.Load.Duration, m.Load.Requests, m.Load.Trials, m.Load.Warmup = *duration, 0, 1, time.Second
 	m.CPUs, m.Connections = []int{1}, []int{*conns}
 	var target matrix.Target
 	for _, t := range m.Targets {
@@ -128,38 +135,67 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		time.Sleep(100 * time.Millisecond)
 	}
 
-	// Alternate the two sides, one trial each per round, so that drift of a
-	// noisy machine falls on both alike.
-	m.Load.Trials = 1
-	var inDockerRPS, onHostRPS []float64
-	mode := ""
-	for i := range *trials {
-		fmt.Fprintf(stderr, "round %d/%d: harness side (go-nethttp/plaintext in Docker, 1 core)\n", i+1, *trials)
+	bareTrial := func() (float64, error) {
+		if _, err := bare(m.Load.Warmup, 0); err != nil {
+			return 0, err
+		}
+		return bare(*duration, 0)
+	}
+	harnessTrial := func(mode matrix.Network) (float64, error) {
 		res, err := runner.Run(ctx, eng, runner.Options{Matrix: m, Only: "go-nethttp/plaintext", OutDir: filepath.Join(tmp, "run"),
-			Label: "fidelity", HarnessVersion: "figures", Log: io.Discard, Network: matrix.Network(*network)})
+			Label: "fidelity", HarnessVersion: "figures", Log: io.Discard, Network: mode, NoCeiling: true})
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if len(res.Cells) != 1 || res.Cells[0].Status != results.OK {
-			return fmt.Errorf("harness cell did not succeed: %s", res.Cells[0].Reason)
+			return 0, fmt.Errorf("harness cell did not succeed: %s", res.Cells[0].Reason)
 		}
-		inDockerRPS = append(inDockerRPS, res.Cells[0].Summary.RPSMedian)
-		mode = string(res.Environment.NetworkMode)
-		fmt.Fprintf(stderr, "round %d/%d: bare side (same server and bombardier under taskset)\n", i+1, *trials)
-		if _, err := bare(m.Load.Warmup, 0); err != nil {
-			return err
-		}
-		x, err := bare(*duration, 0)
-		if err != nil {
-			return err
-		}
-		onHostRPS = append(onHostRPS, x)
+		return res.Cells[0].Summary.RPSMedian, nil
 	}
-	inDocker, onHost := stats.Describe(inDockerRPS).Median, stats.Describe(onHostRPS).Median
-	fmt.Fprintf(stdout, "rounds: harness %v, bare %v\n", rounded(inDockerRPS), rounded(onHostRPS))
-	fmt.Fprintf(stdout, "harness (Docker, %s network): %.0f rps median of %d × %s\n", mode, inDocker, *trials, *duration)
-	fmt.Fprintf(stdout, "bare (taskset, loopback):      %.0f rps median of %d × %s\n", onHost, *trials, *duration)
-	fmt.Fprintf(stdout, "fidelity = %.3f (goal ≥ 0.90)\n", inDocker/onHost)
+	type side struct{ harness, bare []float64 }
+	sides := map[matrix.Network]*side{}
+	var order []matrix.Network
+	for _, name := range strings.Split(*modes, ",") {
+		mode := matrix.Network(strings.TrimSpace(name))
+		if !slices.Contains(matrix.Networks, mode) {
+			return fmt.Errorf("-modes: unknown network mode %q", mode)
+		}
+		sides[mode], order = &side{}, append(order, mode)
+	}
+	for round := range *rounds {
+		for _, mode := range order {
+			fmt.Fprintf(stderr, "round %d/%d, %s: harness and bare\n", round+1, *rounds, mode)
+			var h, b float64
+			var err error
+			if round%2 == 0 {
+				if h, err = harnessTrial(mode); err == nil {
+					b, err = bareTrial()
+				}
+			} else if b, err = bareTrial(); err == nil {
+				h, err = harnessTrial(mode)
+			}
+			if err != nil {
+				return err
+			}
+			sides[mode].harness, sides[mode].bare = append(sides[mode].harness, h), append(sides[mode].bare, b)
+		}
+	}
+	fmt.Fprintf(stdout, "fidelity of go-nethttp/plaintext, 1 core, c%d: harness ÷ bare (taskset, loopback), %d paired rounds of %s, order alternating\n",
+		*conns, *rounds, *duration)
+	for _, mode := range order {
+		sd := sides[mode]
+		var ratios []float64
+		for i := range sd.harness {
+			ratios = append(ratios, sd.harness[i]/sd.bare[i])
+		}
+		r := stats.Describe(ratios)
+		interval := fmt.Sprintf("95%% CI %.3f…%.3f", r.Lo, r.Hi)
+		if !r.HasCI {
+			interval = fmt.Sprintf("min…max %.3f…%.3f (too few rounds for an interval)", r.Min, r.Max)
+		}
+		fmt.Fprintf(stdout, "%-7s %.3f (%s); harness median %.0f rps, bare median %.0f rps; ratios %v\n",
+			mode+":", r.Median, interval, stats.Describe(sd.harness).Median, stats.Describe(sd.bare).Median, rounded(ratios, 3))
+	}
 	return nil
 }
 
@@ -202,10 +238,12 @@ func overhead(dir string, stdout io.Writer) error {
 	return nil
 }
 
-func rounded(xs []float64) []int {
-	out := make([]int, len(xs))
+// rounded rounds each value to the given decimals, for printing.
+func rounded(xs []float64, decimals int) []float64 {
+	p := math.Pow(10, float64(decimals))
+	out := make([]float64, len(xs))
 	for i, x := range xs {
-		out[i] = int(x + 0.5)
+		out[i] = math.Round(x*p) / p
 	}
 	return out
 }
