@@ -141,6 +141,9 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 	if s := c.Summary; s != nil {
 		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB
 		r.ErrorRate, r.CeilingShare, r.BoundBy = s.ErrorRate, s.CeilingShare, s.BoundBy
+		if r.ErrorRate == 0 && s.Errors > 0 { // results written before error_rate: derive it
+			r.ErrorRate = legacyErrorRate(c.Trials, s.Aggregate, s.RPS)
+		}
 		if len(r.BoundBy) == 0 && s.GeneratorBound > 0 { // results written before bound_by
 			r.BoundBy = []string{fmt.Sprintf("load generator CPU ≥ %.0f%% in %d trial(s)", 100*results.GeneratorBoundShare, s.GeneratorBound)}
 		}
@@ -154,6 +157,26 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 	}
 	r.Target = targetLabel(c)
 	return r
+}
+
+// legacyErrorRate is the error rate of the trials behind the headline in
+// results written before error_rate, when "requests" counted every
+// response and "errors" the requests that got none.
+func legacyErrorRate(trials []results.Trial, agg matrix.Aggregate, headline float64) float64 {
+	var errs, all int64
+	for _, t := range trials {
+		if agg == matrix.AggregateBest && t.RPS != headline {
+			continue
+		}
+		errs, all = errs+t.Errors, all+t.Requests+t.Errors
+		if agg == matrix.AggregateBest {
+			break
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(errs) / float64(all)
 }
 
 // targetLabel names a cell's target in a table: "target[:variant]", and
