@@ -26,14 +26,17 @@ tools:
 
 ## matrix: run the default matrix with the quick profile
 matrix: build tools
-	./bin/harness run --profile $(PROFILE) $(ARGS)
+	./bin/harness run --profile $(PROFILE) --force $(ARGS)
 
 plan: build
 	./bin/harness plan --profile $(PROFILE) $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build tools
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -timeout 40m ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 10s ./harness/matrix
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 10s ./harness/results
+	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 10s ./harness/report
 
 unit: build
 	$(GO) test -count=1 -short ./...

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/docker/docker v28.5.2+incompatible
+	github.com/goccy/go-yaml v1.19.2
 	github.com/google/go-cmp v0.7.0
 	github.com/moby/go-archive v0.3.3
 	github.com/moby/patternmatcher v0.6.1

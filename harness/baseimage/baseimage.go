@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,8 +18,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/moby/go-archive"
 	"github.com/moby/go-archive/compression"
@@ -81,12 +85,39 @@ func NewResolver(eng Engine, images map[string]string, opt Options) *Resolver {
 	return &Resolver{eng: eng, images: images, opt: opt, done: map[string]*Base{}, rootfs: map[string]string{}}
 }
 
-// Close removes the resolver's scratch folders.
+// Close removes the resolver's scratch folders, first unmounting what an
+// interrupted debootstrap left mounted in them (/proc, /sys): removing a
+// mounted /proc's files is not something to attempt.
 func (r *Resolver) Close() error {
 	if r.tmp == "" {
 		return nil
 	}
+	if err := unmountUnder(r.tmp); err != nil {
+		return fmt.Errorf("left %s in place: %w", r.tmp, err)
+	}
 	return os.RemoveAll(r.tmp)
+}
+
+// unmountUnder detaches every mount below dir, deepest first.
+func unmountUnder(dir string) error {
+	data, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return err
+	}
+	var points []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
+			points = append(points, f[1])
+		}
+	}
+	slices.SortFunc(points, func(a, b string) int { return len(b) - len(a) })
+	var errs []error
+	for _, p := range points {
+		if err := syscall.Unmount(p, syscall.MNT_DETACH); err != nil {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Resolve returns the image to use for key; Base.Error says why there is none.
@@ -327,6 +358,9 @@ func addTree(tw *tar.Writer, src, prefix string) error {
 	})
 }
 
+// debootstrapWaitDelay bounds the wait for a killed debootstrap's output.
+const debootstrapWaitDelay = 10 * time.Second
+
 // debootstrap makes (once per resolver) a minimal root file system of
 // suite, slimmed like the official -slim images, with the host's CA bundle.
 func (r *Resolver) debootstrap(ctx context.Context, suite string, ca []byte) (string, error) {
@@ -348,8 +382,14 @@ func (r *Resolver) debootstrap(ctx context.Context, suite string, ca []byte) (st
 	dir := filepath.Join(r.tmp, suite)
 	fmt.Fprintf(r.opt.Log, "debootstrap --variant=minbase %s (about a minute)\n", suite)
 	cmd := exec.CommandContext(ctx, bin, "--variant=minbase", suite, dir, r.opt.Mirror)
+	// debootstrap runs dpkg and friends: an interrupt kills the whole group,
+	// and the wait for its output ends soon after.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = debootstrapWaitDelay
 	out, err := cmd.CombinedOutput()
 	if err != nil {
+		unmountUnder(dir)
 		return "", fmt.Errorf("debootstrap %s: %v\n%s", suite, err, tail(string(out), 15))
 	}
 	for _, p := range []string{"usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/cache/apt/archives", "var/lib/apt/lists"} {

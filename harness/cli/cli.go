@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -45,11 +46,11 @@ const usage = `usage: harness <command> [flags]
 commands:
   plan    [-f FILE] [--profile P] [--only SEL] [--control CELL] [--sequential]   validate and list the cells, no Docker
   run     [-f FILE] [--profile P] [--only SEL] [--control CELL] [--out DIR] [--label NAME] [--network shared|bridge|host] [--no-pull]
-          [--sequential] [--seed N]
+          [--sequential] [--seed N] [--force] [--resume DIR] [--no-wait]
   report  DIR [--format md|csv|json]                  re-render DIR/README.md (or results.csv, report.json) from DIR/results.json
   compare A B [C…] [--out FILE] [--format md|csv]     compare result folders cell by cell
   index   [DIR]                                       rewrite the table of result sets in DIR/README.md (default results)
-  clean                                               remove every container and network the harness made, and dangling images
+  clean   [--all [--force]]                           remove what killed runs left (--all: also live runs', after asking)
   version
 `
 
@@ -147,6 +148,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 type matrixFlags struct {
 	file, profile, only, control string
+	maxCells                     int64
 }
 
 func (m *matrixFlags) register(fs *flag.FlagSet) {
@@ -154,6 +156,7 @@ func (m *matrixFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.profile, "profile", "", "profile of the matrix file to apply")
 	fs.StringVar(&m.only, "only", "", "cells to run: comma-separated NAME or TARGET/SCENARIO globs")
 	fs.StringVar(&m.control, "control", "", "TARGET[:VARIANT]/SCENARIO cells to measure twice, as an A/A control (overrides the matrix)")
+	fs.Int64Var(&m.maxCells, "max-cells", matrix.MaxCells, "refuse a matrix that expands to more cells than this")
 }
 
 // load reads the matrix and applies the profile and selector; every
@@ -175,6 +178,9 @@ func (m *matrixFlags) load(online cpuset.Set) (*matrix.Matrix, []matrix.Cell, er
 	if err != nil {
 		return nil, nil, withCode(ExitUsage, err)
 	}
+	if n := matrix.Count(mx, sel); n > m.maxCells {
+		return nil, nil, usageErr("%s: the matrix expands to %d cells, more than --max-cells %d", m.file, n, m.maxCells)
+	}
 	cells := matrix.Expand(mx, sel, online)
 	if len(cells) == 0 {
 		return nil, nil, usageErr("%s: --only %q selects no cell", m.file, m.only)
@@ -182,17 +188,45 @@ func (m *matrixFlags) load(online cpuset.Set) (*matrix.Matrix, []matrix.Cell, er
 	return mx, cells, nil
 }
 
+// synopses are the commands' usage lines, flags spelled as the README
+// spells them.
+var synopses = map[string]string{
+	"plan":    "plan [-f FILE] [--profile P] [--only SEL] [--control CELL] [--max-cells N] [--sequential]",
+	"run":     "run [-f FILE] [--profile P] [--only SEL] [--control CELL] [--max-cells N] [--out DIR] [--label NAME] [--network shared|bridge|host] [--no-pull] [--sequential] [--seed N] [--force] [--resume DIR] [--no-wait]",
+	"report":  "report DIR [--format md|csv|json]",
+	"compare": "compare A B [C…] [--out FILE] [--format md|csv]",
+	"index":   "index [DIR]",
+	"clean":   "clean [--all [--force]]",
+}
+
+// printUsage writes a command's usage and its flags, long ones with two
+// dashes (the flag package accepts either).
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: harness %s\n", synopses[fs.Name()])
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, help := flag.UnquoteUsage(f)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		fmt.Fprintf(w, "  %s%s %s\n    \t%s\n", dash, f.Name, arg, help)
+	})
+}
+
 // parseFlags parses args with fs, accepting flags before and after
-// positional arguments, and checks the number of positional ones. -h prints
-// the usage and ends the command with exit 0.
-func parseFlags(fs *flag.FlagSet, args []string, minPos, maxPos int, stderr io.Writer) ([]string, error) {
+// positional arguments, and checks the number of positional ones (maxPos
+// -1: any). -h prints the usage on stdout and ends the command with exit 0.
+func parseFlags(fs *flag.FlagSet, args []string, minPos, maxPos int, stdout, stderr io.Writer) ([]string, error) {
 	fs.SetOutput(stderr)
+	fs.Usage = func() {}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				printUsage(stdout, fs)
 				return nil, &ExitError{Code: ExitOK}
 			}
+			printUsage(stderr, fs)
 			return nil, &ExitError{Code: ExitUsage} // the flag package said why
 		}
 		if fs.NArg() == 0 {
@@ -203,10 +237,10 @@ func parseFlags(fs *flag.FlagSet, args []string, minPos, maxPos int, stderr io.W
 	}
 	switch {
 	case len(pos) < minPos:
-		fs.Usage()
+		printUsage(stderr, fs)
 		return nil, usageErr("%s: missing argument", fs.Name())
 	case maxPos >= 0 && len(pos) > maxPos:
-		fs.Usage()
+		printUsage(stderr, fs)
 		return nil, usageErr("%s: unexpected argument %q", fs.Name(), pos[maxPos])
 	}
 	return pos, nil
@@ -217,7 +251,7 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	var mf matrixFlags
 	mf.register(fs)
 	sequential := fs.Bool("sequential", false, "estimate for trials run cell by cell")
-	if _, err := parseFlags(fs, args, 0, 0, stderr); err != nil {
+	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
 	}
 	online := cpuset.Range(0, runtime.NumCPU())
@@ -254,8 +288,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	noPull := fs.Bool("no-pull", false, "never try a registry for base images; use local images or build stand-ins")
 	sequential := fs.Bool("sequential", false, "run all trials of a cell before the next (default: interleave trials across cells)")
 	seed := fs.Uint64("seed", 0, "seed of the interleaved order (default: random, recorded in results.json)")
-	if _, err := parseFlags(fs, args, 0, 0, stderr); err != nil {
+	resume := fs.String("resume", "", "continue the interrupted or killed run in this results folder")
+	force := fs.Bool("force", false, "overwrite the results folder if it holds a run")
+	noWait := fs.Bool("no-wait", false, "refuse to start, rather than wait, when another run uses a core this one needs")
+	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
+	}
+	var prev *results.Run
+	if *resume != "" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if *out != "" && filepath.Clean(*out) != filepath.Clean(*resume) {
+			return usageErr("run: --resume %s writes to its own folder; drop --out", *resume)
+		}
+		var err error
+		if prev, err = results.Read(*resume); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--resume: %w", err))
+		}
+		if prev.FinishedAt != nil {
+			return usageErr("run: --resume %s: that run finished at %s; there is nothing to resume", *resume, prev.FinishedAt.Format(time.RFC3339))
+		}
+		*out, *label = *resume, prev.Environment.Label
+		// What the run was given, unless said again.
+		for name, v := range map[string]*string{"f": &mf.file, "profile": &mf.profile, "only": &mf.only, "control": &mf.control} {
+			if set[name] {
+				continue
+			}
+			switch name {
+			case "f":
+				if prev.Matrix.Path != "" {
+					*v = prev.Matrix.Path
+				}
+			case "profile":
+				*v = prev.Matrix.Profile
+			case "only":
+				*v = prev.Matrix.Only
+			case "control":
+				*v = prev.Matrix.Control
+			}
+		}
+		if !set["network"] {
+			*network = string(prev.Environment.NetworkMode)
+		}
+		if *seed == 0 {
+			*seed = prev.Matrix.Seed
+		}
+		*sequential = prev.Matrix.Order == results.Sequential
 	}
 	if *network != "" && !slices.Contains(matrix.Networks, matrix.Network(*network)) {
 		return usageErr("run: --network must be one of %v, got %q", matrix.Networks, *network)
@@ -280,10 +358,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		*out = filepath.Join("results", *label)
 	}
+	if _, err := os.Stat(filepath.Join(*out, "results.json")); err == nil && prev == nil && !*force {
+		return usageErr("run: %s already holds a run; --force overwrites it, --resume %s continues it, --out DIR writes elsewhere", *out, *out)
+	}
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
 	res, err := runner.Run(ctx, eng, runner.Options{
 		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,
 		HarnessVersion: Version, Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed,
+		Resume: prev, NoWait: *noWait,
 	})
 	if res == nil {
 		return err
@@ -326,7 +408,7 @@ func DefaultLabel(ncpu int, model string) string {
 func reportCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	format := fs.String("format", "md", "md (DIR/README.md), csv (DIR/results.csv) or json (DIR/report.json)")
-	pos, err := parseFlags(fs, args, 1, 1, stderr)
+	pos, err := parseFlags(fs, args, 1, 1, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -368,7 +450,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	out := fs.String("out", "", "write to this file instead of stdout")
 	format := fs.String("format", "md", "md or csv")
-	pos, err := parseFlags(fs, args, 2, -1, stderr)
+	pos, err := parseFlags(fs, args, 2, -1, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -410,7 +492,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 
 func index(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
-	pos, err := parseFlags(fs, args, 0, 1, stderr)
+	pos, err := parseFlags(fs, args, 0, 1, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -425,17 +507,39 @@ func index(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// Stdin is where clean --all reads its confirmation; tests replace it.
+var Stdin io.Reader = os.Stdin
+
 func clean(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
-	if _, err := parseFlags(fs, args, 0, 0, stderr); err != nil {
+	all := fs.Bool("all", false, "also remove the containers and networks of runs still going (asks first)")
+	force := fs.Bool("force", false, "with --all: do not ask")
+	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
+	}
+	if *force && !*all {
+		return usageErr("clean: --force goes with --all")
 	}
 	eng, err := engine.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	gone, err := eng.Reap(ctx, true)
+	if *all && !*force {
+		live, err := eng.List(ctx)
+		if err != nil {
+			return err
+		}
+		if len(live) > 0 {
+			fmt.Fprintf(stdout, "remove %d container(s) and network(s), including those of runs still measuring? [y/N] ", len(live))
+			answer, _ := bufio.NewReader(Stdin).ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+				fmt.Fprintln(stdout, "nothing removed")
+				return nil
+			}
+		}
+	}
+	gone, err := eng.Reap(ctx, *all)
 	for _, g := range gone {
 		fmt.Fprintln(stdout, "removed", g)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -103,6 +104,35 @@ func TestDefaultLabel(t *testing.T) {
 	} {
 		if got := DefaultLabel(tc.n, tc.model); got != tc.want {
 			t.Errorf("DefaultLabel(%d, %q) = %q, want %q", tc.n, tc.model, got, tc.want)
+		}
+	}
+}
+
+// -h prints a command's usage, flags spelled as the README spells them, and
+// exits 0; an argument a command does not take is an error, exit 2.
+func TestHelpAndArguments(t *testing.T) {
+	for _, cmd := range []string{"plan", "run", "report", "compare", "index", "clean"} {
+		code, out, _ := runMain(cmd, "-h")
+		if code != ExitOK || !strings.HasPrefix(out, "usage: harness "+cmd) {
+			t.Errorf("%s -h: exit %d, output %q", cmd, code, out)
+		}
+	}
+	if _, out, _ := runMain("run", "-h"); !strings.Contains(out, "--resume") || !strings.Contains(out, "  -f ") {
+		t.Errorf("run -h spells flags wrongly:\n%s", out)
+	}
+	for _, args := range [][]string{{"plan", "extra"}, {"clean", "x"}, {"index", "a", "b"}, {"clean", "--force"}} {
+		if code, _, _ := runMain(args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, ExitUsage)
+		}
+	}
+	path := writeMatrix(t, small)
+	if code, _, stderr := runMain("plan", "-f", path, "--max-cells", "1"); code != ExitUsage || !strings.Contains(stderr, "expands to 2 cells, more than --max-cells 1") {
+		t.Errorf("--max-cells 1: exit %d, %q", code, stderr)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err == nil {
+		if code, _, stderr := runMain("plan", "-f", fifo); code != ExitUsage || !strings.Contains(stderr, "not a regular file") {
+			t.Errorf("a FIFO as the matrix: exit %d, %q", code, stderr)
 		}
 	}
 }

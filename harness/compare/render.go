@@ -49,7 +49,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 	for _, e := range c.Env {
 		row := []any{e.Field}
 		for _, v := range e.Values {
-			v = strings.ReplaceAll(v, "|", "\\|")
+			v = strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;", "`", "'", "\n", " ").Replace(v)
 			if e.Differs && v != "" {
 				v = "**" + v + "**"
 			}

@@ -1,11 +1,13 @@
 // Package cpuset owns the CPU sets given to targets and load generators:
-// the canonical Docker string form ("0-1,3"), and the allocation rule
+// the canonical Docker string form ("0-1,3") and its parser, and the
+// allocation rule
 // that keeps a target's cores disjoint from its load generator's.
 package cpuset
 
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -56,4 +58,48 @@ func Allocate(online Set, targetCPUs, loadgenCPUs int) (target, loadgen Set, err
 	target = slices.Clone(online[:targetCPUs])
 	loadgen = slices.Clone(online[len(online)-loadgenCPUs:])
 	return target, loadgen, nil
+}
+
+// Parse reads Docker's CpusetCpus form ("0-1,3"); "" is the empty set.
+func Parse(s string) (Set, error) {
+	var out Set
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || a < 0 || b < a || b-a > 1<<16 {
+			return nil, fmt.Errorf("cpuset %q: bad range %q", s, part)
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	return Union(out), nil
+}
+
+// Union is the sorted set of every core in sets.
+func Union(sets ...Set) Set {
+	var out Set
+	for _, s := range sets {
+		out = append(out, s...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Overlaps reports whether a and b share a core.
+func Overlaps(a, b Set) bool {
+	for _, c := range a {
+		if slices.Contains(b, c) {
+			return true
+		}
+	}
+	return false
 }

@@ -32,3 +32,23 @@ func TestAllocate(t *testing.T) {
 		t.Errorf("Allocate sparse = %v, %v, %v", tg, lg, err)
 	}
 }
+
+func TestParseUnionOverlaps(t *testing.T) {
+	for in, want := range map[string]string{"0": "0", "0-3": "0-3", "3,0,1,2": "0-3", "0-1,3,5-6": "0-1,3,5-6", "1,1,1": "1", "": ""} {
+		s, err := Parse(in)
+		if err != nil || s.String() != want {
+			t.Errorf("Parse(%q) = %v, %v; want %s", in, s, err, want)
+		}
+	}
+	for _, bad := range []string{"a", "3-1", "-1", "1-x", "0-99999999"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) succeeded", bad)
+		}
+	}
+	if u := Union(Set{3}, Set{0, 1}, Set{1}); u.String() != "0-1,3" {
+		t.Errorf("Union = %s", u)
+	}
+	if !Overlaps(Set{0, 1}, Set{1, 2}) || Overlaps(Set{0}, Set{1}) {
+		t.Error("Overlaps")
+	}
+}

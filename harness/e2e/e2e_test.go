@@ -6,12 +6,14 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"text/template"
 	"time"
@@ -21,13 +23,17 @@ import (
 	"github.com/webbench/webbench/harness/results"
 )
 
-// connect returns the engine, or skips the test where Docker is absent and
-// this is not CI.
+// connect returns the engine. The end-to-end tests run unless turned off
+// explicitly (-short, or WEBBENCH_E2E=0); where no engine answers they
+// skip, except under CI (CI=true), where they fail.
 func connect(t *testing.T) *engine.Engine {
 	t.Helper()
 	ci := os.Getenv("CI") == "true"
 	if testing.Short() && !ci {
 		t.Skip("end-to-end test skipped with -short")
+	}
+	if os.Getenv("WEBBENCH_E2E") == "0" && !ci {
+		t.Skip("end-to-end test turned off with WEBBENCH_E2E=0")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -385,11 +391,19 @@ func TestReap(t *testing.T) {
 	if !slices.Contains(gone, "network webbench-e2e-killed") || slices.Contains(gone, "network webbench-e2e-live") {
 		t.Errorf("startup reap removed %v; want the killed run's network only", gone)
 	}
-	if code, out := runCLI(ctx, t, "clean"); code != cli.ExitOK || !strings.Contains(out, "network webbench-e2e-live") {
-		t.Errorf("clean exit %d, output %q", code, out)
+	// clean removes only what dead runs left: the live run keeps its network.
+	if code, out := runCLI(ctx, t, "clean"); code != cli.ExitOK || strings.Contains(out, "webbench-e2e-live") {
+		t.Errorf("clean exit %d, output %q: want the live run's network kept", code, out)
 	}
-	if left, _ := eng.List(ctx, engine.LabelPID+"="+strconv.Itoa(live.Process.Pid)); len(left) > 0 {
-		t.Errorf("clean left %v", left)
+	// clean --all asks first; without a yes it removes nothing. (The test
+	// never answers yes: another live run may share this engine.)
+	cli.Stdin = strings.NewReader("n\n")
+	defer func() { cli.Stdin = os.Stdin }()
+	if code, out := runCLI(ctx, t, "clean", "--all"); code != cli.ExitOK || !strings.Contains(out, "nothing removed") {
+		t.Errorf("clean --all answered no: exit %d, output %q", code, out)
+	}
+	if left, _ := eng.List(ctx, engine.LabelPID+"="+strconv.Itoa(live.Process.Pid)); len(left) != 1 {
+		t.Errorf("the live run's objects after clean: %v, want its network", left)
 	}
 }
 
@@ -466,5 +480,230 @@ func TestTopologies(t *testing.T) {
 	if c := cells["fastcgi-dead/plaintext/1cpu/c16"]; c == nil || c.Status != results.Failed ||
 		!strings.Contains(c.Reason, "service backend-1 exited with code 3") {
 		t.Errorf("fastcgi-dead = %+v, want failed naming service backend-1", c)
+	}
+}
+
+const faults = `version: 1
+images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm}
+load: {duration: 2s, warmup: 0, trials: 1, timeout: 1s, ready_timeout: 30s}
+connections: [16]
+targets:
+  oom: {build: ROOT/harness/e2e/testdata/misbehave, port: 8080, env: {MODE: memory-hog}, limits: {memory: 64m}}
+  forks: {build: ROOT/harness/e2e/testdata/misbehave, port: 8080, env: {MODE: fork-bomb}, limits: {pids: 64}}
+  stall: {build: ROOT/harness/e2e/testdata/misbehave, port: 8080, env: {MODE: stall}}
+  term: {build: ROOT/harness/e2e/testdata/misbehave, port: 8080, env: {MODE: ignore-sigterm}}
+  flood: {build: ROOT/harness/e2e/testdata/misbehave, port: 8080, env: {MODE: log-flood}}
+scenarios:
+  plaintext:
+    path: /plaintext
+    expect: {status: 200, content_type: text/plain, body: "Hello, World!"}
+`
+
+// Each fault a target can have ends as a failed cell with a reason that
+// names it, or as an ok cell when the fault is the harness's to absorb
+// (a server that ignores SIGTERM, one that floods its log); the limits are
+// recorded, the run goes on, and nothing is left on the engine.
+func TestFaults(t *testing.T) {
+	eng := connect(t)
+	file := filepath.Join(t.TempDir(), "matrix.yaml")
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(faults, "ROOT", repoRoot(t))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out)
+	if code != cli.ExitFailed {
+		t.Errorf("exit %d, want %d", code, cli.ExitFailed)
+	}
+	noLeftovers(t, eng)
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := cellsByID(run)
+	for id, want := range map[string]string{
+		"oom/plaintext/1cpu/c16":   "OOM-killed at the 64 MiB memory limit",
+		"forks/plaintext/1cpu/c16": "fork-bomb: could not start child",
+		"stall/plaintext/1cpu/c16": "of requests failed (timeout: ",
+	} {
+		c := cells[id]
+		if c == nil || c.Status != results.Failed || !strings.Contains(c.Reason, want) {
+			t.Errorf("%s = %+v, want failed with %q", id, c, want)
+		}
+	}
+	if c := cells["oom/plaintext/1cpu/c16"]; c != nil && (c.Limits == nil || c.Limits.MemoryBytes != 64<<20 || c.Limits.Pids != 4096) {
+		t.Errorf("oom limits %+v, want 64 MiB and the default pids", c.Limits)
+	}
+	for _, id := range []string{"term/plaintext/1cpu/c16", "flood/plaintext/1cpu/c16"} {
+		if c := cells[id]; c == nil || c.Status != results.OK {
+			t.Errorf("%s = %+v, want ok", id, c)
+		}
+	}
+}
+
+// harnessBinary builds bin/harness into a temporary folder, for the tests
+// that signal a run from outside.
+func harnessBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "harness")
+	build := exec.Command("go", "build", "-o", bin, "./harness/cmd/harness")
+	build.Dir, build.Env = repoRoot(t), append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build harness: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startRun starts bin/harness run in its own process, logging its output.
+func startRun(t *testing.T, bin string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := exec.Command(bin, append([]string{"run"}, args...)...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, &out
+}
+
+// waitFor polls results.json in dir until cond holds (or fails the test).
+func waitFor(t *testing.T, dir string, what string, cond func(*results.Run) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if run, err := results.Read(dir); err == nil && cond(run) {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func trialsIn(run *results.Run) int {
+	n := 0
+	for _, c := range run.Cells {
+		n += len(c.Trials)
+	}
+	return n
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// A run stopped by a signal (SIGTERM, SIGHUP) or killed outright (SIGKILL)
+// keeps what it measured; --resume completes it with no trial measured
+// twice, and nothing is left on the engine.
+func TestInterruptAndResume(t *testing.T) {
+	eng := connect(t)
+	bin := harnessBinary(t)
+	file := writeMatrix(t, "shared", "0", "go-nethttp", "go-fasthttp")
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			cmd, log := startRun(t, bin, "-f", file, "--out", out)
+			waitFor(t, out, "a measured trial", func(r *results.Run) bool { return trialsIn(r) >= 1 })
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			t.Logf("interrupted run:\n%s", log)
+			want := 130
+			if sig == syscall.SIGKILL {
+				want = -1
+			}
+			if code := exitCode(err); code != want {
+				t.Errorf("exit %d, want %d", code, want)
+			}
+			if sig != syscall.SIGKILL {
+				if left, _ := eng.List(context.Background(), engine.LabelPID+"="+strconv.Itoa(cmd.Process.Pid)); len(left) > 0 {
+					t.Errorf("left behind after %s: %v", sig, left)
+				}
+			}
+			before, err := results.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if before.FinishedAt != nil {
+				t.Fatal("the run finished before the signal; nothing to resume")
+			}
+			code, text := runCLI(context.Background(), t, "run", "--resume", out)
+			if code != cli.ExitOK {
+				t.Fatalf("resume exit %d", code)
+			}
+			after, err := results.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after.FinishedAt == nil || len(after.Environment.Resumed) != 1 || after.Matrix.Seed != before.Matrix.Seed {
+				t.Errorf("resumed run: finished %v, resumed %v, seed %d (was %d)", after.FinishedAt, after.Environment.Resumed, after.Matrix.Seed, before.Matrix.Seed)
+			}
+			if len(after.Cells) != 4 {
+				t.Errorf("%d cells after resume, want 4", len(after.Cells))
+			}
+			for _, c := range after.Cells {
+				if c.Status != results.OK || len(c.Trials) != 2 {
+					t.Errorf("%s: %s with %d trials, want ok with exactly 2", c.ID(), c.Status, len(c.Trials))
+				}
+			}
+			for _, c := range before.Cells { // what was measured is kept as it was
+				if len(c.Trials) > 0 && !cellsByID(after)[c.ID()].Trials[0].StartedAt.Equal(*c.Trials[0].StartedAt) {
+					t.Errorf("%s: its first trial was measured again on resume", c.ID())
+				}
+			}
+			if strings.Contains(text, "removed leftovers") != (sig == syscall.SIGKILL) {
+				t.Errorf("resume after %s: leftovers reaped = %v", sig, strings.Contains(text, "removed leftovers"))
+			}
+			noLeftovers(t, eng)
+			// A finished run cannot be resumed, and a run does not overwrite it.
+			if code, _ := runCLI(context.Background(), t, "run", "--resume", out); code != cli.ExitUsage {
+				t.Errorf("resume of a finished run: exit %d, want %d", code, cli.ExitUsage)
+			}
+			if code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out); code != cli.ExitUsage {
+				t.Errorf("run into a folder holding a run: exit %d, want %d", code, cli.ExitUsage)
+			}
+		})
+	}
+}
+
+// A run never measures on cores another run holds: a second run on the
+// same cores refuses with --no-wait; and clean, during a live run, leaves
+// it intact, so it finishes with every cell ok.
+func TestConcurrentRuns(t *testing.T) {
+	eng := connect(t)
+	bin := harnessBinary(t)
+	file := writeMatrix(t, "shared", "0", "go-nethttp")
+	out := filepath.Join(t.TempDir(), "first")
+	cmd, log := startRun(t, bin, "-f", file, "--out", out)
+	waitFor(t, out, "the first run's first trial", func(r *results.Run) bool { return trialsIn(r) >= 1 })
+	code, text := runCLI(context.Background(), t, "run", "-f", file, "--out", filepath.Join(t.TempDir(), "second"), "--no-wait")
+	if code != cli.ExitFailed || !strings.Contains(text, "is in use by another run (pid "+strconv.Itoa(cmd.Process.Pid)+")") {
+		t.Errorf("second run on the same cores: exit %d, want 1 naming the first run", code)
+	}
+	if code, _ := runCLI(context.Background(), t, "clean"); code != cli.ExitOK {
+		t.Errorf("clean exit %d", code)
+	}
+	if left, _ := eng.List(context.Background(), engine.LabelPID+"="+strconv.Itoa(cmd.Process.Pid)); len(left) == 0 {
+		t.Error("clean removed the live run's containers")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("first run: %v\n%s", err, log)
+	}
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range run.Cells {
+		if c.Status != results.OK || len(c.Trials) != 2 {
+			t.Errorf("%s: %s %q after a clean during the run", c.ID(), c.Status, c.Reason)
+		}
 	}
 }

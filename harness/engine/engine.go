@@ -91,6 +91,7 @@ func (e *Engine) Close() error { return e.cli.Close() }
 
 // Info is what a result records about the engine and its host.
 type Info struct {
+	ID            string // the engine's own id, stable across restarts
 	ServerVersion string
 	APIVersion    string
 	NCPU          int
@@ -105,7 +106,7 @@ func (e *Engine) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("docker info: %w", err)
 	}
-	return Info{ServerVersion: i.ServerVersion, APIVersion: e.cli.ClientVersion(), NCPU: i.NCPU,
+	return Info{ID: i.ID, ServerVersion: i.ServerVersion, APIVersion: e.cli.ClientVersion(), NCPU: i.NCPU,
 		Kernel: i.KernelVersion, OS: i.OperatingSystem, Driver: i.Driver}, nil
 }
 
@@ -192,13 +193,51 @@ func first(s []string) string {
 	return s[0]
 }
 
-// CreateNetwork makes a user-defined bridge network for one run.
+// Running is a container running on the engine, with the cores it is
+// pinned to ("" when it may run on any).
+type Running struct {
+	Name, CPUSet string
+	Labels       map[string]string
+}
+
+// RunningContainers lists every running container, the harness's or not.
+func (e *Engine) RunningContainers(ctx context.Context) ([]Running, error) {
+	cs, err := e.cli.ContainerList(ctx, container.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list containers: %w", err)
+	}
+	var out []Running
+	for _, c := range cs {
+		ins, err := e.cli.ContainerInspect(ctx, c.ID)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		r := Running{Name: strings.TrimPrefix(ins.Name, "/"), Labels: c.Labels}
+		if ins.HostConfig != nil {
+			r.CPUSet = ins.HostConfig.CpusetCpus
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// CreateNetwork makes a user-defined bridge network for one run. It is
+// internal: its containers reach each other and nothing outside it.
 func (e *Engine) CreateNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
-	r, err := e.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Labels: withTool(labels)})
+	r, err := e.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Internal: true, Labels: withTool(labels)})
 	if err != nil {
 		return "", fmt.Errorf("create network: %w", err)
 	}
 	return r.ID, nil
+}
+
+// NetworkExists reports whether the network is still there.
+func (e *Engine) NetworkExists(ctx context.Context, id string) (bool, error) {
+	_, err := e.cli.NetworkInspect(ctx, id, network.InspectOptions{})
+	if errdefs.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // RemoveNetwork removes a network; one already gone is not an error.
@@ -231,15 +270,32 @@ type ContainerSpec struct {
 	Network string // a user-defined network's name, or a mode: "host", "none", "container:<id>"
 	Aliases []string
 	Labels  map[string]string
+	// Limits: memory in bytes (no swap), processes, open files (soft and
+	// hard); 0 leaves the engine's default.
+	Memory, Pids, NoFile int64
 }
+
+// startTimeout bounds creating and starting one container.
+const startTimeout = 2 * time.Minute
 
 // Start creates and starts a container. The id is returned even when start
 // fails, so the caller's cleanup can remove what was created.
 func (e *Engine) Start(ctx context.Context, s ContainerSpec) (string, error) {
 	hc := &container.HostConfig{
-		Resources:   container.Resources{CpusetCpus: s.CPUSet},
+		Resources:   container.Resources{CpusetCpus: s.CPUSet, Memory: s.Memory, MemorySwap: s.Memory},
 		NetworkMode: container.NetworkMode(s.Network),
-		LogConfig:   container.LogConfig{Type: "json-file", Config: map[string]string{"max-size": "10m"}},
+		LogConfig:   container.LogConfig{Type: "json-file", Config: map[string]string{"max-size": "10m", "max-file": "2"}},
+		// Nothing the harness runs needs to gain privileges, open raw
+		// sockets or make device nodes; nginx and php-fpm keep the
+		// capabilities they need to switch to their worker user.
+		SecurityOpt: []string{"no-new-privileges"},
+		CapDrop:     []string{"NET_RAW", "MKNOD"},
+	}
+	if s.Pids > 0 {
+		hc.Resources.PidsLimit = &s.Pids
+	}
+	if s.NoFile > 0 {
+		hc.Resources.Ulimits = []*container.Ulimit{{Name: "nofile", Soft: s.NoFile, Hard: s.NoFile}}
 	}
 	var nc *network.NetworkingConfig
 	if mode := container.NetworkMode(s.Network); s.Network != "" && !mode.IsHost() && !mode.IsNone() && !mode.IsContainer() {
@@ -248,14 +304,23 @@ func (e *Engine) Start(ctx context.Context, s ContainerSpec) (string, error) {
 		}}
 	}
 	cfg := &container.Config{Image: s.Image, Cmd: s.Cmd, Env: s.Env, Labels: withTool(s.Labels)}
-	r, err := e.cli.ContainerCreate(ctx, cfg, hc, nc, nil, s.Name)
+	// Create and start are not cancelled midway: a request the engine
+	// carries out after the client gave up would leave a container nobody
+	// knows the id of. A cancelled ctx is honoured right after, and the id
+	// returned for the caller to remove.
+	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	defer cancel()
+	r, err := e.cli.ContainerCreate(octx, cfg, hc, nc, nil, s.Name)
 	if err != nil {
 		return "", fmt.Errorf("create container %s: %w", s.Name, err)
 	}
-	if err := e.cli.ContainerStart(ctx, r.ID, container.StartOptions{}); err != nil {
+	if err := ctx.Err(); err != nil {
+		return r.ID, err
+	}
+	if err := e.cli.ContainerStart(octx, r.ID, container.StartOptions{}); err != nil {
 		return r.ID, fmt.Errorf("start container %s: %w", s.Name, err)
 	}
-	return r.ID, nil
+	return r.ID, ctx.Err()
 }
 
 // RemoveContainer kills and removes a container; one already gone is not

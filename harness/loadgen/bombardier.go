@@ -26,6 +26,32 @@ type Spec struct {
 	Expect      int // the status the scenario expects: its class is what counts
 }
 
+// Bounds of a trial's deadline.
+const (
+	// DeadlineMargin is added to a timed trial's duration and request timeout.
+	DeadlineMargin = 10 * time.Second
+	// SlowestRPS is the rate a counted trial may fall to before its deadline
+	// passes: -n N may take N ÷ SlowestRPS seconds (plus the margin) …
+	SlowestRPS = 100
+	// DeadlineCap … but never more than this.
+	DeadlineCap = 30 * time.Minute
+)
+
+// Deadline is how long a run of s may take before it counts as stalled:
+// its duration plus the request timeout plus a margin, or, for a request
+// count, the count at SlowestRPS plus the margin, capped at DeadlineCap.
+// Whole seconds, at least 1.
+func Deadline(s Spec) time.Duration {
+	d := s.Duration + s.Timeout + DeadlineMargin
+	if s.Requests > 0 {
+		d = DeadlineCap
+		if s.Requests/SlowestRPS < int64(DeadlineCap/time.Second) {
+			d = min(DeadlineCap, time.Duration(s.Requests/SlowestRPS)*time.Second+s.Timeout+DeadlineMargin)
+		}
+	}
+	return max(d.Round(time.Second), time.Second)
+}
+
 // Args is bombardier's command line for s: latencies on (-l), no progress
 // bar (-p r prints only the result), JSON output (-o j).
 func Args(s Spec) []string {

@@ -143,3 +143,19 @@ func TestJudge(t *testing.T) {
 		t.Errorf("empty run: %q", p)
 	}
 }
+
+func TestDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		s    Spec
+		want time.Duration
+	}{
+		{Spec{Duration: 10 * time.Second, Timeout: 2 * time.Second}, 22 * time.Second},
+		{Spec{Requests: 20000, Timeout: 2 * time.Second}, 212 * time.Second},
+		{Spec{Requests: 1 << 62, Timeout: 2 * time.Second}, DeadlineCap},
+		{Spec{Requests: 1000000, Timeout: time.Second}, DeadlineCap},
+	} {
+		if got := Deadline(tc.s); got != tc.want {
+			t.Errorf("Deadline(%+v) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}

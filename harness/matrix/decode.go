@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	goccy "github.com/goccy/go-yaml"
+	goccyparser "github.com/goccy/go-yaml/parser"
 	"gopkg.in/yaml.v3"
 )
 
@@ -49,11 +53,41 @@ func (es Errors) Error() string {
 // Errors value; a file that cannot be read or parsed as YAML at all yields a
 // single error.
 func Open(path string) (*Matrix, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(path, data)
+}
+
+// MaxFileSize bounds a matrix file and a Dockerfile the harness reads.
+const MaxFileSize = 1 << 20
+
+// readRegular reads a regular file of at most max bytes: a FIFO or a
+// device (/dev/zero) is an error, not a hang.
+func readRegular(path string, max int64) ([]byte, error) {
+	// Stat before open: opening a FIFO blocks until someone writes to it.
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d this harness reads", path, st.Size(), max)
+	}
+	return io.ReadAll(io.LimitReader(f, max+1))
 }
 
 // The file's schema, which yaml.v3 decodes. The check tag says what the
@@ -73,16 +107,22 @@ type (
 		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names"`
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
 		Control     *string                   `yaml:"control" check:"str"`
+		Limits      *limitsSchema             `yaml:"limits"`
+	}
+	limitsSchema struct {
+		Memory *string `yaml:"memory"` // bytes, or with a unit: 256m, 2g
+		Pids   *int64  `yaml:"pids" check:"min=16,max=4194304"`
+		NoFile *int64  `yaml:"nofile" check:"min=64,max=1048576"`
 	}
 	loadSchema struct {
-		Duration     *time.Duration `yaml:"duration" check:"min=1s" why:"bombardier runs for at least 1s"`
+		Duration     *time.Duration `yaml:"duration" check:"min=1s,max=24h" why:"bombardier runs for at least 1s"`
 		Requests     *int64         `yaml:"requests" check:"min=1,max=1000000000000"`
-		Warmup       *time.Duration `yaml:"warmup" check:"zero,min=1s" why:"bombardier runs for at least 1s; use 0 for no warm-up"`
+		Warmup       *time.Duration `yaml:"warmup" check:"zero,min=1s,max=24h" why:"bombardier runs for at least 1s; use 0 for no warm-up"`
 		Trials       *int           `yaml:"trials" check:"min=1,max=1000"`
-		Timeout      *time.Duration `yaml:"timeout" check:"min=1ms"`
+		Timeout      *time.Duration `yaml:"timeout" check:"min=1ms,max=1h"`
 		LoadgenCPUs  *int           `yaml:"loadgen_cpus" check:"min=1,max=4096"`
 		Aggregate    *Aggregate     `yaml:"aggregate" check:"oneof=median|best"`
-		ReadyTimeout *time.Duration `yaml:"ready_timeout" check:"min=1ms"`
+		ReadyTimeout *time.Duration `yaml:"ready_timeout" check:"min=1ms,max=1h"`
 		MaxErrorRate *float64       `yaml:"max_error_rate" check:"min=0,max=1"`
 	}
 	targetSchema struct {
@@ -94,7 +134,8 @@ type (
 		Variants map[string]struct {
 			Env map[string]string `yaml:"env"`
 		} `yaml:"variants" check:"names"`
-		Scenarios []string `yaml:"scenarios" check:"str"`
+		Scenarios []string      `yaml:"scenarios" check:"str"`
+		Limits    *limitsSchema `yaml:"limits"`
 	}
 	serviceSchema struct {
 		Build    *string           `yaml:"build" check:"required,str" why:"the folder holding the service's Dockerfile"`
@@ -136,7 +177,7 @@ func parseDuration(s string) (time.Duration, error) {
 func Parse(path string, data []byte) (*Matrix, error) {
 	var root yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, syntaxError(path, data, err)
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
@@ -163,6 +204,26 @@ func Parse(path string, data []byte) (*Matrix, error) {
 		return nil, d.errs
 	}
 	return m, nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// syntaxError positions a YAML syntax error. yaml.v3 says only a line, and
+// for parser errors one line too early; goccy/go-yaml's parser says where
+// the offending token stands, so it is asked where the file breaks.
+func syntaxError(path string, data []byte, err error) error {
+	_, perr := goccyparser.ParseBytes(data, 0)
+	var ye goccy.Error
+	if errors.As(perr, &ye) && ye.GetToken() != nil && ye.GetToken().Position != nil {
+		pos := ye.GetToken().Position
+		return Errors{{File: path, Line: max(pos.Line, 1), Col: max(pos.Column, 1), Msg: "YAML syntax: " + ye.GetMessage()}}
+	}
+	e := &Error{File: path, Line: 1, Col: 1, Msg: "YAML syntax: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		e.Line, _ = strconv.Atoi(m[1])
+		e.Msg = "YAML syntax: " + m[2] + " (at or after this line)"
+	}
+	return Errors{e}
 }
 
 type decoder struct {
@@ -287,6 +348,8 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 		v, err := parseDuration(n.Value)
 		low, _ := has("min")
 		min, _ := time.ParseDuration(low)
+		high, _ := has("max")
+		max, _ := time.ParseDuration(high)
 		_, zero := has("zero")
 		switch {
 		case err != nil:
@@ -297,6 +360,8 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 			d.errorf(n, path, "%s, got %s", why, v)
 		case v > 0 && v < min:
 			d.errorf(n, path, "must be at least %s, got %s", min, v)
+		case max > 0 && v > max:
+			d.errorf(n, path, "must be at most %s, got %s", max, v)
 		}
 	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
 		v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
@@ -373,6 +438,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	m.Connections = f.Connections
 	m.Control = d.control(f.Control, "control")
+	m.Limits = d.limits(f.Limits, "limits", DefaultLimits)
 	for _, name := range d.names("scenarios") {
 		m.Scenarios = append(m.Scenarios, d.scenario(name, f.Scenarios[name]))
 	}
@@ -401,6 +467,65 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		p.Control = d.control(pf.Control, path+".control")
 		m.Profiles[name] = p
 	}
+}
+
+// envKey is what a process environment key may be here: letters, digits,
+// underscores, and the dots and dashes ASP.NET Core's configuration keys use.
+var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+
+// harnessKey matches the keys the harness sets on every target container.
+var harnessKey = regexp.MustCompile(`^(CPUS|PORT|[A-Z0-9_]+_ADDRS)$`)
+
+// env checks an env mapping's keys and returns them sorted.
+func (d *decoder) env(env map[string]string, path string) []string {
+	keys := slices.Sorted(maps.Keys(env))
+	for _, k := range keys {
+		switch {
+		case !envKey.MatchString(k):
+			d.errAt(path+"."+k, "not an environment variable name (letters, digits, _ . -; not starting with a digit)")
+		case harnessKey.MatchString(k):
+			d.errAt(path+"."+k, "set by the harness (CPUS, PORT and <SERVICE>_ADDRS); a matrix cannot override it")
+		}
+	}
+	return keys
+}
+
+// limits overlays the keys l sets onto base.
+func (d *decoder) limits(l *limitsSchema, path string, base Limits) Limits {
+	if l == nil {
+		return base
+	}
+	if l.Memory != nil && !d.bad[path+".memory"] {
+		v, err := parseBytes(*l.Memory)
+		switch {
+		case err != nil:
+			d.errAt(path+".memory", "%v", err)
+		case v < 6<<20:
+			d.errAt(path+".memory", "must be at least 6m (the engine's minimum), got %s", *l.Memory)
+		default:
+			base.MemoryBytes = v
+		}
+	}
+	setp(&base.Pids, l.Pids)
+	setp(&base.NoFile, l.NoFile)
+	return base
+}
+
+var byteSize = regexp.MustCompile(`^(\d+)([bkmgt]?)$`)
+
+// parseBytes reads a size as Docker's --memory does: a number of bytes, or
+// one with a binary unit b, k, m, g or t.
+func parseBytes(s string) (int64, error) {
+	m := byteSize.FindStringSubmatch(strings.ToLower(strings.TrimSpace(s)))
+	if m == nil {
+		return 0, fmt.Errorf("want a size such as 512m or 2g, got %q", s)
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	shift := map[string]uint{"": 0, "b": 0, "k": 10, "m": 20, "g": 30, "t": 40}[m[2]]
+	if err != nil || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return n << shift, nil
 }
 
 func (d *decoder) control(s *string, field string) Selector {
@@ -496,7 +621,8 @@ func normalizeJSON(v any) any {
 
 func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 	path := "targets." + name
-	t := Target{Name: name, Env: s.Env, Scenarios: s.Scenarios}
+	t := Target{Name: name, Env: s.Env, EnvKeys: d.env(s.Env, path+".env"), Scenarios: s.Scenarios,
+		Limits: d.limits(s.Limits, path+".limits", m.Limits)}
 	if d.at[path].Kind != yaml.MappingNode {
 		return t // reported
 	}
@@ -506,7 +632,8 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 	setp(&t.Port, s.Port)
 	setp(&t.Entry, s.Entry)
 	for _, v := range d.names(path + ".variants") {
-		t.Variants = append(t.Variants, Variant{Name: v, Env: s.Variants[v].Env})
+		env := s.Variants[v].Env
+		t.Variants = append(t.Variants, Variant{Name: v, Env: env, EnvKeys: d.env(env, path+".variants."+v+".env")})
 	}
 	for i, sc := range s.Scenarios {
 		if !slices.ContainsFunc(m.Scenarios, func(s Scenario) bool { return s.Name == sc }) {
@@ -519,7 +646,7 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 	case d.set(path + ".services"):
 		for _, sn := range d.names(path + ".services") {
 			ss, sp := s.Services[sn], path+".services."+sn
-			svc := Service{Name: sn, Replicas: 1, Env: ss.Env}
+			svc := Service{Name: sn, Replicas: 1, Env: ss.Env, EnvKeys: d.env(ss.Env, sp+".env")}
 			setp(&svc.Replicas, ss.Replicas)
 			setp(&svc.Port, ss.Port)
 			svc.BuildRel, svc.Build, svc.Images = d.buildDir(ss.Build, sp+".build", m)
@@ -552,7 +679,7 @@ func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir str
 	if rel, dir = *build, *build; !filepath.IsAbs(dir) {
 		dir = filepath.Join(m.Dir, rel)
 	}
-	df, err := os.ReadFile(filepath.Join(dir, "Dockerfile"))
+	df, err := readRegular(filepath.Join(dir, "Dockerfile"), MaxFileSize)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		d.errAt(field, "no Dockerfile in %s", dir)

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -117,6 +118,54 @@ func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 	return cells
 }
 
+// MaxCells is how many cells a run may have unless --max-cells says more.
+const MaxCells = 10000
+
+// Count is how many cells Expand would list, computed without listing them
+// and saturating at math.MaxInt64, so that a matrix of absurd axes is
+// refused before it takes the machine's memory.
+func Count(m *Matrix, only Selector) int64 {
+	mul := func(a, b int64) int64 {
+		if a == 0 || b == 0 {
+			return 0
+		}
+		if a > math.MaxInt64/b {
+			return math.MaxInt64
+		}
+		return a * b
+	}
+	perCell := mul(int64(len(m.CPUs)), int64(len(m.Connections)))
+	var total int64
+	for _, t := range m.Targets {
+		variants := []string{""}
+		if len(t.Variants) > 0 {
+			variants = variants[:0]
+			for _, v := range t.Variants {
+				variants = append(variants, v.Name)
+			}
+		}
+		for _, variant := range variants {
+			for _, s := range m.Scenarios {
+				c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name}
+				if !t.Serves(s.Name) || !only.Match(c) || !m.ProfileOnly.Match(c) {
+					continue
+				}
+				n := perCell
+				for _, p := range s.Params {
+					n = mul(n, int64(len(p.Values)))
+				}
+				if len(m.Control) > 0 && m.Control.Match(c) {
+					n = mul(n, 2)
+				}
+				if total += n; total < 0 {
+					return math.MaxInt64
+				}
+			}
+		}
+	}
+	return total
+}
+
 // combinations is the cartesian product of the params' values, the first
 // param varying slowest; one empty combination when there are none.
 func combinations(params []Param) [][]KV {
@@ -194,6 +243,9 @@ const (
 	GuessedRPS = 20000
 )
 
+// MaxEstimate is the largest estimate reported.
+const MaxEstimate = 10000 * time.Hour
+
 // Estimate is the expected wall time of running cells, counting container
 // start, readiness, verification and removal as perVisitOverhead. With
 // interleaved trials each trial is its own visit (fresh containers, its own
@@ -204,17 +256,18 @@ func Estimate(m *Matrix, cells []Cell, perVisitOverhead time.Duration, guessRPS 
 	if m.Load.Requests > 0 {
 		trial = time.Duration(float64(m.Load.Requests) / guessRPS * float64(time.Second))
 	}
-	var total time.Duration
+	// In float seconds: a large matrix must not overflow time.Duration.
+	var total float64
+	visit, trials := (perVisitOverhead + m.Load.Warmup).Seconds(), float64(m.Load.Trials)
 	for _, c := range cells {
 		if c.Skip != "" {
 			continue
 		}
-		visit := perVisitOverhead + m.Load.Warmup
 		if interleaved && m.Load.Trials > 1 {
-			total += time.Duration(m.Load.Trials) * (visit + trial)
+			total += trials * (visit + trial.Seconds())
 		} else {
-			total += visit + time.Duration(m.Load.Trials)*trial
+			total += visit + trials*trial.Seconds()
 		}
 	}
-	return total
+	return time.Duration(min(total, MaxEstimate.Seconds()) * float64(time.Second))
 }

@@ -40,6 +40,24 @@ var Defaults = Load{
 	MaxErrorRate: 0.001,
 }
 
+// Limits bound what one target container may take from the host, so that a
+// leaking or forking target cannot take the machine down.
+type Limits struct {
+	MemoryBytes int64 `json:"memory_bytes"` // Memory and MemorySwap: no swap
+	Pids        int64 `json:"pids"`
+	// NoFile is the soft and hard RLIMIT_NOFILE, set explicitly (engines
+	// differ: 1024 soft breaks -c 512). 0 asks for DefaultNoFile or the
+	// engine's hard limit, whichever is lower.
+	NoFile int64 `json:"nofile"`
+}
+
+// DefaultNoFile is the open-files limit a target gets when it sets none
+// and the engine allows it.
+const DefaultNoFile = 65536
+
+// DefaultLimits are the limits of a target that sets none.
+var DefaultLimits = Limits{MemoryBytes: 2 << 30, Pids: 4096}
+
 // Matrix is a decoded, validated matrix file.
 type Matrix struct {
 	File        string             // path as given
@@ -48,6 +66,7 @@ type Matrix struct {
 	Images      map[string]string  `json:"images"`
 	Network     Network            `json:"network"`
 	Load        Load               `json:"load"`
+	Limits      Limits             `json:"limits"` // of every target that does not set its own
 	CPUs        []int              `json:"cpus"`
 	Connections []int              `json:"connections"`
 	Targets     []Target           `json:"targets"`
@@ -90,9 +109,11 @@ type Target struct {
 	Services  []Service         `json:"services"`            // in start order
 	Entry     string            `json:"entry"`               // the service the load generator hits
 	Port      int               `json:"port"`                // the entry service's HTTP port
-	Env       map[string]string `json:"env,omitempty"`       // for every service
+	Env       map[string]string `json:"-"`                   // for every service (values stay out of results: they may be secrets)
+	EnvKeys   []string          `json:"env_keys,omitempty"`  // the keys of Env, sorted
 	Variants  []Variant         `json:"variants,omitempty"`  // empty: one unnamed variant
 	Scenarios []string          `json:"scenarios,omitempty"` // the scenarios it serves; empty means all
+	Limits    Limits            `json:"limits"`              // of each of its containers: the file's, overlaid by its own
 }
 
 // Service is one container image of a target, started Replicas times.
@@ -101,7 +122,8 @@ type Service struct {
 	Build    string            `json:"build"` // build context, absolute
 	BuildRel string            `json:"-"`     // as written in the file
 	Replicas int               `json:"replicas"`
-	Env      map[string]string `json:"env,omitempty"`
+	Env      map[string]string `json:"-"`
+	EnvKeys  []string          `json:"env_keys,omitempty"`
 	Port     int               `json:"port,omitempty"`   // TCP port readiness waits for (non-entry services)
 	Images   []string          `json:"images,omitempty"` // keys of Matrix.Images its Dockerfile uses
 }
@@ -109,8 +131,9 @@ type Service struct {
 // Variant is the same build run another way: extra environment for every
 // service of the target.
 type Variant struct {
-	Name string            `json:"name"`
-	Env  map[string]string `json:"env,omitempty"`
+	Name    string            `json:"name"`
+	Env     map[string]string `json:"-"`
+	EnvKeys []string          `json:"env_keys,omitempty"`
 }
 
 // Images lists the images keys any service uses, sorted, without repeats.

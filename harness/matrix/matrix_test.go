@@ -375,3 +375,19 @@ func TestControl(t *testing.T) {
 		t.Errorf("bad control: %v", err)
 	}
 }
+
+// A YAML syntax error is FILE:LINE:COL like every other problem, at the
+// token that breaks the file.
+func TestSyntaxErrors(t *testing.T) {
+	for text, want := range map[string]string{
+		"version: 1\nload: [1, 2\nconnections: [1]\n": "matrix.yaml:3:1: YAML syntax: ',' or ']' must be specified",
+		"version: 1\n load: 2\nx: 1\n":                 "matrix.yaml:1:10: YAML syntax: mapping value is not allowed",
+		"version: 1\nload: 'x\n":                      "matrix.yaml:2:",
+	} {
+		_, err := parse(t, text)
+		var errs Errors
+		if !errors.As(err, &errs) || !strings.HasPrefix(err.Error(), "testdata/"+want) {
+			t.Errorf("%q: error %v, want it to start with %q", text, err, want)
+		}
+	}
+}

@@ -83,16 +83,21 @@ type errPoints struct {
 	plotter.YErrors
 }
 
-func label(r *Row, rows []*Row) string {
-	l := r.Target
+// labels names each row's bar: the target, and its params, cores and
+// connections when the rows span several of those.
+func labels(rows []*Row) []string {
 	groups := map[group]bool{}
 	for _, x := range rows {
 		groups[group{x.Params, x.CPUs, x.Connections}] = true
 	}
-	if len(groups) > 1 {
-		l += fmt.Sprintf("\n%s%d core(s), c%d", paramPrefix(r.Params), r.CPUs, r.Connections)
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.Target
+		if len(groups) > 1 {
+			out[i] += fmt.Sprintf("\n%s%d core(s), c%d", paramPrefix(r.Params), r.CPUs, r.Connections)
+		}
 	}
-	return l
+	return out
 }
 
 func rpsBars(sc string, rows []*Row) (Chart, error) {
@@ -103,7 +108,7 @@ func rpsBars(sc string, rows []*Row) (Chart, error) {
 	p.X.Label.Text = "whiskers: 95% CI of the median (min…max below 6 trials)"
 	vals := make(plotter.Values, len(rows))
 	pts := errPoints{XYs: make(plotter.XYs, len(rows)), YErrors: make(plotter.YErrors, len(rows))}
-	names := make([]string, len(rows))
+	names := labels(rows)
 	for i, r := range rows {
 		vals[i] = r.RPS
 		lo, hi := r.RPSStats.Min, r.RPSStats.Max
@@ -112,7 +117,6 @@ func rpsBars(sc string, rows []*Row) (Chart, error) {
 		}
 		pts.XYs[i] = plotter.XY{X: float64(i), Y: r.RPS}
 		pts.YErrors[i] = struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS}
-		names[i] = label(r, rows)
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(18))
 	if err != nil {

@@ -52,8 +52,22 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	b := &strings.Builder{}
 	env := run.Environment
 	fmt.Fprintf(b, "# Results: %s\n\n", env.Label)
-	if run.Interrupted {
-		b.WriteString("**This run was interrupted; only the cells below were measured.**\n\n")
+	switch {
+	case run.Stopped != "":
+		fmt.Fprintf(b, "**This run stopped early: %s.** Only the cells below were measured; `bin/harness run --resume DIR` continues it.\n\n", oneLine(run.Stopped))
+	case run.Interrupted:
+		b.WriteString("**This run was interrupted; only the cells below were measured.** `bin/harness run --resume DIR` continues it.\n\n")
+	case run.FinishedAt == nil:
+		b.WriteString("**Incomplete run: it never finished (killed, or still running); only the cells below were measured.** `bin/harness run --resume DIR` continues it.\n\n")
+	}
+	if n := len(run.Environment.Resumed); n > 0 {
+		fmt.Fprintf(b, "**Resumed %d time(s)** (last at %s): the trials of one cell may come from different sittings.\n\n", n, run.Environment.Resumed[n-1].UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	for _, w := range run.Warnings {
+		fmt.Fprintf(b, "- ⚠ %s\n", oneLine(w))
+	}
+	if len(run.Warnings) > 0 {
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "- Machine: %s, %d online CPUs, kernel %s\n", env.CPUModel, env.OnlineCPUs, env.Kernel)
 	fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode `%s`\n", env.DockerVersion, env.DockerAPI, env.StorageDriver, env.NetworkMode)
@@ -254,7 +268,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		}
 		row = append(row, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), rps, ci,
 			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median),
-			numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), r.Runtime)
+			numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), oneLine(r.Runtime))
 		if err := t.Append(row...); err != nil {
 			return err
 		}
@@ -270,7 +284,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		}
 		runtime := ""
 		if c.Image != nil {
-			runtime = c.Image.RuntimeVersion
+			runtime = oneLine(c.Image.RuntimeVersion)
 		}
 		if err := t.Append(append(row, runtime)...); err != nil {
 			return err
@@ -382,9 +396,12 @@ func notOK(b *strings.Builder, run *results.Run) {
 	}
 }
 
+// oneLine makes text that targets and engines print (reasons, runtime
+// lines) safe in a Markdown table or list: one line, no table or HTML
+// syntax, at most 400 characters.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;", "`", "'").Replace(s)
 	if r := []rune(s); len(r) > 400 {
 		s = string(r[:400]) + "…"
 	}

@@ -8,6 +8,9 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,8 +78,11 @@ type Run struct {
 	Matrix      Settings              `json:"matrix"`
 	Images      map[string]*BaseImage `json:"base_images,omitempty"`
 	Cells       []*Cell               `json:"cells"`
-	Ceilings    []Ceiling             `json:"ceilings,omitempty"` // the load generator's, per cores and connections
+	Selection   string                `json:"selection,omitempty"` // hash of what the run measures: a resume must match it
+	Warnings    []string              `json:"warnings,omitempty"`  // about the whole run (containers sharing its cores)
+	Ceilings    []Ceiling             `json:"ceilings,omitempty"`  // the load generator's, per cores and connections
 	Interrupted bool                  `json:"interrupted,omitempty"`
+	Stopped     string                `json:"stopped,omitempty"` // why the run stopped early, when not by an interrupt
 	FinishedAt  *time.Time            `json:"finished_at,omitempty"`
 }
 
@@ -95,11 +101,13 @@ type Environment struct {
 	LoadGenerator  string         `json:"load_generator"`
 	StartedAt      time.Time      `json:"started_at"`
 	NetworkMode    matrix.Network `json:"network_mode"`
+	Resumed        []time.Time    `json:"resumed_at,omitempty"` // when the run was continued with --resume
 }
 
 // Settings is the expanded matrix the run used.
 type Settings struct {
 	File        string            `json:"file"`
+	Path        string            `json:"path,omitempty"` // the matrix file as given to run (-f), for --resume
 	Profile     string            `json:"profile,omitempty"`
 	Only        string            `json:"only,omitempty"`
 	Load        LoadSettings      `json:"load"`
@@ -132,28 +140,29 @@ func SettingsOf(m *matrix.Matrix, only string) Settings {
 	ls := LoadSettings{Duration: Duration(l.Duration), Requests: l.Requests, Warmup: Duration(l.Warmup), Trials: l.Trials,
 		Timeout: Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: Duration(l.ReadyTimeout), Aggregate: l.Aggregate,
 		MaxErrorRate: l.MaxErrorRate}
-	return Settings{File: filepath.Base(m.File), Profile: m.Profile, Only: only, Control: strings.Join(m.Control, ","), Load: ls, CPUs: m.CPUs,
+	return Settings{File: filepath.Base(m.File), Path: m.File, Profile: m.Profile, Only: only, Control: strings.Join(m.Control, ","), Load: ls, CPUs: m.CPUs,
 		Connections: m.Connections, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
 }
 
 // Cell is one measured (or failed, or skipped) cell.
 type Cell struct {
-	Target        string      `json:"target"`
-	Variant       string      `json:"variant,omitempty"`
-	Scenario      string      `json:"scenario"`
-	Params        []matrix.KV `json:"params,omitempty"`
-	CPUs          int         `json:"cpus"`
-	CPUSet        string      `json:"cpuset"`
-	LoadgenCPUSet string      `json:"loadgen_cpuset"`
-	Connections   int         `json:"connections"`
-	Control       bool        `json:"control,omitempty"` // the A/A twin of the cell of the same id
-	Status        Status      `json:"status"`
-	Reason        string      `json:"reason,omitempty"`
-	Warnings      []string    `json:"warnings,omitempty"`
-	Image         *Image      `json:"image,omitempty"`
-	Trials        []Trial     `json:"trials,omitempty"`
-	Summary       *Summary    `json:"summary,omitempty"`
-	Seconds       float64     `json:"seconds"` // wall time the cell took, start to stop
+	Target        string         `json:"target"`
+	Variant       string         `json:"variant,omitempty"`
+	Scenario      string         `json:"scenario"`
+	Params        []matrix.KV    `json:"params,omitempty"`
+	CPUs          int            `json:"cpus"`
+	CPUSet        string         `json:"cpuset"`
+	LoadgenCPUSet string         `json:"loadgen_cpuset"`
+	Connections   int            `json:"connections"`
+	Control       bool           `json:"control,omitempty"` // the A/A twin of the cell of the same id
+	Status        Status         `json:"status"`
+	Reason        string         `json:"reason,omitempty"`
+	Warnings      []string       `json:"warnings,omitempty"`
+	Image         *Image         `json:"image,omitempty"`
+	Limits        *matrix.Limits `json:"limits,omitempty"` // of each of the target's containers
+	Trials        []Trial        `json:"trials,omitempty"`
+	Summary       *Summary       `json:"summary,omitempty"`
+	Seconds       float64        `json:"seconds"` // wall time the cell took, start to stop
 }
 
 // ID names the cell as matrix.Cell.ID does.
@@ -310,16 +319,65 @@ func WriteFileAtomic(path string, data []byte) error {
 // Read loads dir/results.json.
 func Read(dir string) (*Run, error) {
 	path := filepath.Join(dir, "results.json")
-	data, err := os.ReadFile(path)
+	if st, err := os.Stat(path); err != nil { // before open: opening a FIFO blocks
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	var run Run
-	if err := json.Unmarshal(data, &run); err != nil {
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() || st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, MaxFileSize)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize))
+	if err != nil {
+		return nil, err
+	}
+	run, err := Decode(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return run, nil
+}
+
+// MaxFileSize bounds a results.json the harness reads.
+const MaxFileSize = 256 << 20
+
+// Decode reads results.json text. What it returns is safe to render
+// whatever the file held: a damaged file's null cells, images and trials
+// are dropped, and values no run can produce (negative counts, NaN) are
+// reset, so that report, compare and index never fail on it.
+func Decode(data []byte) (*Run, error) {
+	var run Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, err
+	}
 	if run.Schema != Schema {
-		return nil, fmt.Errorf("%s: schema %d, this harness reads %d", path, run.Schema, Schema)
+		return nil, fmt.Errorf("schema %d, this harness reads %d", run.Schema, Schema)
+	}
+	run.Cells = slices.DeleteFunc(run.Cells, func(c *Cell) bool { return c == nil })
+	maps.DeleteFunc(run.Images, func(_ string, b *BaseImage) bool { return b == nil })
+	for _, c := range run.Cells {
+		if c.Image != nil {
+			c.Image.Bases = slices.DeleteFunc(c.Image.Bases, func(b *BaseImage) bool { return b == nil })
+		}
+		if c.CPUs < 0 || c.Connections < 0 {
+			c.CPUs, c.Connections = max(c.CPUs, 0), max(c.Connections, 0)
+		}
+		for i := range c.Trials {
+			t := &c.Trials[i]
+			for _, x := range []*float64{&t.RPS, &t.ErrorRate, &t.Seconds, &t.TargetCPUCores, &t.TargetMemPeakMiB, &t.LoadgenCPUCores,
+				&t.LatencyMS.Mean, &t.LatencyMS.P50, &t.LatencyMS.P75, &t.LatencyMS.P90, &t.LatencyMS.P95, &t.LatencyMS.P99, &t.LatencyMS.Max} {
+				if *x < 0 || math.IsNaN(*x) || math.IsInf(*x, 0) || *x > 1e15 {
+					*x = 0
+				}
+			}
+		}
 	}
 	return &run, nil
 }

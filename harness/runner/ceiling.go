@@ -29,9 +29,13 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		return nil
 	}
 	seen := map[ceilingKey]bool{}
+	for _, ce := range r.out.Ceilings { // measured before a resume
+		k := ceilingKey{ce.CPUs, ce.Connections}
+		r.ceilings[k], seen[k] = ce.RPS, true
+	}
 	for _, v := range vs {
 		k := ceilingKey{v.c.CPUs, v.c.Connections}
-		if seen[k] {
+		if seen[k] || v.done {
 			continue
 		}
 		seen[k] = true
@@ -66,6 +70,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.loadgenImage, Cmd: []string{"ceiling"},
 		Env: []string{fmt.Sprintf("PORT=%d", ceilingPort)}, CPUSet: c.CPUSet.String(), Network: r.targetNetwork(),
 		Aliases: []string{host}, Labels: r.labels("ceiling", "", ""),
+		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
 	})
 	if id != "" {
 		d.members = append(d.members, &member{service: "ceiling", alias: "ceiling", id: id})

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,16 +34,28 @@ type visit struct {
 // cells; cells that cannot run (skipped, build failed) are recorded at
 // once. It returns an error only when the run is interrupted.
 func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []matrix.Cell, loadgenErr error) ([]*visit, error) {
-	runnable := 0
+	runnable, todo := 0, 0
 	for _, c := range cells {
 		if c.Skip == "" {
 			runnable++
+			if _, done := r.keptCell(c); !done {
+				todo++
+			}
 		}
 	}
-	// Cells that cannot run are recorded without building anything.
+	// Cells that cannot run are recorded without building anything; what a
+	// resumed run measured whole stays as it was.
 	fail := func(status results.Status, reason string) {
 		for _, c := range cells {
-			rc := newCell(c)
+			rc, done := r.keptCell(c)
+			switch {
+			case done && c.Skip == "":
+				continue
+			case rc != nil: // partly measured: listed already
+				rc.Status, rc.Reason, rc.Summary = status, reason, nil
+				continue
+			}
+			rc = newCell(c)
 			if c.Skip != "" {
 				rc.Status, rc.Reason = results.Skipped, c.Skip
 			} else {
@@ -54,6 +67,9 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 	if runnable == 0 {
 		fail(results.Skipped, "")
 		return nil, nil
+	}
+	if todo == 0 { // resumed, and every cell of the target is measured
+		return r.visitsOf(t, cells, nil), nil
 	}
 	if loadgenErr != nil {
 		fail(results.Failed, loadgenErr.Error())
@@ -101,18 +117,47 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		img.Services[svc.Name] = built.ID
 	}
 	img.ID = img.Services[t.Entry]
+	return r.visitsOf(t, cells, img), nil
+}
+
+// visitsOf records t's cells that cannot run and returns a visit for each
+// other one: a new cell on img, or the cell a resumed run measured (done
+// when it needs no more trials).
+func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Image) []*visit {
 	var out []*visit
 	for _, c := range cells {
-		rc := newCell(c)
 		if c.Skip != "" {
+			rc := newCell(c)
 			rc.Status, rc.Reason = results.Skipped, c.Skip
 			r.record(rc)
 			continue
 		}
+		if rc, done := r.keptCell(c); rc != nil {
+			out = append(out, &visit{t: t, c: c, rc: rc, listed: true, done: done})
+			continue
+		}
+		rc := newCell(c)
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services}
+		lim := t.Limits
+		var clamped string
+		lim.NoFile, clamped = r.noFile(lim.NoFile)
+		rc.Limits = &lim
+		if clamped != "" {
+			rc.Warnings = append(rc.Warnings, clamped)
+		}
 		out = append(out, &visit{t: t, c: c, rc: rc})
 	}
-	return out, nil
+	return out
+}
+
+// keptCell is the cell a resumed run measured, and whether it is done:
+// failed, or ok with every trial (sequential runs save whole visits only).
+func (r *runner) keptCell(c matrix.Cell) (rc *results.Cell, done bool) {
+	rc = r.kept[c.ID()]
+	if rc == nil {
+		return nil, false
+	}
+	return rc, rc.Status == results.Failed || !r.interleave || len(rc.Trials) >= r.m.Load.Trials
 }
 
 // schedule runs the runnable cells: each with all its trials in turn
@@ -132,6 +177,9 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 	defer r.sortCells(index)
 	if !r.interleave {
 		for _, v := range vs {
+			if v.done {
+				continue
+			}
 			if err := r.visit(ctx, v, r.m.Load.Trials, 1); err != nil {
 				return err
 			}
@@ -141,7 +189,7 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 	rng := rand.New(rand.NewPCG(r.seed, 0))
 	for round := 1; round <= r.m.Load.Trials; round++ {
 		for _, i := range rng.Perm(len(vs)) {
-			if vs[i].done {
+			if vs[i].done || len(vs[i].rc.Trials) >= round { // measured before a resume
 				continue
 			}
 			if err := r.visit(ctx, vs[i], 1, round); err != nil {
@@ -169,6 +217,12 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 	}
 	units := 1
 	if err != nil {
+		// Not the cell's fault when the run's own load generator or network
+		// is gone (removed by someone, engine restarted): stop the run with
+		// one error rather than fail every remaining cell with the same one.
+		if gone := r.infraGone(ctx); gone != nil {
+			return gone
+		}
 		v.rc.Status, v.rc.Reason = results.Failed, err.Error()
 		var te *trialError
 		switch {
@@ -217,6 +271,9 @@ const (
 	// removeTimeout bounds removing a visit's containers, which runs even
 	// after the run's context was cancelled.
 	removeTimeout = 30 * time.Second
+	// execGrace is how long past a trial's deadline the harness waits for
+	// the engine to return the killed load generator's exec.
+	execGrace = 30 * time.Second
 )
 
 // member is one running container of a target.
@@ -232,12 +289,15 @@ type member struct {
 // the cell's cores.
 type deployment struct {
 	members []*member
+	limits  matrix.Limits // of each container
 }
 
 // deploy starts every replica of every service in order. What it started
 // is in the deployment even when it fails, for the caller to remove.
 func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, d *deployment) error {
 	r.visits++
+	d.limits = t.Limits
+	nofile, _ := r.noFile(t.Limits.NoFile)
 	lay := layout(t, r.mode)
 	for _, svc := range t.Services {
 		for _, p := range lay[svc.Name] {
@@ -251,6 +311,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			id, err := r.eng.Start(ctx, engine.ContainerSpec{
 				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(),
 				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
+				Memory: t.Limits.MemoryBytes, Pids: t.Limits.Pids, NoFile: nofile,
 			})
 			m.id = id
 			if id != "" {
@@ -272,8 +333,15 @@ func (r *runner) remove(ctx context.Context, d *deployment) {
 		if m.stats != nil {
 			m.stats.Stop()
 		}
-		if err := r.eng.RemoveContainer(cctx, m.id); err != nil {
+		err := r.eng.RemoveContainer(cctx, m.id)
+		if err == nil { // confirm: the next visit must not share the cores with it
+			if st, serr := r.eng.State(cctx, m.id); serr == nil {
+				err = fmt.Errorf("container %s is still there (%s) after its removal", m.alias, st)
+			}
+		}
+		if err != nil {
 			fmt.Fprintf(r.log, "warning: %v\n", err)
+			r.leftover = errors.Join(r.leftover, err)
 		}
 	}
 }
@@ -283,6 +351,9 @@ func (r *runner) remove(ctx context.Context, d *deployment) {
 // removed before it returns.
 func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, trials, first int) error {
 	sc := r.scenario(c.Scenario)
+	if r.leftover != nil {
+		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.leftover)
+	}
 	d := &deployment{}
 	defer r.remove(ctx, d)
 	r.progress.Phase(c, "start")
@@ -323,6 +394,10 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
 		tr, warns, err := r.trial(ctx, d, spec)
 		if err != nil {
+			// A container that died explains a failed run best (OOM-killed…).
+			if dead := r.allRunning(ctx, d, "during the trial"); dead != nil {
+				err = dead
+			}
 			return &trialError{n: k, err: err}
 		}
 		problem, judged := tr.Judge(judge)
@@ -336,6 +411,9 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		}
 		rc.Trials = append(rc.Trials, tr) // kept even when it fails the cell: it shows what failed
 		if problem != "" {
+			if dead := r.allRunning(ctx, d, "during the trial"); dead != nil {
+				problem = dead.Error() + "\n" + problem
+			}
 			return &trialError{n: k, err: errors.New(problem)}
 		}
 		rc.Summary = results.Summarize(rc.Trials, r.m.Load.Aggregate)
@@ -368,7 +446,11 @@ func (r *runner) allRunning(ctx context.Context, d *deployment, when string) err
 			if len(d.members) > 1 {
 				who = "service " + m.alias
 			}
-			return fmt.Errorf("%s %s %s; last log lines:\n%s", who, st, when, r.lastLogs(ctx, m.id))
+			how := st.String()
+			if st.OOMKilled && d.limits.MemoryBytes > 0 {
+				how = fmt.Sprintf("was OOM-killed at the %d MiB memory limit (%s)", d.limits.MemoryBytes>>20, st)
+			}
+			return fmt.Errorf("%s %s %s; last log lines:\n%s", who, how, when, r.lastLogs(ctx, m.id))
 		}
 	}
 	return nil
@@ -474,10 +556,23 @@ func (r *runner) probe(ctx context.Context, target string, timeout time.Duration
 	return resp, nil
 }
 
+// bombard runs bombardier once, under a deadline (see loadgen.Deadline):
+// coreutils' timeout kills it there, so a target that stops answering
+// fails its cell instead of hanging the run.
 func (r *runner) bombard(ctx context.Context, s loadgen.Spec) (loadgen.Result, error) {
-	res, err := r.eng.Exec(ctx, r.loadgenID, append([]string{"bombardier"}, loadgen.Args(s)...))
+	deadline := loadgen.Deadline(s)
+	cmd := append([]string{"timeout", "-s", "KILL", strconv.Itoa(int(deadline.Seconds())), "bombardier"}, loadgen.Args(s)...)
+	ectx, cancel := context.WithTimeout(ctx, deadline+execGrace)
+	defer cancel()
+	res, err := r.eng.Exec(ectx, r.loadgenID, cmd)
 	if err != nil {
+		if ctx.Err() == nil && ectx.Err() != nil {
+			return loadgen.Result{}, fmt.Errorf("stalled: the load generator did not return within %s", deadline+execGrace)
+		}
 		return loadgen.Result{}, err
+	}
+	if res.ExitCode == 137 { // killed by timeout -s KILL
+		return loadgen.Result{}, fmt.Errorf("stalled: bombardier was still running at the trial's deadline of %s and was killed (the target stopped answering?)", deadline)
 	}
 	if res.ExitCode != 0 {
 		return loadgen.Result{}, fmt.Errorf("bombardier exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))

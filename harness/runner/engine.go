@@ -16,6 +16,7 @@ type Engine interface {
 	Reap(ctx context.Context, all bool) ([]string, error)
 	CreateNetwork(ctx context.Context, name string, labels map[string]string) (string, error)
 	RemoveNetwork(ctx context.Context, id string) error
+	NetworkExists(ctx context.Context, id string) (bool, error)
 	// Start returns the container's id even when starting it fails.
 	Start(ctx context.Context, s engine.ContainerSpec) (string, error)
 	RemoveContainer(ctx context.Context, id string) error
@@ -23,6 +24,9 @@ type Engine interface {
 	Logs(ctx context.Context, id string, n int) (string, error)
 	Exec(ctx context.Context, id string, cmd []string) (engine.ExecResult, error)
 	Sample(ctx context.Context, id string) engine.Sampler
+	// RunningContainers lists what runs on the engine, to warn of
+	// containers that share the run's cores.
+	RunningContainers(ctx context.Context) ([]engine.Running, error)
 }
 
 var _ Engine = (*engine.Engine)(nil)

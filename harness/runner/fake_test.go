@@ -34,6 +34,8 @@ type fakeEngine struct {
 	missing map[string]bool
 	// loadgenCores is the CPU the load generator's sampler reports.
 	loadgenCores float64
+	// foreign are containers not of the run, running on the engine.
+	foreign []engine.Running
 	// ceilingRPS is what the fixed-response server answers.
 	ceilingRPS float64
 	// onBombard runs before every measured or warm-up bombardier exec at a
@@ -140,10 +142,14 @@ func (f *fakeEngine) Build(_ context.Context, s engine.BuildSpec) (engine.Built,
 }
 
 func (f *fakeEngine) Info(context.Context) (engine.Info, error) {
-	return engine.Info{ServerVersion: "fake", APIVersion: "1.41", NCPU: f.ncpu, Kernel: "k", OS: "fake", Driver: "overlay2"}, nil
+	return engine.Info{ID: "fake-engine", ServerVersion: "fake", APIVersion: "1.41", NCPU: f.ncpu, Kernel: "k", OS: "fake", Driver: "overlay2"}, nil
 }
 
 func (f *fakeEngine) Reap(context.Context, bool) ([]string, error) { return nil, nil }
+
+func (f *fakeEngine) RunningContainers(context.Context) ([]engine.Running, error) {
+	return f.foreign, nil
+}
 
 func (f *fakeEngine) CreateNetwork(_ context.Context, name string, _ map[string]string) (string, error) {
 	f.mu.Lock()
@@ -153,6 +159,13 @@ func (f *fakeEngine) CreateNetwork(_ context.Context, name string, _ map[string]
 	f.networks[id] = name
 	f.log("network %s", name)
 	return id, nil
+}
+
+func (f *fakeEngine) NetworkExists(_ context.Context, id string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.networks[id]
+	return ok, nil
 }
 
 func (f *fakeEngine) RemoveNetwork(_ context.Context, id string) error {
@@ -232,10 +245,16 @@ func (f *fakeEngine) Exec(ctx context.Context, id string, cmd []string) (engine.
 	}
 	name, cell := f.runningTarget()
 	t := f.target(name)
+	if cmd[0] == "timeout" { // timeout -s KILL SECONDS bombardier …
+		cmd = cmd[4:]
+	}
 	switch cmd[0] {
 	case "cat":
 		f.mu.Unlock()
 		return engine.ExecResult{Stdout: []byte("v1.2.6\n")}, nil
+	case "sh": // ulimit -Hn
+		f.mu.Unlock()
+		return engine.ExecResult{Stdout: []byte("20000\n")}, nil
 	case "probe":
 		defer f.mu.Unlock()
 		addr := cmd[len(cmd)-1]

@@ -12,12 +12,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing/fstest"
 	"time"
@@ -26,6 +29,7 @@ import (
 	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
@@ -57,6 +61,15 @@ type Options struct {
 	// NoCeiling skips measuring the load generator's ceiling (the fidelity
 	// figure, which measures something else, sets it).
 	NoCeiling bool
+	// Resume continues this earlier, unfinished run of the same matrix,
+	// profile and selection (see Selection): its finished visits are kept,
+	// the rest run in the same order.
+	Resume *results.Run
+	// LockDir holds the per-core lock files ("" is lock.Dir()); NoWait
+	// refuses to start when another run holds a core this one needs,
+	// instead of waiting for it.
+	LockDir string
+	NoWait  bool
 }
 
 // Progress is told where the run is, in units of work: a cell visit that
@@ -105,6 +118,34 @@ type runner struct {
 
 	interleave bool   // trials in rounds over all cells
 	seed       uint64 // of the rounds' shuffles
+
+	kept     map[string]*results.Cell // by id: cells an earlier run measured, when resuming
+	leftover error                    // a container a visit could not remove: the next visit must not run
+	maxNoFile int64                   // the engine's hard open-files limit for containers; 0: unknown or unlimited
+}
+
+// infraGone says what of the run's own infrastructure vanished: its load
+// generator container, or its network.
+func (r *runner) infraGone(ctx context.Context) error {
+	if r.loadgenID != "" {
+		st, err := r.eng.State(ctx, r.loadgenID)
+		if err != nil || !st.Running {
+			return fmt.Errorf("the run's load generator container vanished or stopped (removed by someone, or the engine restarted): %v", errors.Join(err, stateErr(st, err)))
+		}
+	}
+	if r.networkID != "" {
+		if ok, err := r.eng.NetworkExists(ctx, r.networkID); err == nil && !ok {
+			return fmt.Errorf("the run's network %s vanished (removed by someone, or the engine restarted)", r.network)
+		}
+	}
+	return nil
+}
+
+func stateErr(st engine.State, err error) error {
+	if err != nil {
+		return nil
+	}
+	return errors.New(st.String())
 }
 
 func (r *runner) run(ctx context.Context) (*results.Run, error) {
@@ -123,6 +164,28 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		return nil, err
 	}
 	cells := matrix.Expand(r.m, sel, cpuset.Range(0, info.NCPU))
+	selection := Selection(r.m, r.opt.Only, mode, cells)
+	if prev := r.opt.Resume; prev != nil && prev.Selection != selection {
+		return nil, fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.m, r.opt.Only, mode))
+	}
+
+	// One run at a time on a core of this engine: lock the cores first.
+	var cores cpuset.Set
+	for _, c := range cells {
+		if c.Skip == "" {
+			cores = cpuset.Union(cores, c.CPUSet, c.LoadgenSet)
+		}
+	}
+	lockDir := r.opt.LockDir
+	if lockDir == "" {
+		lockDir = lock.Dir()
+	}
+	held, err := lock.Acquire(ctx, lockDir, info.ID, cores, !r.opt.NoWait, func(s string) { fmt.Fprintln(r.log, s) })
+	if err != nil {
+		return nil, err
+	}
+	defer held.Release()
+
 	host, _ := os.Hostname()
 	r.out = &results.Run{
 		Schema: results.Schema,
@@ -131,9 +194,10 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 			OS: info.OS, DockerVersion: info.ServerVersion, DockerAPI: info.APIVersion, StorageDriver: info.Driver,
 			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: mode,
 		},
-		Matrix: results.SettingsOf(r.m, r.opt.Only),
-		Images: map[string]*results.BaseImage{},
-		Cells:  []*results.Cell{},
+		Matrix:    results.SettingsOf(r.m, r.opt.Only),
+		Selection: selection,
+		Images:    map[string]*results.BaseImage{},
+		Cells:     []*results.Cell{},
 	}
 
 	// What a killed earlier run left would skew this one (a server still
@@ -156,6 +220,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		}
 		fmt.Fprintf(r.log, "removed leftovers of earlier runs: %s\n", strings.Join(named, ", "))
 	}
+	r.out.Warnings = r.foreignContainers(ctx, cores)
 	defer r.cleanup(ctx)
 
 	r.interleave = !r.opt.Sequential && r.m.Load.Trials > 1
@@ -168,16 +233,23 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	} else {
 		r.out.Matrix.Order = results.Sequential
 	}
-	units := len(cells)
-	if r.interleave {
-		units = 0
-		for _, c := range cells {
-			if c.Skip == "" {
-				units += r.m.Load.Trials
+	if prev := r.opt.Resume; prev != nil {
+		r.resume(prev)
+	}
+	units := 0
+	for _, c := range cells {
+		per := 1
+		if c.Skip == "" && r.interleave {
+			per = r.m.Load.Trials
+		}
+		if old := r.kept[c.ID()]; old != nil {
+			if old.Status == results.Failed || !r.interleave {
+				per = 0
 			} else {
-				units++
+				per -= min(len(old.Trials), per)
 			}
 		}
+		units += per
 	}
 	r.progress.Start(units, matrix.Estimate(r.m, cells, matrix.VisitOverhead, matrix.GuessedRPS, r.interleave))
 	defer r.progress.Finish()
@@ -229,7 +301,11 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		return r.out, err
 	}
 	if err := r.schedule(ctx, cells, runnable); err != nil {
-		r.out.Interrupted = true
+		if ctx.Err() != nil {
+			r.out.Interrupted = true
+		} else {
+			r.out.Stopped = err.Error()
+		}
 		r.save()
 		return r.out, err
 	}
@@ -246,6 +322,32 @@ func (r *runner) targetNetwork() string {
 		return "container:" + r.loadgenID
 	}
 	return r.network
+}
+
+// foreignContainers warns of running containers that are not this run's and
+// may use its cores: pinned to one of them, or not pinned at all.
+func (r *runner) foreignContainers(ctx context.Context, cores cpuset.Set) []string {
+	running, err := r.eng.RunningContainers(ctx)
+	if err != nil {
+		return []string{"could not list the engine's containers: " + err.Error()}
+	}
+	var out []string
+	for _, c := range running {
+		if c.Labels[engine.LabelRun] == r.id {
+			continue
+		}
+		set, err := cpuset.Parse(c.CPUSet)
+		switch {
+		case c.CPUSet == "" || err != nil:
+			out = append(out, fmt.Sprintf("container %s (not this run's) is not pinned to cores: it may run on this run's cores %s", c.Name, cores))
+		case cpuset.Overlaps(set, cores):
+			out = append(out, fmt.Sprintf("container %s (not this run's) is pinned to cores %s, which this run uses (%s)", c.Name, set, cores))
+		}
+	}
+	for _, w := range out {
+		fmt.Fprintln(r.log, "warning:", w)
+	}
+	return out
 }
 
 // cleanup removes what the run created, even when ctx was cancelled.
@@ -291,6 +393,32 @@ func (r *runner) record(c *results.Cell) {
 	r.progress.Done(c, 1)
 }
 
+// resume takes over an earlier run's results: the environment it started
+// in, its seed and order, its ceilings, and its cells that are finished
+// (failed, or ok with every trial) or partly measured (ok with some
+// trials, interleaved); skipped cells are judged again.
+func (r *runner) resume(prev *results.Run) {
+	env := r.out.Environment
+	r.out.Environment = prev.Environment
+	r.out.Environment.Resumed = append(prev.Environment.Resumed, env.StartedAt)
+	r.out.Environment.HarnessVersion = env.HarnessVersion
+	r.out.Images = prev.Images
+	if r.out.Images == nil {
+		r.out.Images = map[string]*results.BaseImage{}
+	}
+	r.out.Matrix.Order, r.out.Matrix.Seed = prev.Matrix.Order, prev.Matrix.Seed
+	r.interleave, r.seed = prev.Matrix.Order == results.Interleaved, prev.Matrix.Seed
+	r.out.Ceilings = slices.DeleteFunc(slices.Clone(prev.Ceilings), func(c results.Ceiling) bool { return c.Error != "" })
+	r.kept = map[string]*results.Cell{}
+	for _, c := range prev.Cells {
+		if c == nil || c.Status == results.Skipped || c.Status == results.OK && len(c.Trials) == 0 {
+			continue
+		}
+		r.kept[c.ID()] = c
+		r.out.Cells = append(r.out.Cells, c)
+	}
+}
+
 // startLoadgen builds the load generator image and starts its container,
 // pinned to the load generator's cores, idle until trials exec into it.
 func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
@@ -328,7 +456,8 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	}
 	r.loadgenImage = built.ID
 	r.loadgenID, err = r.eng.Start(ctx, engine.ContainerSpec{Name: "webbench-" + r.id + "-loadgen", Image: built.ID,
-		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", "")})
+		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", ""),
+	}) // bombardier (Go) raises its own soft open-files limit to the hard one
 	if err != nil {
 		return err
 	}
@@ -338,7 +467,30 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 		return err
 	}
 	r.out.Environment.LoadGenerator = "bombardier " + strings.TrimSpace(string(ver.Stdout))
+	// Engines grant different open-files limits (here a hard 20000; 1024
+	// soft elsewhere): what a container gets by default is the most a
+	// target can be given.
+	if res, err := r.eng.Exec(ctx, r.loadgenID, []string{"sh", "-c", "ulimit -Hn"}); err == nil && res.ExitCode == 0 {
+		r.maxNoFile, _ = strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64) // "unlimited": 0, no bound
+	}
 	return nil
+}
+
+// noFile is the open-files limit a container asking for want gets: want,
+// or the engine's hard limit when that is lower (a warning says so when
+// the matrix asked for more); want 0 is matrix.DefaultNoFile.
+func (r *runner) noFile(want int64) (int64, string) {
+	explicit := want > 0
+	if !explicit {
+		want = matrix.DefaultNoFile
+	}
+	if r.maxNoFile > 0 && want > r.maxNoFile {
+		if !explicit {
+			return r.maxNoFile, ""
+		}
+		return r.maxNoFile, fmt.Sprintf("limits.nofile %d is above this engine's hard limit; the target got %d", want, r.maxNoFile)
+	}
+	return want, ""
 }
 
 // loadgenContext is the load generator's build context: go.mod and go.sum

@@ -81,6 +81,9 @@ func runCtx(ctx context.Context, t *testing.T, f *fakeEngine, m *matrix.Matrix, 
 	if opt.OutDir == "" {
 		opt.OutDir = t.TempDir()
 	}
+	if opt.LockDir == "" {
+		opt.LockDir = t.TempDir()
+	}
 	res, err := Run(ctx, f, opt)
 	if left := f.live(); len(left) > 0 {
 		t.Errorf("left on the engine: %v", left)
@@ -183,6 +186,9 @@ func TestSequential(t *testing.T) {
 	c := res.Cells[0]
 	if c.Image == nil || c.Image.RuntimeVersion != "fake 1.0" || len(c.Image.Bases) != 1 || c.Image.Bases[0].Used != "debian:bookworm-slim" {
 		t.Errorf("image %+v", c.Image)
+	}
+	if c.Limits == nil || c.Limits.NoFile != 20000 || c.Limits.MemoryBytes != 2<<30 || len(c.Warnings) != 0 {
+		t.Errorf("limits %+v, warnings %q: want the default nofile lowered to the engine's 20000, silently", c.Limits, c.Warnings)
 	}
 	if tr := c.Trials[0]; tr.RPS != 1000 || tr.TargetCPUCores < 0.85 || tr.TargetMemPeakMiB != 10 || tr.GeneratorBound {
 		t.Errorf("trial %+v", tr)
@@ -507,5 +513,121 @@ func TestCeiling(t *testing.T) {
 	}
 	if b.CeilingShare > 0.46 || len(b.BoundBy) != 0 {
 		t.Errorf("b: share %v, bound by %q", b.CeilingShare, b.BoundBy)
+	}
+}
+
+// An interrupted run resumed with the same matrix keeps every trial it
+// measured, runs the rest in the same order, and measures no trial twice;
+// a different matrix is refused, naming what differs.
+func TestResume(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	f := newFake()
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	f.onBombard = func(string, int) {
+		if calls++; calls == 4 {
+			cancel()
+		}
+	}
+	out := t.TempDir()
+	_, err, _ := runCtx(ctx, t, f, m, Options{Seed: 9, OutDir: out})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	prev, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trials := len(prev.Cells[0].Trials) + len(prev.Cells[1].Trials); trials != 3 {
+		t.Fatalf("%d trials before the resume, want 3", trials)
+	}
+	first := *prev.Cells[0].Trials[0].StartedAt
+
+	f2 := newFake()
+	res, err, p := run(t, f2, m, Options{OutDir: out, Resume: prev, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.units != 3 || p.done != 3 {
+		t.Errorf("progress: %d units, %d done; want the 3 visits left", p.units, p.done)
+	}
+	if n := len(f2.loads()); n != 3 {
+		t.Errorf("resume ran %d trials, want 3", n)
+	}
+	for _, c := range res.Cells {
+		if c.Status != results.OK || len(c.Trials) != 3 || c.Summary == nil {
+			t.Errorf("%s: %s, %d trials", c.ID(), c.Status, len(c.Trials))
+		}
+	}
+	if !res.Cells[0].Trials[0].StartedAt.Equal(first) || len(res.Environment.Resumed) != 1 || res.FinishedAt == nil {
+		t.Errorf("kept trial or resume record lost: %+v", res.Environment)
+	}
+	if len(res.Ceilings) != 1 || len(f2.callsWith("bombard ceiling")) != 0 {
+		t.Errorf("the ceiling was measured again on resume")
+	}
+
+	other := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [16]", 1), "", "a", "b")
+	if _, err := Run(context.Background(), newFake(), Options{Matrix: other, OutDir: t.TempDir(), LockDir: t.TempDir(), Resume: prev}); err == nil ||
+		!strings.Contains(err.Error(), "cannot resume: the matrix differs from the run's: connections was [8], is [16]") {
+		t.Errorf("resume with another matrix: %v", err)
+	}
+}
+
+// When the run's own load generator vanishes, the run stops with one error
+// saying so and keeps what it measured, instead of failing every cell left.
+func TestInfrastructureVanishes(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	f := newFake()
+	calls := 0
+	f.onBombard = func(string, int) {
+		if calls++; calls == 3 {
+			f.mu.Lock()
+			for id, c := range f.containers {
+				if c.role == "loadgen" {
+					delete(f.containers, id)
+				}
+			}
+			f.mu.Unlock()
+		}
+	}
+	res, err, _ := run(t, f, m, Options{Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "load generator container vanished") {
+		t.Fatalf("err = %v", err)
+	}
+	if res.Stopped == "" || res.FinishedAt != nil {
+		t.Errorf("stopped %q, finished %v", res.Stopped, res.FinishedAt)
+	}
+	for _, c := range res.Cells {
+		if c.Status == results.Failed {
+			t.Errorf("%s failed for the run's vanished load generator: %q", c.ID(), c.Reason)
+		}
+	}
+}
+
+// Containers that are not the run's and may use its cores are warned of.
+func TestForeignContainers(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b")
+	f := newFake()
+	f.foreign = []engine.Running{{Name: "db", CPUSet: "0"}, {Name: "free"}, {Name: "far", CPUSet: "1-2"}}
+	res, err, _ := run(t, f, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 2 || !strings.Contains(res.Warnings[0], "container db (not this run's) is pinned to cores 0") ||
+		!strings.Contains(res.Warnings[1], "container free (not this run's) is not pinned") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+// A matrix that asks for more open files than the engine grants gets the
+// engine's limit and a warning saying so.
+func TestNoFileAboveEngine(t *testing.T) {
+	m := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [8]\nlimits: {nofile: 100000}", 1), "one", "a", "b")
+	res, err, _ := run(t, newFake(), m, Options{Only: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Cells[0]; c.Limits.NoFile != 20000 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "limits.nofile 100000 is above") {
+		t.Errorf("limits %+v, warnings %q", c.Limits, c.Warnings)
 	}
 }

@@ -60,7 +60,7 @@ func Describe(values []float64) Summary {
 		s.Warnings = append(s.Warnings, w.Error())
 	}
 	if len(values) >= 3 {
-		rest := Describe(values[1:]).Median
+		rest := median(values[1:])
 		if rest != 0 && math.Abs(values[0]-rest)/math.Abs(rest) > FirstTrialOff {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("first trial %.0f%% off the median of the others", 100*(values[0]-rest)/rest))
 		}
@@ -126,4 +126,15 @@ func Geomean(xs []float64) float64 {
 		return 0
 	}
 	return math.Exp(logs / float64(n))
+}
+
+// median of xs, the mean of the middle two for an even count.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
 }

@@ -1,10 +1,17 @@
 // Command server is a test target that misbehaves in the way MODE names,
-// after answering its first requests (readiness, verification) correctly:
+// after answering its first 100 requests (readiness, verification)
+// correctly:
 //
-//	503-under-load  every second request after the first 100 gets a 503
+//	503-under-load  every second request gets a 503
+//	memory-hog      every request keeps 8 MiB more, until the memory limit kills it
+//	fork-bomb       starts sleeping child processes until the pids limit stops it, then exits
+//	stall           stops answering (requests hang)
+//	ignore-sigterm  ignores SIGTERM (answers correctly)
+//	log-flood       writes its log as fast as it can (answers correctly)
 //
 // It is never a target of the default matrix: the end-to-end tests use it
-// to prove that a misbehaving server fails its cell with a clear reason.
+// to prove that each fault ends as a failed cell (or a warning) with a
+// clear reason, and that nothing is left on the engine.
 package main
 
 import (
@@ -12,8 +19,13 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"os/exec"
+	"os/signal"
 	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 func main() {
@@ -22,16 +34,58 @@ func main() {
 	if port == "" {
 		port = "8080"
 	}
+	switch mode {
+	case "ignore-sigterm":
+		signal.Ignore(syscall.SIGTERM)
+	case "log-flood":
+		go func() {
+			line := strings.Repeat("flood ", 40) + "\n"
+			for {
+				os.Stdout.WriteString(line)
+			}
+		}()
+	}
 	var served atomic.Int64
+	var hog [][]byte
+	var mu sync.Mutex
+	var forkOnce sync.Once
 	http.HandleFunc("/plaintext", func(w http.ResponseWriter, r *http.Request) {
 		n := served.Add(1)
-		if mode == "503-under-load" && n > 100 && n%2 == 0 {
-			http.Error(w, "overloaded", http.StatusServiceUnavailable)
-			return
+		if n > 100 {
+			switch mode {
+			case "503-under-load":
+				if n%2 == 0 {
+					http.Error(w, "overloaded", http.StatusServiceUnavailable)
+					return
+				}
+			case "memory-hog":
+				b := make([]byte, 8<<20)
+				for i := range b { // touch it: untouched pages cost nothing
+					b[i] = byte(i)
+				}
+				mu.Lock()
+				hog = append(hog, b)
+				mu.Unlock()
+			case "fork-bomb":
+				forkOnce.Do(func() { go forkBomb() })
+			case "stall":
+				select {}
+			}
 		}
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write([]byte("Hello, World!"))
 	})
 	fmt.Printf("runtime: %s (misbehave MODE=%s)\n", runtime.Version(), mode)
 	log.Fatal(http.ListenAndServe(":"+port, nil))
+}
+
+// forkBomb starts children until the kernel refuses one, as a server that
+// forks a worker per job would, and then gives up as such a server does.
+func forkBomb() {
+	for i := 0; ; i++ {
+		if err := exec.Command("sleep", "3600").Start(); err != nil {
+			log.Printf("fork-bomb: could not start child %d: %v", i+1, err)
+			os.Exit(3)
+		}
+	}
 }

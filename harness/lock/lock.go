@@ -1,0 +1,111 @@
+// Package lock keeps runs that share a Docker engine off each other's
+// cores: a run holds an exclusive flock(2) on one file per core it uses,
+// in a folder per engine under the user's cache dir, for as long as it
+// runs. The kernel drops the locks of a process that dies, so a killed run
+// never blocks the next one.
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/webbench/webbench/harness/cpuset"
+)
+
+// PollInterval is how often a waiting run tries the locks again.
+const PollInterval = 500 * time.Millisecond
+
+// Dir is the default folder of lock files: <user cache dir>/webbench/locks.
+func Dir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "webbench", "locks")
+}
+
+// Held is the cores a run holds.
+type Held struct {
+	files []*os.File
+}
+
+// Release lets the cores go. Safe on nil.
+func (h *Held) Release() {
+	if h == nil {
+		return
+	}
+	for _, f := range h.files {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}
+	h.files = nil
+}
+
+var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// Acquire locks every core of cores on the engine named engineID. When a
+// core is held by another run it returns an error naming it, or, with
+// wait, says so through note once and tries again until it gets the cores
+// or ctx ends.
+func Acquire(ctx context.Context, dir, engineID string, cores cpuset.Set, wait bool, note func(string)) (*Held, error) {
+	dir = filepath.Join(dir, unsafe.ReplaceAllString(engineID, "_"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("lock folder: %w", err)
+	}
+	noted := false
+	for {
+		h, busy, err := try(dir, cores)
+		if err != nil || busy == "" {
+			return h, err
+		}
+		if !wait {
+			return nil, fmt.Errorf("%s; wait for it, or run on other cores", busy)
+		}
+		if !noted {
+			note(busy + "; waiting for it (Ctrl-C to give up)")
+			noted = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(PollInterval):
+		}
+	}
+}
+
+// try takes every core's lock or none; busy names a core another run holds.
+func try(dir string, cores cpuset.Set) (h *Held, busy string, err error) {
+	h = &Held{}
+	for _, c := range cores { // in order: two runs never wait on each other in a cycle
+		f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("cpu%d.lock", c)), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			h.Release()
+			return nil, "", fmt.Errorf("lock core %d: %w", c, err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			owner, _ := os.ReadFile(f.Name())
+			f.Close()
+			h.Release()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				who := "another run"
+				if pid := strings.TrimSpace(string(owner)); pid != "" {
+					who += " (pid " + pid + ")"
+				}
+				return nil, fmt.Sprintf("core %d is in use by %s", c, who), nil
+			}
+			return nil, "", fmt.Errorf("lock core %d: %w", c, err)
+		}
+		f.Truncate(0)
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		h.files = append(h.files, f)
+	}
+	return h, "", nil
+}
