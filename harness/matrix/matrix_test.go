@@ -381,7 +381,7 @@ func TestControl(t *testing.T) {
 func TestSyntaxErrors(t *testing.T) {
 	for text, want := range map[string]string{
 		"version: 1\nload: [1, 2\nconnections: [1]\n": "matrix.yaml:3:1: YAML syntax: ',' or ']' must be specified",
-		"version: 1\n load: 2\nx: 1\n":                 "matrix.yaml:1:10: YAML syntax: mapping value is not allowed",
+		"version: 1\n load: 2\nx: 1\n":                "matrix.yaml:1:10: YAML syntax: mapping value is not allowed",
 		"version: 1\nload: 'x\n":                      "matrix.yaml:2:",
 	} {
 		_, err := parse(t, text)

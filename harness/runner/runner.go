@@ -119,9 +119,9 @@ type runner struct {
 	interleave bool   // trials in rounds over all cells
 	seed       uint64 // of the rounds' shuffles
 
-	kept     map[string]*results.Cell // by id: cells an earlier run measured, when resuming
-	leftover error                    // a container a visit could not remove: the next visit must not run
-	maxNoFile int64                   // the engine's hard open-files limit for containers; 0: unknown or unlimited
+	kept      map[string]*results.Cell // by id: cells an earlier run measured, when resuming
+	leftover  error                    // a container a visit could not remove: the next visit must not run
+	maxNoFile int64                    // the engine's hard open-files limit for containers; 0: unknown or unlimited
 }
 
 // infraGone says what of the run's own infrastructure vanished: its load
