@@ -35,6 +35,7 @@ type Lines struct {
 	w     io.Writer
 	total int
 	done  int
+	said  map[string]bool // reasons already printed in full
 }
 
 func (l *Lines) Start(units int, est time.Duration) {
@@ -46,7 +47,23 @@ func (l *Lines) Phase(matrix.Cell, string) {}
 
 func (l *Lines) Done(c *results.Cell, units int) {
 	l.done += units
-	fmt.Fprintf(l.w, "[%d/%d] %s\n", l.done, l.total, Summary(c))
+	fmt.Fprintf(l.w, "[%d/%d] %s\n", l.done, l.total, summaryOnce(c, &l.said))
+}
+
+// summaryOnce is Summary, with a reason already said replaced by a
+// pointer to it: a missing base image skips many cells for one reason.
+func summaryOnce(c *results.Cell, said *map[string]bool) string {
+	if c.Status == results.OK || c.Reason == "" {
+		return Summary(c)
+	}
+	if *said == nil {
+		*said = map[string]bool{}
+	}
+	if (*said)[c.Reason] {
+		return fmt.Sprintf("%s %s: the same reason as above", c.ID(), c.Status)
+	}
+	(*said)[c.Reason] = true
+	return Summary(c)
 }
 
 func (l *Lines) Finish() {}
@@ -68,8 +85,9 @@ func Summary(c *results.Cell) string {
 
 // Bar is a terminal progress bar over cells.
 type Bar struct {
-	w   io.Writer
-	bar *progressbar.ProgressBar
+	w    io.Writer
+	bar  *progressbar.ProgressBar
+	said map[string]bool
 }
 
 func (b *Bar) Start(units int, est time.Duration) {
@@ -90,7 +108,7 @@ func (b *Bar) Phase(c matrix.Cell, phase string) {
 
 func (b *Bar) Done(c *results.Cell, units int) {
 	b.bar.Clear()
-	fmt.Fprintf(b.w, "\r%s\n", Summary(c))
+	fmt.Fprintf(b.w, "\r%s\n", summaryOnce(c, &b.said))
 	b.bar.Add(units)
 }
 

@@ -158,7 +158,7 @@ func baseImages(b *strings.Builder, run *results.Run) error {
 		used, how := bi.Used, "official image"
 		switch {
 		case bi.Error != "":
-			used, how = "—", "unavailable: "+bi.Error
+			used, how = "—", "unavailable: "+results.ShortCause(bi.Error)
 		case bi.StandIn:
 			how = "local stand-in: " + bi.Note
 		}
@@ -364,17 +364,34 @@ func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
 	return nil
 }
 
+// notOK lists the failed and skipped cells, each reason once with the
+// cells it covers (a missing base image skips many).
 func notOK(b *strings.Builder, run *results.Run) {
 	for _, status := range []results.Status{results.Failed, results.Skipped} {
-		var lines []string
+		var reasons []string
+		cells := map[string][]string{}
 		for _, c := range run.Cells {
-			if c.Status == status {
-				lines = append(lines, fmt.Sprintf("- `%s`: %s", c.ID(), oneLine(c.Reason)))
+			if c.Status != status {
+				continue
+			}
+			r := oneLine(c.Reason)
+			if _, ok := cells[r]; !ok {
+				reasons = append(reasons, r)
+			}
+			cells[r] = append(cells[r], "`"+c.ID()+"`")
+		}
+		if len(reasons) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "## %s cells\n\n", strings.ToUpper(string(status[:1]))+string(status[1:]))
+		for _, r := range reasons {
+			if ids := cells[r]; len(ids) == 1 {
+				fmt.Fprintf(b, "- %s: %s\n", ids[0], r)
+			} else {
+				fmt.Fprintf(b, "- %d cells — %s: %s\n", len(ids), strings.Join(ids, ", "), r)
 			}
 		}
-		if len(lines) > 0 {
-			fmt.Fprintf(b, "## %s cells\n\n%s\n\n", strings.ToUpper(string(status[:1]))+string(status[1:]), strings.Join(lines, "\n"))
-		}
+		b.WriteString("\n")
 	}
 	var warns []string
 	for _, c := range run.Cells {

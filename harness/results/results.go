@@ -381,3 +381,38 @@ func Decode(data []byte) (*Run, error) {
 	}
 	return &run, nil
 }
+
+// ShortCause says in a few words why a base image could not be had, from
+// the engine's full error (which results.json keeps): "no registry
+// reachable: cannot pull; no local stand-in".
+func ShortCause(err string) string {
+	var parts []string
+	switch {
+	case strings.Contains(err, "pull disabled"):
+		parts = append(parts, "not pulled (--no-pull)")
+	case strings.Contains(err, "no such host"), strings.Contains(err, "dial tcp"), strings.Contains(err, "connection refused"),
+		strings.Contains(err, "i/o timeout"), strings.Contains(err, "TLS handshake"):
+		parts = append(parts, "no registry reachable: cannot pull")
+	case strings.Contains(err, "not found"), strings.Contains(err, "manifest unknown"), strings.Contains(err, "denied"):
+		parts = append(parts, "the registry does not serve it")
+	case strings.Contains(err, "cannot pull"):
+		parts = append(parts, "cannot pull")
+	}
+	switch {
+	case strings.Contains(err, "no stand-in recipe"):
+		parts = append(parts, "no local stand-in")
+	case strings.Contains(err, "debootstrap is not installed"):
+		parts = append(parts, "no stand-in: debootstrap is not installed")
+	case strings.Contains(err, "needs root"):
+		parts = append(parts, "no stand-in: debootstrap needs root")
+	case strings.Contains(err, "no local stand-in"):
+		parts = append(parts, "the stand-in failed to build (see logs/build-standins.log)")
+	}
+	if len(parts) == 0 {
+		if r := []rune(err); len(r) > 120 {
+			return string(r[:120]) + "…"
+		}
+		return err
+	}
+	return strings.Join(parts, "; ")
+}

@@ -86,3 +86,15 @@ func TestNoiseFloor(t *testing.T) {
 		t.Errorf("control id %q", id)
 	}
 }
+
+func TestShortCause(t *testing.T) {
+	for err, want := range map[string]string{
+		`cannot pull it (pull mcr.microsoft.com/dotnet/sdk:10.0: Error response from daemon: Get "https://mcr.microsoft.com/v2/": dial tcp: lookup mcr.microsoft.com on 10.255.255.53:53: no such host) and no local stand-in (no stand-in recipe docker/standins/dotnet_sdk/Dockerfile)`: "no registry reachable: cannot pull; no local stand-in",
+		`cannot pull it (pull disabled) and no local stand-in (debootstrap is not installed (apt-get install debootstrap, or ` + "`make tools`" + `))`:                                                                                                                                    "not pulled (--no-pull); no stand-in: debootstrap is not installed",
+		"something new": "something new",
+	} {
+		if got := ShortCause(err); got != want {
+			t.Errorf("ShortCause(%q) = %q, want %q", err, got, want)
+		}
+	}
+}

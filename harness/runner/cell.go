@@ -80,7 +80,8 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 	for _, key := range t.Images() {
 		b := r.base(ctx, key)
 		if b.Used == "" {
-			fail(results.Skipped, fmt.Sprintf("base image %s (%s) unavailable: %s", key, b.Official, b.Error))
+			fail(results.Skipped, fmt.Sprintf("base image %s (%s) unavailable: %s (the engine's words: base_images.%s.error in results.json)",
+				key, b.Official, results.ShortCause(b.Error), key))
 			return nil, ctx.Err()
 		}
 		bases[key] = b
