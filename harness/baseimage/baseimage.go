@@ -163,6 +163,42 @@ func (r *Resolver) resolve(ctx context.Context, key string) *Base {
 	return b
 }
 
+// HasStandIn reports whether key can be stood in for locally when its
+// official image can be neither found nor pulled.
+func HasStandIn(key string) bool {
+	if key == "debian" || key == "golang" {
+		return true
+	}
+	_, err := fs.Stat(webbench.Assets, "docker/standins/"+key+"/Dockerfile")
+	return err == nil
+}
+
+// Rough build times on this project's 2-core VM from an empty engine, for
+// plan's estimate: debootstrap of the Debian root file system, the Go
+// toolchain added to it, a Debian-package recipe (node, nginx, mono), one
+// target image.
+const (
+	debianStandInGuess = 3 * time.Minute
+	golangStandInGuess = 30 * time.Second
+	recipeStandInGuess = time.Minute
+	// TargetBuildGuess is one target (or load generator) image.
+	TargetBuildGuess = 30 * time.Second
+)
+
+// StandInGuess is the rough time to build key's stand-in; 0 for a key
+// without one.
+func StandInGuess(key string) time.Duration {
+	switch {
+	case key == "debian":
+		return debianStandInGuess
+	case key == "golang":
+		return golangStandInGuess
+	case HasStandIn(key):
+		return recipeStandInGuess
+	}
+	return 0
+}
+
 // StandInRef is the local tag of the stand-in for an official reference.
 func StandInRef(official string) string {
 	name, tag := splitRef(official)

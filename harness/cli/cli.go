@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/compare"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
@@ -273,7 +275,51 @@ func plan(args []string, stdout, stderr io.Writer) error {
 		how = fmt.Sprintf("%d requests (timed at a guessed %d rps)", m.Load.Requests, matrix.GuessedRPS)
 	}
 	est := matrix.Estimate(m, cells, matrix.VisitOverhead, matrix.GuessedRPS, !*sequential)
-	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs); %d trial(s) of %s after %s warm-up; estimated %s plus image builds\n",
+
+	// Per target: its cells, and the base images it needs that have no
+	// local stand-in: without the engine having them or a registry to
+	// pull them from, run will skip its cells (plan asks no engine).
+	fmt.Fprintln(stdout, "\ntargets:")
+	perTarget := map[string]int{}
+	for _, c := range cells {
+		perTarget[c.Target]++
+	}
+	var builds []string
+	for _, t := range m.Targets {
+		if perTarget[t.Name] == 0 {
+			continue
+		}
+		line := fmt.Sprintf("  %-24s %3d cell(s), %d image(s) to build", t.Name, perTarget[t.Name], len(t.Services))
+		var risky []string
+		for _, key := range t.Images() {
+			if !baseimage.HasStandIn(key) {
+				risky = append(risky, m.Images[key])
+			}
+		}
+		if len(risky) > 0 {
+			line += "; skipped unless the engine has or can pull " + strings.Join(risky, ", ") + " (no local stand-in)"
+		}
+		fmt.Fprintln(stdout, line)
+		for _, s := range t.Services {
+			builds = append(builds, s.Build)
+		}
+	}
+	keys := map[string]bool{"debian": true, "golang": true} // the load generator's
+	for _, t := range m.Targets {
+		if perTarget[t.Name] > 0 {
+			for _, k := range t.Images() {
+				keys[k] = true
+			}
+		}
+	}
+	buildTime := time.Duration(len(builds)+1) * baseimage.TargetBuildGuess
+	for k := range keys {
+		buildTime += baseimage.StandInGuess(k)
+	}
+	fmt.Fprintf(stdout, "\nimages: %d base image key(s) (%s) and %d target image(s) plus the load generator; "+
+		"on an empty engine without a registry, building them takes about %s (cached images are not rebuilt)\n",
+		len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), ", "), len(builds), buildTime.Round(time.Minute))
+	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs, this machine's count: run asks the engine); %d trial(s) of %s after %s warm-up; estimated %s of measuring plus image builds\n",
 		len(cells), runnable, len(cells)-runnable, len(online), m.Load.Trials, how, m.Load.Warmup, est.Round(time.Second))
 	return nil
 }

@@ -136,3 +136,25 @@ func TestHelpAndArguments(t *testing.T) {
 		}
 	}
 }
+
+// plan says, without asking Docker, which targets will be skipped unless
+// the engine has or can pull a base image that has no local stand-in, and
+// what it will build.
+func TestPlanNamesRiskyImages(t *testing.T) {
+	path := writeMatrix(t, strings.Replace(small, "images: {debian: debian:bookworm-slim}", "images: {debian: debian:bookworm-slim, sdk: mcr.example/sdk:10}", 1)+"")
+	dir := filepath.Dir(path)
+	os.MkdirAll(filepath.Join(dir, "n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "n", "Dockerfile"), []byte("ARG SDK_IMAGE\nFROM ${SDK_IMAGE}\n"), 0o644)
+	text, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(text), "targets:\n", "targets:\n  net: {build: n, port: 8080}\n", 1)), 0o644)
+	code, out, stderr := runMain("plan", "-f", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "net ") || !strings.Contains(out, "skipped unless the engine has or can pull mcr.example/sdk:10 (no local stand-in)") {
+		t.Errorf("plan does not name the risky image:\n%s", out)
+	}
+	if strings.Contains(out, "t                          2 cell(s), 1 image(s) to build;") || !strings.Contains(out, "building them takes about") {
+		t.Errorf("plan output:\n%s", out)
+	}
+}
