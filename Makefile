@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools matrix plan test unit e2e fidelity overhead clean fmt vet
+.PHONY: all build tools test-tools matrix plan test unit e2e fidelity overhead clean fmt vet
 
 all: build
 
@@ -24,6 +24,15 @@ tools:
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null) || exit 1; \
 	  else echo "note: debootstrap not installed; it is needed only where base images cannot be pulled"; fi; }
 
+## test-tools: what the tests need beyond tools: Debian's docker-registry,
+## the local registry the end-to-end test of the pull path pushes to.
+test-tools: tools
+	@command -v docker-registry >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-registry >/dev/null) || exit 1; \
+	    systemctl disable --now docker-registry >/dev/null 2>&1 || service docker-registry stop >/dev/null 2>&1 || true; \
+	  else echo "note: docker-registry not installed; the registry test needs it"; fi; }
+
 ## matrix: run the default matrix with the quick profile
 matrix: build tools
 	./bin/harness run --profile $(PROFILE) --force $(ARGS)
@@ -32,7 +41,7 @@ plan: build
 	./bin/harness plan --profile $(PROFILE) $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
-test: build tools
+test: build test-tools
 	$(GO) test -count=1 -timeout 40m ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 10s ./harness/matrix
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 10s ./harness/results

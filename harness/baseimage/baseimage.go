@@ -150,7 +150,7 @@ func (r *Resolver) resolve(ctx context.Context, key string) *Base {
 	var pullErr error = fmt.Errorf("pull disabled")
 	if !r.opt.NoPull {
 		if pullErr = r.eng.Pull(ctx, ref); pullErr == nil {
-			b.Used = ref
+			b.Used, b.Pulled = ref, true
 			return b
 		}
 	}
@@ -250,13 +250,14 @@ func (r *Resolver) standIn(ctx context.Context, key, official string) (ref, note
 	if deb.Used == "" {
 		return "", "", fmt.Errorf("the stand-in builds on debian: %s", deb.Error)
 	}
+	started := time.Now()
 	built, err := r.eng.Build(ctx, engine.BuildSpec{Context: recipe, Tag: ref,
 		BuildArgs: map[string]string{"DEBIAN_IMAGE": deb.Used}, Log: r.opt.BuildLog})
 	if err != nil {
 		return "", "", err
 	}
 	if !built.Cached {
-		fmt.Fprintf(r.opt.Log, "built stand-in %s for %s\n", ref, official)
+		fmt.Fprintf(r.opt.Log, "built stand-in %s for %s in %s\n", ref, official, time.Since(started).Round(time.Second))
 	}
 	return ref, fmt.Sprintf("docker/standins/%s/Dockerfile on %s", key, deb.Used), nil
 }

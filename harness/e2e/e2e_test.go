@@ -7,6 +7,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +21,9 @@ import (
 	"testing"
 	"text/template"
 	"time"
+
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/client"
 
 	"github.com/webbench/webbench/harness/cli"
 	"github.com/webbench/webbench/harness/engine"
@@ -706,4 +713,95 @@ func TestConcurrentRuns(t *testing.T) {
 			t.Errorf("%s: %s %q after a clean during the run", c.ID(), c.Status, c.Reason)
 		}
 	}
+}
+
+// The path every user with a registry takes: a base image that the engine
+// lacks is pulled from its registry (Debian's docker-registry, on
+// 127.0.0.1, holding a copy of the debian stand-in under a registry name),
+// not stood in for; results.json says so; a second run uses the image the
+// first one pulled, without pulling.
+func TestRegistryPull(t *testing.T) {
+	eng := connect(t)
+	bin, err := exec.LookPath("docker-registry")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and docker-registry is not installed (make test-tools installs it)")
+		}
+		t.Skip("docker-registry is not installed (make test-tools)")
+	}
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.yml")
+	os.WriteFile(config, []byte(fmt.Sprintf("version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: %s\n", filepath.Join(dir, "data"), addr)), 0o644)
+	reg := exec.Command(bin, "serve", config)
+	var regLog bytes.Buffer
+	reg.Stdout, reg.Stderr = &regLog, &regLog
+	if err := reg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Process.Kill(); reg.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/v2/"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("docker-registry never answered:\n%s", regLog.String())
+		}
+	}
+
+	// Put the debian stand-in into the registry under a registry name, and
+	// make sure the engine does not have that name.
+	dc, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	ref := addr + "/webbench-test/debian:bookworm-slim"
+	if _, _, ok, _ := eng.ImageLabels(ctx, "webbench-standin/debian:bookworm-slim"); !ok {
+		t.Fatal("no debian stand-in on the engine (the other end-to-end tests build it)")
+	}
+	if err := dc.ImageTag(ctx, "webbench-standin/debian:bookworm-slim", ref); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := dc.ImagePush(ctx, ref, image.PushOptions{RegistryAuth: "e30="})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushed, _ := io.ReadAll(rc)
+	rc.Close()
+	if bytes.Contains(pushed, []byte(`"error"`)) {
+		t.Fatalf("push: %s", pushed)
+	}
+	removeRef := func() { dc.ImageRemove(ctx, ref, image.RemoveOptions{}) }
+	removeRef()
+	t.Cleanup(removeRef)
+
+	file := writeMatrix(t, "shared", "0", "go-nethttp")
+	text, _ := os.ReadFile(file)
+	os.WriteFile(file, bytes.Replace(text, []byte("debian: debian:bookworm-slim"), []byte("debian: "+ref), 1), 0o644)
+	for i, wantPulled := range []bool{true, false} {
+		out := filepath.Join(t.TempDir(), "run")
+		if code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext"); code != cli.ExitOK {
+			t.Fatalf("run %d: exit %d", i+1, code)
+		}
+		run, err := results.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := run.Images["debian"]
+		if b == nil || b.Used != ref || b.StandIn || b.Pulled != wantPulled {
+			t.Errorf("run %d: base_images.debian = %+v, want %s used, pulled %v, no stand-in", i+1, b, ref, wantPulled)
+		}
+		if c := run.Cells[0]; c.Status != results.OK {
+			t.Errorf("run %d: %s %s", i+1, c.Status, c.Reason)
+		}
+	}
+	noLeftovers(t, eng)
 }

@@ -161,6 +161,8 @@ func baseImages(b *strings.Builder, run *results.Run) error {
 			used, how = "—", "unavailable: "+results.ShortCause(bi.Error)
 		case bi.StandIn:
 			how = "local stand-in: " + bi.Note
+		case bi.Pulled:
+			how = "official image, pulled by this run"
 		}
 		if err := t.Append(k, "`"+bi.Official+"`", "`"+used+"`", oneLine(how)); err != nil {
 			return err

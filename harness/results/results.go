@@ -49,11 +49,12 @@ const (
 // BaseImage is what one images key of the matrix resolved to.
 type BaseImage struct {
 	Key      string `json:"key"`
-	Official string `json:"official"`        // the reference in the matrix
-	Used     string `json:"used,omitempty"`  // the reference builds were given
-	StandIn  bool   `json:"stand_in"`        // Used is a local stand-in, not Official
-	Note     string `json:"note,omitempty"`  // how the stand-in was made
-	Error    string `json:"error,omitempty"` // why neither could be had
+	Official string `json:"official"`         // the reference in the matrix
+	Used     string `json:"used,omitempty"`   // the reference builds were given
+	StandIn  bool   `json:"stand_in"`         // Used is a local stand-in, not Official
+	Pulled   bool   `json:"pulled,omitempty"` // this run pulled Official from its registry (else the engine had it)
+	Note     string `json:"note,omitempty"`   // how the stand-in was made
+	Error    string `json:"error,omitempty"`  // why neither could be had
 }
 
 // Duration is a time.Duration written in results.json as Go spells it ("10s").

@@ -101,9 +101,13 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		if err != nil {
 			return nil, err
 		}
+		started := time.Now()
 		built, err := r.eng.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
 		logf.Close()
+		if err == nil && !built.Cached {
+			fmt.Fprintf(r.log, "built image %s in %s\n", tag, time.Since(started).Round(time.Second))
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
