@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webbench/webbench/harness/internal/safefile"
 
 	goccy "github.com/goccy/go-yaml"
 	goccyparser "github.com/goccy/go-yaml/parser"
@@ -53,7 +54,7 @@ func (es Errors) Error() string {
 // Errors value; a file that cannot be read or parsed as YAML at all yields a
 // single error.
 func Open(path string) (*Matrix, error) {
-	data, err := readRegular(path, MaxFileSize)
+	data, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -62,33 +63,6 @@ func Open(path string) (*Matrix, error) {
 
 // MaxFileSize bounds a matrix file and a Dockerfile the harness reads.
 const MaxFileSize = 1 << 20
-
-// readRegular reads a regular file of at most max bytes: a FIFO or a
-// device (/dev/zero) is an error, not a hang.
-func readRegular(path string, max int64) ([]byte, error) {
-	// Stat before open: opening a FIFO blocks until someone writes to it.
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d this harness reads", path, st.Size(), max)
-	}
-	return io.ReadAll(io.LimitReader(f, max+1))
-}
 
 // The file's schema, which yaml.v3 decodes. The check tag says what the
 // shape walk enforces on a value, each at its position: required, names
@@ -679,7 +653,7 @@ func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir str
 	if rel, dir = *build, *build; !filepath.IsAbs(dir) {
 		dir = filepath.Join(m.Dir, rel)
 	}
-	df, err := readRegular(filepath.Join(dir, "Dockerfile"), MaxFileSize)
+	df, err := safefile.Read(filepath.Join(dir, "Dockerfile"), MaxFileSize)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		d.errAt(field, "no Dockerfile in %s", dir)

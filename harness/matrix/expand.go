@@ -73,6 +73,19 @@ func (c Cell) Subst(s string) string {
 	return s
 }
 
+// variantNames lists t's variants in file order; one unnamed one when it
+// has none.
+func (t Target) variantNames() []string {
+	if len(t.Variants) == 0 {
+		return []string{""}
+	}
+	names := make([]string, len(t.Variants))
+	for i, v := range t.Variants {
+		names[i] = v.Name
+	}
+	return names
+}
+
 // Expand lists the cells of m in a documented order (target as in the file,
 // then variant, scenario as in the file, params, cpus, connections),
 // keeping those the selector picks and the targets serve. Cores come from
@@ -80,14 +93,7 @@ func (c Cell) Subst(s string) string {
 func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 	var cells []Cell
 	for _, t := range m.Targets {
-		variants := []string{""}
-		if len(t.Variants) > 0 {
-			variants = variants[:0]
-			for _, v := range t.Variants {
-				variants = append(variants, v.Name)
-			}
-		}
-		for _, variant := range variants {
+		for _, variant := range t.variantNames() {
 			for _, s := range m.Scenarios {
 				if !t.Serves(s.Name) {
 					continue
@@ -137,14 +143,7 @@ func Count(m *Matrix, only Selector) int64 {
 	perCell := mul(int64(len(m.CPUs)), int64(len(m.Connections)))
 	var total int64
 	for _, t := range m.Targets {
-		variants := []string{""}
-		if len(t.Variants) > 0 {
-			variants = variants[:0]
-			for _, v := range t.Variants {
-				variants = append(variants, v.Name)
-			}
-		}
-		for _, variant := range variants {
+		for _, variant := range t.variantNames() {
 			for _, s := range m.Scenarios {
 				c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name}
 				if !t.Serves(s.Name) || !only.Match(c) || !m.ProfileOnly.Match(c) {

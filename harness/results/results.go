@@ -8,7 +8,6 @@ package results
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"os"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/moby/sys/atomicwriter"
 
+	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/stats"
@@ -320,22 +320,7 @@ func WriteFileAtomic(path string, data []byte) error {
 // Read loads dir/results.json.
 func Read(dir string) (*Run, error) {
 	path := filepath.Join(dir, "results.json")
-	if st, err := os.Stat(path); err != nil { // before open: opening a FIFO blocks
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() || st.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, MaxFileSize)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize))
+	data, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
