@@ -22,6 +22,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 
@@ -804,4 +805,93 @@ func TestRegistryPull(t *testing.T) {
 		}
 	}
 	noLeftovers(t, eng)
+}
+
+// SIGINT while an image builds and while a target is not yet ready stops
+// the run with exit 130, leaving no container behind (the build's own
+// included); --resume then completes it.
+func TestInterruptPhases(t *testing.T) {
+	eng := connect(t)
+	bin := harnessBinary(t)
+	ctx := context.Background()
+	for _, phase := range []string{"build", "readiness"} {
+		t.Run(phase, func(t *testing.T) {
+			// A target of its own: a build that takes a while (a fresh
+			// context, so nothing is cached), or a server slow to listen.
+			src := filepath.Join(repoRoot(t), "harness", "e2e", "testdata", "misbehave")
+			ctxDir := filepath.Join(t.TempDir(), "slow")
+			os.MkdirAll(ctxDir, 0o755)
+			for _, f := range []string{"main.go", "go.mod", "Dockerfile"} {
+				data, _ := os.ReadFile(filepath.Join(src, f))
+				if f == "Dockerfile" && phase == "build" {
+					data = bytes.Replace(data, []byte("FROM ${DEBIAN_IMAGE}\n"), []byte("FROM ${DEBIAN_IMAGE}\nRUN sleep 15\n"), 1)
+				}
+				os.WriteFile(filepath.Join(ctxDir, f), data, 0o644)
+			}
+			os.WriteFile(filepath.Join(ctxDir, "nonce"), []byte(strconv.FormatInt(time.Now().UnixNano(), 10)), 0o644)
+			file := filepath.Join(t.TempDir(), "matrix.yaml")
+			os.WriteFile(file, []byte(`version: 1
+images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm}
+load: {duration: 1s, warmup: 0, trials: 1, ready_timeout: 60s}
+connections: [8]
+targets:
+  slow: {build: `+ctxDir+`, port: 8080, env: {MODE: slow-start}}
+scenarios:
+  plaintext: {path: /plaintext, expect: {status: 200, body: "Hello, World!"}}
+`), 0o644)
+			before, _ := dockerContainers(t)
+			out := filepath.Join(t.TempDir(), "run")
+			cmd, log := startRun(t, bin, "-f", file, "--out", out)
+			want := "building"
+			if phase == "readiness" {
+				want = "-slow-1" // the target's container exists: readiness is under way
+			}
+			for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+				now, _ := dockerContainers(t)
+				if phase == "build" && len(now) > len(before) || phase == "readiness" && strings.Contains(strings.Join(now, " "), want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("never reached the %s phase:\n%s", phase, log)
+				}
+			}
+			time.Sleep(time.Second)
+			cmd.Process.Signal(os.Interrupt)
+			err := cmd.Wait()
+			t.Logf("interrupted during %s:\n%s", phase, log)
+			if code := exitCode(err); code != 130 {
+				t.Errorf("exit %d, want 130", code)
+			}
+			// The engine removes a cancelled build's container as the build ends.
+			var after []string
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+				if after, _ = dockerContainers(t); len(after) <= len(before) {
+					break
+				}
+			}
+			if len(after) > len(before) {
+				t.Errorf("containers after the interrupt: %v, before: %v", after, before)
+			}
+			if code, _ := runCLI(ctx, t, "run", "--resume", out); code != cli.ExitOK {
+				t.Errorf("resume exit %d", code)
+			}
+			noLeftovers(t, eng)
+		})
+	}
+}
+
+// dockerContainers lists every container on the engine, running or not.
+func dockerContainers(t *testing.T) ([]string, error) {
+	t.Helper()
+	dc, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, err
+	}
+	defer dc.Close()
+	cs, err := dc.ContainerList(context.Background(), container.ListOptions{All: true})
+	var names []string
+	for _, c := range cs {
+		names = append(names, strings.Join(c.Names, ","))
+	}
+	return names, err
 }

@@ -71,18 +71,26 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 	if todo == 0 { // resumed, and every cell of the target is measured
 		return r.visitsOf(t, cells, nil), nil
 	}
+	// An interrupt is no cell's fault: nothing is recorded for it, so that
+	// --resume runs these cells.
 	if loadgenErr != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		fail(results.Failed, loadgenErr.Error())
-		return nil, ctx.Err()
+		return nil, nil
 	}
 	r.progress.Phase(cells[0], "build "+t.Name)
 	bases := map[string]*results.BaseImage{}
 	for _, key := range t.Images() {
 		b := r.base(ctx, key)
 		if b.Used == "" {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			fail(results.Skipped, fmt.Sprintf("base image %s (%s) unavailable: %s (the engine's words: base_images.%s.error in results.json)",
 				key, b.Official, results.ShortCause(b.Error), key))
-			return nil, ctx.Err()
+			return nil, nil
 		}
 		bases[key] = b
 	}

@@ -631,3 +631,20 @@ func TestNoFileAboveEngine(t *testing.T) {
 		t.Errorf("limits %+v, warnings %q", c.Limits, c.Warnings)
 	}
 }
+
+// An interrupt while the load generator builds records no cell as failed:
+// a resume must run them all.
+func TestInterruptDuringLoadgenBuild(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	f := newFake()
+	ctx, cancel := context.WithCancel(context.Background())
+	f.buildErr["webbench/loadgen:latest"] = context.Canceled
+	cancel()
+	res, err, _ := runCtx(ctx, t, f, m, Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if res != nil && len(res.Cells) != 0 {
+		t.Errorf("cells recorded on an interrupt: %+v", res.Cells[0])
+	}
+}

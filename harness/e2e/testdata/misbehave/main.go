@@ -8,6 +8,7 @@
 //	stall           stops answering (requests hang)
 //	ignore-sigterm  ignores SIGTERM (answers correctly)
 //	log-flood       writes its log as fast as it can (answers correctly)
+//	slow-start      takes 20 s before it listens (answers correctly)
 //
 // It is never a target of the default matrix: the end-to-end tests use it
 // to prove that each fault ends as a failed cell (or a warning) with a
@@ -26,6 +27,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -37,6 +39,8 @@ func main() {
 	switch mode {
 	case "ignore-sigterm":
 		signal.Ignore(syscall.SIGTERM)
+	case "slow-start":
+		time.Sleep(20 * time.Second)
 	case "log-flood":
 		go func() {
 			line := strings.Repeat("flood ", 40) + "\n"
