@@ -28,6 +28,7 @@ import (
 	"github.com/moby/go-archive/compression"
 
 	webbench "github.com/webbench/webbench"
+	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/results"
 )
@@ -45,12 +46,13 @@ type Engine interface {
 
 // Options tune how stand-ins are made.
 type Options struct {
-	Mirror   string    // Debian mirror for debootstrap; default http://deb.debian.org/debian
-	CABundle string    // host CA bundle copied into stand-ins; default /etc/ssl/certs/ca-certificates.crt
-	GoRoot   string    // toolchain copied into the golang stand-in; default runtime.GOROOT()
-	Log      io.Writer // one-line notes on stand-in builds
-	BuildLog io.Writer // the full output of stand-in builds
-	NoPull   bool      // do not try the registry (tests, offline machines)
+	Mirror   string          // Debian mirror for debootstrap; default http://deb.debian.org/debian
+	CABundle string          // host CA bundle copied into stand-ins; default /etc/ssl/certs/ca-certificates.crt
+	GoRoot   string          // toolchain copied into the golang stand-in; default runtime.GOROOT()
+	Log      io.Writer       // one-line notes on stand-in builds
+	BuildLog io.Writer       // the full output of stand-in builds
+	NoPull   bool            // do not try the registry (tests, offline machines)
+	Times    *buildtime.Book // where stand-in build times are learned; nil: not recorded
 }
 
 // Resolver resolves keys once each per run.
@@ -173,30 +175,32 @@ func HasStandIn(key string) bool {
 	return err == nil
 }
 
-// Rough build times on this project's 2-core VM from an empty engine, for
-// plan's estimate: debootstrap of the Debian root file system, the Go
-// toolchain added to it, a Debian-package recipe (node, nginx, mono), one
-// target image.
-const (
-	debianStandInGuess = 3 * time.Minute
-	golangStandInGuess = 30 * time.Second
-	recipeStandInGuess = time.Minute
-	// TargetBuildGuess is one target (or load generator) image.
-	TargetBuildGuess = 30 * time.Second
-)
-
-// StandInGuess is the rough time to build key's stand-in; 0 for a key
-// without one.
-func StandInGuess(key string) time.Duration {
-	switch {
-	case key == "debian":
-		return debianStandInGuess
-	case key == "golang":
-		return golangStandInGuess
-	case HasStandIn(key):
-		return recipeStandInGuess
+// Pending lists the builds resolving key would need if the engine has
+// neither its official image nor its stand-in (a pull, if one works, needs
+// none of them): what plan and run count before building.
+func (r *Resolver) Pending(ctx context.Context, key string) []buildtime.Kind {
+	ref, ok := r.images[key]
+	if !ok || !HasStandIn(key) {
+		return nil
 	}
-	return 0
+	for _, have := range []string{ref, StandInRef(ref)} {
+		if _, _, ok, err := r.eng.ImageLabels(ctx, have); err != nil || ok {
+			return nil
+		}
+	}
+	switch key {
+	case "debian":
+		return []buildtime.Kind{buildtime.Debootstrap}
+	case "golang":
+		return []buildtime.Kind{buildtime.Toolchain}
+	}
+	return []buildtime.Kind{buildtime.Recipe}
+}
+
+func (r *Resolver) record(k buildtime.Kind, since time.Time) {
+	if r.opt.Times != nil {
+		r.opt.Times.Record(k, time.Since(since))
+	}
 }
 
 // StandInRef is the local tag of the stand-in for an official reference.
@@ -258,6 +262,7 @@ func (r *Resolver) standIn(ctx context.Context, key, official string) (ref, note
 	}
 	if !built.Cached {
 		fmt.Fprintf(r.opt.Log, "built stand-in %s for %s in %s\n", ref, official, time.Since(started).Round(time.Second))
+		r.record(buildtime.Recipe, started)
 	}
 	return ref, fmt.Sprintf("docker/standins/%s/Dockerfile on %s", key, deb.Used), nil
 }
@@ -317,8 +322,12 @@ func (r *Resolver) importRootfs(ctx context.Context, ref, suite, recipe string, 
 	}, changes...)
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeRootfs(pw, dir, extra)) }()
+	started := time.Now()
 	err = r.eng.Import(ctx, pr, ref, changes)
 	pr.CloseWithError(err)
+	if err == nil && extra != nil { // the golang stand-in: its own root plus the toolchain
+		r.record(buildtime.Toolchain, started)
+	}
 	return err
 }
 
@@ -418,6 +427,7 @@ func (r *Resolver) debootstrap(ctx context.Context, suite string, ca []byte) (st
 	}
 	dir := filepath.Join(r.tmp, suite)
 	fmt.Fprintf(r.opt.Log, "debootstrap --variant=minbase %s (about a minute)\n", suite)
+	started := time.Now()
 	cmd := exec.CommandContext(ctx, bin, "--variant=minbase", suite, dir, r.opt.Mirror)
 	// debootstrap runs dpkg and friends: an interrupt kills the whole group,
 	// and the wait for its output ends soon after.
@@ -445,6 +455,7 @@ func (r *Resolver) debootstrap(ctx context.Context, suite string, ca []byte) (st
 		return "", err
 	}
 	r.rootfs[suite] = dir
+	r.record(buildtime.Debootstrap, started)
 	return dir, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/webbench/webbench/harness/baseimage"
+	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/compare"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
@@ -312,13 +313,27 @@ func plan(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	buildTime := time.Duration(len(builds)+1) * baseimage.TargetBuildGuess
+	book := buildtime.Open(buildtime.Path())
+	image, learned := book.Guess(buildtime.Image)
+	buildTime := time.Duration(len(builds)+1) * image
 	for k := range keys {
-		buildTime += baseimage.StandInGuess(k)
+		if !baseimage.HasStandIn(k) {
+			continue
+		}
+		kind := map[string]buildtime.Kind{"debian": buildtime.Debootstrap, "golang": buildtime.Toolchain}[k]
+		if kind == "" {
+			kind = buildtime.Recipe
+		}
+		d, ok := book.Guess(kind)
+		buildTime, learned = buildTime+d, learned && ok
+	}
+	source := "learned from this machine's builds"
+	if !learned {
+		source = "partly documented defaults"
 	}
 	fmt.Fprintf(stdout, "\nimages: %d base image key(s) (%s) and %d target image(s) plus the load generator; "+
-		"on an empty engine without a registry, building them takes about %s (cached images are not rebuilt)\n",
-		len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), ", "), len(builds), buildTime.Round(time.Minute))
+		"on an empty engine without a registry, building them takes about %s (%s; cached images are not rebuilt)\n",
+		len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), ", "), len(builds), buildTime.Round(time.Minute), source)
 	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs, this machine's count: run asks the engine); %d trial(s) of %s after %s warm-up; estimated %s of measuring plus image builds\n",
 		len(cells), runnable, len(cells)-runnable, len(online), m.Load.Trials, how, m.Load.Warmup, est.Round(time.Second))
 	return nil

@@ -36,6 +36,20 @@ type Built struct {
 	Cached bool // an image with this tag and content hash existed; nothing was built
 }
 
+// Cached reports whether an image tagged s.Tag already carries the content
+// hash of s's inputs, so that Build would build nothing.
+func (e *Engine) Cached(ctx context.Context, s BuildSpec) (bool, error) {
+	if s.Dockerfile == "" {
+		s.Dockerfile = "Dockerfile"
+	}
+	_, hash, err := TarContext(s.Context, s.Dockerfile, s.BuildArgs)
+	if err != nil {
+		return false, err
+	}
+	_, labels, ok, err := e.ImageLabels(ctx, s.Tag)
+	return ok && labels[LabelHash] == hash, err
+}
+
 // Build builds s.Tag from s.Context with the classic builder (the one every
 // engine has), unless an image with that tag already carries the content
 // hash of these inputs. A failure names the failing step and quotes the

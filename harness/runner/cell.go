@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
@@ -101,9 +102,9 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		for _, key := range svc.Images {
 			args[strings.ToUpper(key)+"_IMAGE"] = bases[key].Used
 		}
-		name, tag := t.Name, "webbench/target-"+t.Name+":latest"
+		name, tag := t.Name, imageTag(t, svc)
 		if len(t.Services) > 1 {
-			name, tag = t.Name+"-"+svc.Name, "webbench/target-"+t.Name+"-"+svc.Name+":latest"
+			name = t.Name + "-" + svc.Name
 		}
 		logf, err := r.buildLog(name)
 		if err != nil {
@@ -114,6 +115,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
 		logf.Close()
 		if err == nil && !built.Cached {
+			r.times.Record(buildtime.Image, time.Since(started))
 			fmt.Fprintf(r.log, "built image %s in %s\n", tag, time.Since(started).Round(time.Second))
 		}
 		if err != nil {
@@ -131,6 +133,15 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 	}
 	img.ID = img.Services[t.Entry]
 	return r.visitsOf(t, cells, img), nil
+}
+
+// imageTag is the tag of a service's image: webbench/target-<target>, or
+// webbench/target-<target>-<service> for a target of several services.
+func imageTag(t matrix.Target, svc matrix.Service) string {
+	if len(t.Services) > 1 {
+		return "webbench/target-" + t.Name + "-" + svc.Name + ":latest"
+	}
+	return "webbench/target-" + t.Name + ":latest"
 }
 
 // visitsOf records t's cells that cannot run and returns a visit for each

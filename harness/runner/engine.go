@@ -24,6 +24,8 @@ type Engine interface {
 	Logs(ctx context.Context, id string, n int) (string, error)
 	Exec(ctx context.Context, id string, cmd []string) (engine.ExecResult, error)
 	Sample(ctx context.Context, id string) engine.Sampler
+	// Cached says whether Build would build nothing.
+	Cached(ctx context.Context, s engine.BuildSpec) (bool, error)
 	// RunningContainers lists what runs on the engine, to warn of
 	// containers that share the run's cores.
 	RunningContainers(ctx context.Context) ([]engine.Running, error)

@@ -141,6 +141,8 @@ func (f *fakeEngine) Build(_ context.Context, s engine.BuildSpec) (engine.Built,
 	return engine.Built{ID: "img-" + s.Tag}, nil
 }
 
+func (f *fakeEngine) Cached(context.Context, engine.BuildSpec) (bool, error) { return false, nil }
+
 func (f *fakeEngine) Info(context.Context) (engine.Info, error) {
 	return engine.Info{ID: "fake-engine", ServerVersion: "fake", APIVersion: "1.41", NCPU: f.ncpu, Kernel: "k", OS: "fake", Driver: "overlay2"}, nil
 }

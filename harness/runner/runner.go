@@ -27,6 +27,7 @@ import (
 
 	webbench "github.com/webbench/webbench"
 	"github.com/webbench/webbench/harness/baseimage"
+	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/lock"
@@ -70,6 +71,8 @@ type Options struct {
 	// instead of waiting for it.
 	LockDir string
 	NoWait  bool
+	// BuildTimes is where build times are learned (nil: buildtime.Path()).
+	BuildTimes *buildtime.Book
 }
 
 // Progress is told where the run is, in units of work: a cell visit that
@@ -122,6 +125,7 @@ type runner struct {
 	kept      map[string]*results.Cell // by id: cells an earlier run measured, when resuming
 	leftover  error                    // a container a visit could not remove: the next visit must not run
 	maxNoFile int64                    // the engine's hard open-files limit for containers; 0: unknown or unlimited
+	times     *buildtime.Book          // this machine's build times
 }
 
 // infraGone says what of the run's own infrastructure vanished: its load
@@ -251,9 +255,6 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		}
 		units += per
 	}
-	r.progress.Start(units, matrix.Estimate(r.m, cells, matrix.VisitOverhead, matrix.GuessedRPS, r.interleave))
-	defer r.progress.Finish()
-
 	images := map[string]string{}
 	for k, v := range LoadgenImages {
 		images[k] = v
@@ -266,7 +267,13 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		return nil, err
 	}
 	defer standinLog.Close()
-	r.resolver = baseimage.NewResolver(r.eng, images, baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull})
+	if r.times = r.opt.BuildTimes; r.times == nil {
+		r.times = buildtime.Open(buildtime.Path())
+	}
+	r.resolver = baseimage.NewResolver(r.eng, images, baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.times})
+	builds := r.buildEstimate(ctx, cells)
+	r.progress.Start(units, builds+matrix.Estimate(r.m, cells, matrix.VisitOverhead, matrix.GuessedRPS, r.interleave))
+	defer r.progress.Finish()
 
 	switch mode {
 	case matrix.NetworkHost:
@@ -449,10 +456,15 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	if err != nil {
 		return err
 	}
+	started := time.Now()
 	built, err := r.eng.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
 		Tag: "webbench/loadgen:latest", BuildArgs: args, Labels: map[string]string{engine.LabelRole: "loadgen"}, Log: logf})
 	if err != nil {
 		return fmt.Errorf("build load generator: %w", err)
+	}
+	if !built.Cached {
+		r.times.Record(buildtime.Image, time.Since(started))
+		fmt.Fprintf(r.log, "built image webbench/loadgen:latest in %s\n", time.Since(started).Round(time.Second))
 	}
 	r.loadgenImage = built.ID
 	r.loadgenID, err = r.eng.Start(ctx, engine.ContainerSpec{Name: "webbench-" + r.id + "-loadgen", Image: built.ID,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
@@ -83,6 +84,9 @@ func runCtx(ctx context.Context, t *testing.T, f *fakeEngine, m *matrix.Matrix, 
 	}
 	if opt.LockDir == "" {
 		opt.LockDir = t.TempDir()
+	}
+	if opt.BuildTimes == nil { // never learn a fake's build times into the user's record
+		opt.BuildTimes = buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))
 	}
 	res, err := Run(ctx, f, opt)
 	if left := f.live(); len(left) > 0 {
@@ -567,7 +571,8 @@ func TestResume(t *testing.T) {
 	}
 
 	other := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [16]", 1), "", "a", "b")
-	if _, err := Run(context.Background(), newFake(), Options{Matrix: other, OutDir: t.TempDir(), LockDir: t.TempDir(), Resume: prev}); err == nil ||
+	if _, err := Run(context.Background(), newFake(), Options{Matrix: other, OutDir: t.TempDir(), LockDir: t.TempDir(), Resume: prev,
+		BuildTimes: buildtime.Open(filepath.Join(t.TempDir(), "b.json"))}); err == nil ||
 		!strings.Contains(err.Error(), "cannot resume: the matrix differs from the run's: connections was [8], is [16]") {
 		t.Errorf("resume with another matrix: %v", err)
 	}
@@ -646,5 +651,26 @@ func TestInterruptDuringLoadgenBuild(t *testing.T) {
 	}
 	if res != nil && len(res.Cells) != 0 {
 		t.Errorf("cells recorded on an interrupt: %+v", res.Cells[0])
+	}
+}
+
+// Before building, the run says what it will build and about how long
+// that takes, from this machine's record; builds it makes are learned.
+func TestBuildEstimate(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b")
+	book := buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))
+	book.Record(buildtime.Image, 40*time.Second)
+	var log strings.Builder
+	res, err, p := run(t, newFake(), m, Options{BuildTimes: book, Log: &log})
+	if err != nil || len(res.Cells) != 2 {
+		t.Fatal(err)
+	}
+	// Three images (the load generator, a, b) at 40 s learned: 2 minutes.
+	if !strings.Contains(log.String(), "to build before measuring: 0 stand-in step(s) and 3 image(s), about 2m0s (from this machine's earlier builds)") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	_ = p
+	if d, _ := book.Guess(buildtime.Image); d >= 40*time.Second {
+		t.Errorf("the fake's instant builds were not learned: %v", d)
 	}
 }

@@ -1,0 +1,92 @@
+// Package buildtime keeps how long image builds take on this machine, so
+// that plan and run can say before building how long the builds will take:
+// learned from earlier builds (a moving average per kind of build, kept in
+// the user's cache dir) or, before the first one, a documented default.
+package buildtime
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/moby/sys/atomicwriter"
+)
+
+// Kind is a kind of build.
+type Kind string
+
+// Kinds of builds.
+const (
+	Debootstrap Kind = "debootstrap" // the Debian root file system of the stand-ins
+	Toolchain   Kind = "toolchain"   // the golang stand-in: that root plus the host's Go
+	Recipe      Kind = "recipe"      // a stand-in from docker/standins/<key> (node, nginx, mono)
+	Image       Kind = "image"       // a target's or the load generator's image
+)
+
+// Defaults are rough times on this project's 2-core VM from an empty
+// engine, used until this machine has built one of the kind.
+var Defaults = map[Kind]time.Duration{
+	Debootstrap: 3 * time.Minute,
+	Toolchain:   30 * time.Second,
+	Recipe:      time.Minute,
+	Image:       30 * time.Second,
+}
+
+// weight of the newest build in the moving average.
+const weight = 0.5
+
+// Book is the record of this machine's build times.
+type Book struct {
+	mu      sync.Mutex
+	path    string
+	Seconds map[Kind]float64 `json:"seconds"`
+}
+
+// Path is the default record: <user cache dir>/webbench/build-times.json.
+func Path() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "webbench", "build-times.json")
+}
+
+// Open reads the record at path; a missing or damaged one is empty.
+func Open(path string) *Book {
+	b := &Book{path: path, Seconds: map[Kind]float64{}}
+	if data, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(data, b)
+	}
+	if b.Seconds == nil {
+		b.Seconds = map[Kind]float64{}
+	}
+	return b
+}
+
+// Guess is how long a build of kind k takes here, and whether that was
+// learned here (else it is the default).
+func (b *Book) Guess(k Kind) (time.Duration, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.Seconds[k]; ok && s > 0 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	return Defaults[k], false
+}
+
+// Record adds one build's time to the average and saves the record; a
+// record that cannot be written is no reason to fail a build.
+func (b *Book) Record(k Kind, d time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := d.Seconds()
+	if old, ok := b.Seconds[k]; ok && old > 0 {
+		s = weight*s + (1-weight)*old
+	}
+	b.Seconds[k] = s
+	if data, err := json.Marshal(b); err == nil && os.MkdirAll(filepath.Dir(b.path), 0o755) == nil {
+		atomicwriter.WriteFile(b.path, data, 0o644)
+	}
+}
