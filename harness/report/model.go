@@ -24,6 +24,9 @@ type Row struct {
 	RPSStats       stats.Summary    `json:"rps_stats"`
 	P50            stats.Summary    `json:"latency_ms_p50"`
 	P99            stats.Summary    `json:"latency_ms_p99"`
+	MeanMS         float64          `json:"latency_ms_mean,omitempty"` // median over trials; 0 in results without it
+	MaxMS          float64          `json:"latency_ms_max"`            // the longest request of any trial
+	MBps           float64          `json:"mb_per_s"`                  // median over trials of bytes read per second, in 10^6 bytes`
 	Noisy          bool             `json:"noisy"`
 	GeneratorBound int              `json:"generator_bound_trials"`
 	Errors         int64            `json:"errors"`
@@ -128,14 +131,20 @@ func significance(a, b stats.Summary) string {
 }
 
 func rowOf(run *results.Run, c *results.Cell) *Row {
-	var rps, p50, p99 []float64
+	var rps, p50, p99, mean, mbps []float64
 	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: paramText(c), CPUs: c.CPUs, Connections: c.Connections}
 	for _, t := range c.Trials {
 		rps = append(rps, t.RPS)
 		p50 = append(p50, t.LatencyMS.P50)
 		p99 = append(p99, t.LatencyMS.P99)
+		mean = append(mean, t.LatencyMS.Mean)
+		r.MaxMS = max(r.MaxMS, t.LatencyMS.Max)
+		if t.Seconds > 0 {
+			mbps = append(mbps, float64(t.BytesRead)/t.Seconds/1e6)
+		}
 	}
 	r.RPSStats, r.P50, r.P99 = stats.Describe(rps), stats.Describe(p50), stats.Describe(p99)
+	r.MeanMS, r.MBps = stats.Describe(mean).Median, stats.Describe(mbps).Median
 	r.Noisy = r.RPSStats.Noisy(stats.NoisyCV)
 	r.Aggregate = matrix.AggregateMedian
 	if s := c.Summary; s != nil {

@@ -229,7 +229,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		header = append(header, "params")
 	}
 	header = append(header, "cores", "conns", "RPS ("+string(agg)+")", "95% CI", "min…max", "CV", "vs fastest",
-		"% ceiling", "p50 ms", "p99 ms", "errors", "target CPU", "peak MiB", "runtime")
+		"% ceiling", "MB/s", "p50 ms", "p99 ms", "mean ms", "max ms", "errors", "target CPU", "peak MiB", "runtime")
 	t.Header(header...)
 	var noisy, unsure, notSig bool
 	var bound []string
@@ -269,7 +269,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 			row = append(row, r.Params)
 		}
 		row = append(row, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), rps, ci,
-			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median),
+			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.MBps), numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median), meanText(r.MeanMS), numfmt.Sig(r.MaxMS),
 			numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), oneLine(r.Runtime))
 		if err := t.Append(row...); err != nil {
 			return err
@@ -311,7 +311,8 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		notes = append(notes, "? one trial: no way to tell the difference from noise.")
 	}
 	if len(rows) > 0 {
-		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number.")
+		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number. "+
+			"MB/s: bytes read (headers included) per second; p50, p99 and mean: medians over the trials; max: the longest request of any trial.")
 	}
 	for _, c := range failing {
 		notes = append(notes, fmt.Sprintf("**fails** `%s`: %s", c.ID(), oneLine(c.Reason)))
@@ -321,6 +322,15 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	}
 	b.WriteString("\n")
 	return scalingTable(b, scenario, rows)
+}
+
+// meanText is a mean latency, or "—" for results written before it was
+// recorded.
+func meanText(ms float64) string {
+	if ms == 0 {
+		return "—"
+	}
+	return numfmt.Sig(ms)
 }
 
 // ceilings is the header line of the load generator's measured ceilings.
