@@ -23,7 +23,8 @@ type Spec struct {
 	Duration    time.Duration // exclusive with Requests
 	Requests    int64
 	Timeout     time.Duration
-	Expect      int // the status the scenario expects: its class is what counts
+	Expect      int  // the status the scenario expects: its class is what counts
+	Close       bool // keep-alive off: every request says Connection: close
 }
 
 // Bounds of a trial's deadline.
@@ -56,6 +57,9 @@ func Deadline(s Spec) time.Duration {
 // bar (-p r prints only the result), JSON output (-o j).
 func Args(s Spec) []string {
 	args := []string{"-c", strconv.Itoa(s.Connections), "-t", s.Timeout.String(), "-l", "-p", "r", "-o", "j"}
+	if s.Close {
+		args = append(args, "-H", "Connection: close")
+	}
 	if s.Requests > 0 {
 		args = append(args, "-n", strconv.FormatInt(s.Requests, 10))
 	} else {

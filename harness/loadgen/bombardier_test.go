@@ -71,6 +71,10 @@ func TestArgs(t *testing.T) {
 	if want := "-c 512 -t 1s -l -p r -o j -n 1000000 http://t/"; got != want {
 		t.Errorf("Args = %q, want %q", got, want)
 	}
+	got = strings.Join(Args(Spec{URL: "http://t/", Connections: 20, Requests: 20000, Timeout: time.Second, Close: true}), " ")
+	if want := "-c 20 -t 1s -l -p r -o j -H Connection: close -n 20000 http://t/"; got != want {
+		t.Errorf("Args without keep-alive = %q, want %q", got, want)
+	}
 }
 
 // Only responses of the expected class count; other classes, responses

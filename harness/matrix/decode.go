@@ -77,6 +77,7 @@ type (
 		Load        *loadSchema               `yaml:"load" check:"required"`
 		CPUs        []int                     `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
 		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000"`
+		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
 		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names"`
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
@@ -135,6 +136,7 @@ type (
 		Load        *loadSchema `yaml:"load"`
 		CPUs        []int       `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
 		Connections []int       `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
+		KeepAlive   []bool      `yaml:"keepalive" check:"nonempty,unique"`
 		Only        *string     `yaml:"only" check:"str"`
 		Control     *string     `yaml:"control" check:"str"`
 	}
@@ -166,7 +168,7 @@ func Parse(path string, data []byte) (*Matrix, error) {
 	d.walk(doc, reflect.TypeFor[fileSchema](), "", "", "")
 	var f fileSchema
 	doc.Decode(&f) // what does not fit the schema was reported by walk
-	m := &Matrix{File: path, Dir: dir, Network: NetworkShared, Load: Defaults, CPUs: []int{1}, Profiles: map[string]Profile{}}
+	m := &Matrix{File: path, Dir: dir, Network: NetworkShared, Load: Defaults, CPUs: []int{1}, KeepAlive: []bool{true}, Profiles: map[string]Profile{}}
 	if doc.Kind == yaml.MappingNode {
 		d.matrix(&f, m)
 	}
@@ -351,6 +353,10 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 		case hi != "" && v > high:
 			d.errorf(n, path, "must be at most %d, got %d", high, v)
 		}
+	case t.Kind() == reflect.Bool:
+		if n.Tag != "!!bool" {
+			d.errorf(n, path, "want true or false, got %q", n.Value)
+		}
 	case t.Kind() == reflect.Float64:
 		v, err := strconv.ParseFloat(n.Value, 64)
 		lo, _ := has("min")
@@ -411,6 +417,9 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		m.CPUs = f.CPUs
 	}
 	m.Connections = f.Connections
+	if len(f.KeepAlive) > 0 {
+		m.KeepAlive = f.KeepAlive
+	}
 	m.Control = d.control(f.Control, "control")
 	m.Limits = d.limits(f.Limits, "limits", DefaultLimits)
 	for _, name := range d.names("scenarios") {
@@ -421,7 +430,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	for _, name := range d.names("profiles") {
 		pf, path := f.Profiles[name], "profiles."+name
-		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections}
+		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive}
 		if d.set(path + ".load") {
 			d.load(pf.Load, path+".load", &p.Load)
 		}
@@ -430,6 +439,9 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		}
 		if len(pf.Connections) > 0 {
 			p.Connections = pf.Connections
+		}
+		if len(pf.KeepAlive) > 0 {
+			p.KeepAlive = pf.KeepAlive
 		}
 		if pf.Only != nil {
 			sel, err := ParseSelector(*pf.Only)

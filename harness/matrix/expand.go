@@ -24,6 +24,9 @@ type Cell struct {
 	CPUSet      cpuset.Set `json:"-"` // target cores
 	LoadgenSet  cpuset.Set `json:"-"`
 	Skip        string     `json:"-"` // reason the cell cannot run on this machine
+	// Close turns keep-alive off: every request carries Connection: close
+	// and opens a new connection, as ApacheBench without -k did.
+	Close bool `json:"connection_close,omitempty"`
 	// Control marks the second, independent measurement of a cell: an A/A
 	// control whose difference from its twin is the machine's noise.
 	Control bool `json:"control,omitempty"`
@@ -59,6 +62,9 @@ func (c Cell) ScenarioName() string {
 // target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>.
 func (c Cell) ID() string {
 	id := fmt.Sprintf("%s/%s/%dcpu/c%d", c.TargetName(), c.ScenarioName(), c.CPUs, c.Connections)
+	if c.Close {
+		id += "/close"
+	}
 	if c.Control {
 		id += " (control)"
 	}
@@ -101,19 +107,21 @@ func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 				for _, params := range combinations(s.Params) {
 					for _, cpus := range m.CPUs {
 						for _, conns := range m.Connections {
-							c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns}
-							if !only.Match(c) || !m.ProfileOnly.Match(c) {
-								continue
-							}
-							tg, lg, err := cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
-							if err != nil {
-								c.Skip = err.Error()
-							}
-							c.CPUSet, c.LoadgenSet = tg, lg
-							cells = append(cells, c)
-							if len(m.Control) > 0 && m.Control.Match(c) {
-								c.Control = true
+							for _, keep := range keepAlive(m) {
+								c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep}
+								if !only.Match(c) || !m.ProfileOnly.Match(c) {
+									continue
+								}
+								tg, lg, err := cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
+								if err != nil {
+									c.Skip = err.Error()
+								}
+								c.CPUSet, c.LoadgenSet = tg, lg
 								cells = append(cells, c)
+								if len(m.Control) > 0 && m.Control.Match(c) {
+									c.Control = true
+									cells = append(cells, c)
+								}
 							}
 						}
 					}
@@ -122,6 +130,14 @@ func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 		}
 	}
 	return cells
+}
+
+// keepAlive is the keep-alive axis: [true] when the matrix sets none.
+func keepAlive(m *Matrix) []bool {
+	if len(m.KeepAlive) == 0 {
+		return []bool{true}
+	}
+	return m.KeepAlive
 }
 
 // MaxCells is how many cells a run may have unless --max-cells says more.
@@ -140,7 +156,7 @@ func Count(m *Matrix, only Selector) int64 {
 		}
 		return a * b
 	}
-	perCell := mul(int64(len(m.CPUs)), int64(len(m.Connections)))
+	perCell := mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m))))
 	var total int64
 	for _, t := range m.Targets {
 		for _, variant := range t.variantNames() {

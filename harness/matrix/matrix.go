@@ -69,6 +69,7 @@ type Matrix struct {
 	Limits      Limits             `json:"limits"` // of every target that does not set its own
 	CPUs        []int              `json:"cpus"`
 	Connections []int              `json:"connections"`
+	KeepAlive   []bool             `json:"keepalive"` // axis: false sends Connection: close on every request
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
 	Control     Selector           `json:"control,omitempty"` // cells measured twice, as an A/A control
@@ -213,6 +214,7 @@ type Profile struct {
 	Load        Load
 	CPUs        []int
 	Connections []int
+	KeepAlive   []bool
 	Only        Selector // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector // replaces the file's control when set
 }
@@ -227,7 +229,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, name, p.Only
+	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, name, p.Only
 	if p.Control != nil {
 		c.Control = p.Control
 	}

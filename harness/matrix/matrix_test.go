@@ -391,3 +391,32 @@ func TestSyntaxErrors(t *testing.T) {
 		}
 	}
 }
+
+// Keep-alive is an axis: false cells send Connection: close and say so in
+// their id; a profile may set it; a value that is not a boolean is refused.
+func TestKeepAliveAxis(t *testing.T) {
+	m, err := parse(t, strings.Replace(good, "connections: [64, 256]", "connections: [64]\nkeepalive: [true, false]", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 2)) {
+		ids = append(ids, c.ID())
+	}
+	if want := []string{"one/plaintext/1cpu/c64", "one/plaintext/1cpu/c64/close", "one/plaintext/2cpu/c64", "one/plaintext/2cpu/c64/close"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("ids %v, want %v", ids, want)
+	}
+	if n := Count(m, Selector{"one/plaintext"}); n != 4 {
+		t.Errorf("Count = %d, want 4", n)
+	}
+	q, _ := parse(t, strings.Replace(good, "quick: {load:", "quick: {keepalive: [false], load:", 1))
+	q, _ = q.WithProfile("quick")
+	for _, c := range Expand(q, nil, cpuset.Range(0, 4)) {
+		if !c.Close {
+			t.Errorf("quick's cell %s keeps connections alive", c.ID())
+		}
+	}
+	if _, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1, 2]\nkeepalive: [yes]", 1)); err == nil || !strings.Contains(err.Error(), `keepalive[0]: want true or false, got "yes"`) {
+		t.Errorf("keepalive: [yes]: %v", err)
+	}
+}

@@ -88,13 +88,13 @@ type errPoints struct {
 func labels(rows []*Row) []string {
 	groups := map[group]bool{}
 	for _, x := range rows {
-		groups[group{x.Params, x.CPUs, x.Connections}] = true
+		groups[group{x.Params, x.CPUs, x.Connections, x.Close}] = true
 	}
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = r.Target
 		if len(groups) > 1 {
-			out[i] += fmt.Sprintf("\n%s%d core(s), c%d", paramPrefix(r.Params), r.CPUs, r.Connections)
+			out[i] += fmt.Sprintf("\n%s%d core(s), c%s", paramPrefix(r.Params), r.CPUs, connsText(r.Connections, r.Close))
 		}
 	}
 	return out
@@ -179,7 +179,7 @@ func rpsVs(sc string, rows []*Row, axis string, x func(*Row) (float64, bool)) (C
 		} else if r.Params != "" {
 			name += " " + r.Params
 		}
-		name += fmt.Sprintf(" c%d", r.Connections)
+		name += " c" + connsText(r.Connections, r.Close)
 		if _, ok := lines[name]; !ok {
 			names = append(names, name)
 		}
@@ -221,7 +221,7 @@ func rpsVs(sc string, rows []*Row, axis string, x func(*Row) (float64, bool)) (C
 // target, for the scenario's first group of cells.
 func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
 	c := Chart{File: fileName("latency", sc)}
-	first := group{rows[0].Params, rows[0].CPUs, rows[0].Connections}
+	first := group{rows[0].Params, rows[0].CPUs, rows[0].Connections, rows[0].Close}
 	cells := map[string]*results.Cell{}
 	for _, cell := range run.Cells {
 		cells[cell.ID()] = cell
@@ -233,7 +233,7 @@ func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
 	p.X.Label.Text = "percentile"
 	var args []any
 	for _, r := range rows {
-		if (group{r.Params, r.CPUs, r.Connections}) != first {
+		if (group{r.Params, r.CPUs, r.Connections, r.Close}) != first {
 			continue
 		}
 		cell := cells[r.ID]

@@ -19,6 +19,7 @@ type Row struct {
 	Params         string           `json:"params,omitempty"` // k=v&k2=v2
 	CPUs           int              `json:"cpus"`
 	Connections    int              `json:"connections"`
+	Close          bool             `json:"connection_close,omitempty"` // keep-alive off
 	Aggregate      matrix.Aggregate `json:"aggregate"`
 	RPS            float64          `json:"rps"` // the headline: median, or best of N
 	RPSStats       stats.Summary    `json:"rps_stats"`
@@ -73,6 +74,9 @@ func Rows(run *results.Run, scenario string) []*Row {
 		if a.Connections != b.Connections {
 			return a.Connections < b.Connections
 		}
+		if a.Close != b.Close {
+			return !a.Close
+		}
 		if a.RPS != b.RPS {
 			return a.RPS > b.RPS
 		}
@@ -80,14 +84,14 @@ func Rows(run *results.Run, scenario string) []*Row {
 	})
 	fastest := map[group]*Row{}
 	for _, r := range rows {
-		g := group{r.Params, r.CPUs, r.Connections}
+		g := group{r.Params, r.CPUs, r.Connections, r.Close}
 		if f := fastest[g]; f == nil || r.RPS > f.RPS {
 			fastest[g] = r
 		}
 	}
 	noise := results.Noise(run)
 	for _, r := range rows {
-		f := fastest[group{r.Params, r.CPUs, r.Connections}]
+		f := fastest[group{r.Params, r.CPUs, r.Connections, r.Close}]
 		if f.RPS > 0 {
 			r.VsFastest = r.RPS / f.RPS
 		}
@@ -132,7 +136,7 @@ func significance(a, b stats.Summary) string {
 
 func rowOf(run *results.Run, c *results.Cell) *Row {
 	var rps, p50, p99, mean, mbps []float64
-	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: paramText(c), CPUs: c.CPUs, Connections: c.Connections}
+	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: paramText(c), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close}
 	for _, t := range c.Trials {
 		rps = append(rps, t.RPS)
 		p50 = append(p50, t.LatencyMS.P50)
@@ -203,6 +207,7 @@ type Scaling struct {
 	Target      string         `json:"target"`
 	Params      string         `json:"params,omitempty"`
 	Connections int            `json:"connections"`
+	Close       bool           `json:"connection_close,omitempty"`
 	Points      []ScalingPoint `json:"points"`
 }
 
@@ -229,16 +234,17 @@ func ScalingRows(rows []*Row) []Scaling {
 	type key struct {
 		target, params string
 		conns          int
+		close          bool
 	}
 	idx := map[key]int{}
 	var out []Scaling
 	for _, r := range rows {
-		k := key{r.Target, r.Params, r.Connections}
+		k := key{r.Target, r.Params, r.Connections, r.Close}
 		i, ok := idx[k]
 		if !ok {
 			i = len(out)
 			idx[k] = i
-			out = append(out, Scaling{Target: r.Target, Params: r.Params, Connections: r.Connections})
+			out = append(out, Scaling{Target: r.Target, Params: r.Params, Connections: r.Connections, Close: r.Close})
 		}
 		out[i].Points = append(out[i].Points, ScalingPoint{CPUs: r.CPUs, RPS: r.RPS, GeneratorBound: len(r.BoundBy) > 0})
 	}

@@ -197,6 +197,16 @@ func scenarios(run *results.Run) []string {
 type group struct {
 	params      string
 	cpus, conns int
+	close       bool
+}
+
+// connsText is the connections column: "64", or "20, close" without
+// keep-alive.
+func connsText(conns int, close bool) string {
+	if close {
+		return strconv.Itoa(conns) + ", close"
+	}
+	return strconv.Itoa(conns)
 }
 
 func paramText(c *results.Cell) string {
@@ -268,7 +278,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		if hasParams {
 			row = append(row, r.Params)
 		}
-		row = append(row, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), rps, ci,
+		row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
 			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.MBps), numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median), meanText(r.MeanMS), numfmt.Sig(r.MaxMS),
 			numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), oneLine(r.Runtime))
 		if err := t.Append(row...); err != nil {
@@ -280,7 +290,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		if hasParams {
 			row = append(row, paramText(c))
 		}
-		row = append(row, strconv.Itoa(c.CPUs), strconv.Itoa(c.Connections), "**fails**")
+		row = append(row, strconv.Itoa(c.CPUs), connsText(c.Connections, c.Close), "**fails**")
 		for len(row) < len(header)-1 {
 			row = append(row, "—")
 		}
@@ -338,10 +348,10 @@ func ceilings(cs []results.Ceiling) string {
 	var parts []string
 	for _, c := range cs {
 		if c.Error != "" {
-			parts = append(parts, fmt.Sprintf("%d core(s) c%d: not measured (%s)", c.CPUs, c.Connections, oneLine(c.Error)))
+			parts = append(parts, fmt.Sprintf("%d core(s) c%s: not measured (%s)", c.CPUs, connsText(c.Connections, c.Close), oneLine(c.Error)))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%d core(s) c%d: %s rps", c.CPUs, c.Connections, numfmt.Sig(c.RPS)))
+		parts = append(parts, fmt.Sprintf("%d core(s) c%s: %s rps", c.CPUs, connsText(c.Connections, c.Close), numfmt.Sig(c.RPS)))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -363,7 +373,7 @@ func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
 			if p.GeneratorBound {
 				rps += " †"
 			}
-			if err := t.Append(s.Target, s.Params, strconv.Itoa(s.Connections), strconv.Itoa(p.CPUs), rps,
+			if err := t.Append(s.Target, s.Params, connsText(s.Connections, s.Close), strconv.Itoa(p.CPUs), rps,
 				numfmt.Sig(p.SpeedUp)+"×", numfmt.Sig(100*p.Efficiency)+"%"); err != nil {
 				return err
 			}

@@ -114,6 +114,7 @@ type Settings struct {
 	Load        LoadSettings      `json:"load"`
 	CPUs        []int             `json:"cpus"`
 	Connections []int             `json:"connections"`
+	KeepAlive   []bool            `json:"keepalive,omitempty"`
 	Images      map[string]string `json:"images"`
 	Targets     []matrix.Target   `json:"targets"`
 	Scenarios   []matrix.Scenario `json:"scenarios"`
@@ -142,7 +143,7 @@ func SettingsOf(m *matrix.Matrix, only string) Settings {
 		Timeout: Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: Duration(l.ReadyTimeout), Aggregate: l.Aggregate,
 		MaxErrorRate: l.MaxErrorRate}
 	return Settings{File: filepath.Base(m.File), Path: m.File, Profile: m.Profile, Only: only, Control: strings.Join(m.Control, ","), Load: ls, CPUs: m.CPUs,
-		Connections: m.Connections, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
+		Connections: m.Connections, KeepAlive: m.KeepAlive, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
 }
 
 // Cell is one measured (or failed, or skipped) cell.
@@ -155,7 +156,8 @@ type Cell struct {
 	CPUSet        string         `json:"cpuset"`
 	LoadgenCPUSet string         `json:"loadgen_cpuset"`
 	Connections   int            `json:"connections"`
-	Control       bool           `json:"control,omitempty"` // the A/A twin of the cell of the same id
+	Close         bool           `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
+	Control       bool           `json:"control,omitempty"`          // the A/A twin of the cell of the same id
 	Status        Status         `json:"status"`
 	Reason        string         `json:"reason,omitempty"`
 	Warnings      []string       `json:"warnings,omitempty"`
@@ -174,7 +176,7 @@ func (c *Cell) ID() string {
 // Key is the cell's identity as the matrix names it.
 func (c *Cell) Key() matrix.Cell {
 	return matrix.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Control: c.Control}
+		Connections: c.Connections, Close: c.Close, Control: c.Control}
 }
 
 // Image is what the target ran as.
@@ -225,6 +227,7 @@ type Ceiling struct {
 	CPUs        int            `json:"cpus"`
 	CPUSet      string         `json:"cpuset"`
 	Connections int            `json:"connections"`
+	Close       bool           `json:"connection_close,omitempty"`
 	NetworkMode matrix.Network `json:"network_mode"`
 	RPS         float64        `json:"ceiling_rps,omitempty"` // median of the trials
 	TrialRPS    []float64      `json:"trial_rps,omitempty"`

@@ -16,7 +16,10 @@ import (
 // ceilingPort is where the fixed-response server listens.
 const ceilingPort = 8080
 
-type ceilingKey struct{ cpus, conns int }
+type ceilingKey struct {
+	cpus, conns int
+	close       bool
+}
 
 // measureCeilings measures, once per (cores, connections) the run's cells
 // use, what the load generator can draw from the fixed-response server in
@@ -30,11 +33,11 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 	}
 	seen := map[ceilingKey]bool{}
 	for _, ce := range r.out.Ceilings { // measured before a resume
-		k := ceilingKey{ce.CPUs, ce.Connections}
+		k := ceilingKey{ce.CPUs, ce.Connections, ce.Close}
 		r.ceilings[k], seen[k] = ce.RPS, true
 	}
 	for _, v := range vs {
-		k := ceilingKey{v.c.CPUs, v.c.Connections}
+		k := ceilingKey{v.c.CPUs, v.c.Connections, v.c.Close}
 		if seen[k] || v.done {
 			continue
 		}
@@ -46,10 +49,10 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		}
 		if err != nil {
 			ce.Error = err.Error()
-			fmt.Fprintf(r.log, "warning: load generator ceiling on %d core(s), c%d: %v\n", k.cpus, k.conns, err)
+			fmt.Fprintf(r.log, "warning: load generator ceiling on %d core(s), c%d%s: %v\n", k.cpus, k.conns, closeText(k.close), err)
 		} else {
 			r.ceilings[k] = ce.RPS
-			fmt.Fprintf(r.log, "load generator ceiling on %d core(s), c%d: %s rps\n", k.cpus, k.conns, numfmt.Sig(ce.RPS))
+			fmt.Fprintf(r.log, "load generator ceiling on %d core(s), c%d%s: %s rps\n", k.cpus, k.conns, closeText(k.close), numfmt.Sig(ce.RPS))
 		}
 		r.out.Ceilings = append(r.out.Ceilings, ce)
 		r.save()
@@ -57,8 +60,15 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 	return nil
 }
 
+func closeText(close bool) string {
+	if close {
+		return " without keep-alive"
+	}
+	return ""
+}
+
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
-	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, NetworkMode: r.mode}
+	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close, NetworkMode: r.mode}
 	host := "127.0.0.1"
 	if r.mode == matrix.NetworkBridge {
 		host = "ceiling"
@@ -83,7 +93,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		return ce, err
 	}
 	spec := loadgen.Spec{URL: url, Connections: c.Connections, Duration: r.m.Load.Duration,
-		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: 200}
+		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: 200, Close: c.Close}
 	if r.m.Load.Warmup > 0 {
 		w := spec
 		w.Duration, w.Requests = r.m.Load.Warmup, 0

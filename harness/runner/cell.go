@@ -275,7 +275,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Control: c.Control}
+		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Control: c.Control}
 }
 
 func (r *runner) scenario(name string) matrix.Scenario {
@@ -404,7 +404,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 
 	spec := loadgen.Spec{URL: url, Connections: c.Connections, Duration: r.m.Load.Duration,
-		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: sc.Expect.Status}
+		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: sc.Expect.Status, Close: c.Close}
 	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes}
 	if r.m.Load.Warmup > 0 {
 		r.progress.Phase(c, "warm-up")
@@ -441,7 +441,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 			return &trialError{n: k, err: errors.New(problem)}
 		}
 		rc.Summary = results.Summarize(rc.Trials, r.m.Load.Aggregate)
-		rc.Summary.JudgeBound(r.ceilings[ceilingKey{c.CPUs, c.Connections}])
+		rc.Summary.JudgeBound(r.ceilings[ceilingKey{c.CPUs, c.Connections, c.Close}])
 	}
 	if err := r.allRunning(ctx, d, "during the trials"); err != nil {
 		return err

@@ -42,6 +42,8 @@ type fakeEngine struct {
 	// target.
 	onBombard func(cell string, n int)
 	bombards  map[string]int // bombardier runs so far, by target
+	// bombardArgs are the command lines of every bombardier run.
+	bombardArgs []string
 }
 
 type fakeContainer struct {
@@ -285,6 +287,7 @@ func (f *fakeEngine) Exec(ctx context.Context, id string, cmd []string) (engine.
 			hook, t = nil, &fakeTarget{rps: []float64{f.ceilingRPS}}
 		}
 		f.log("bombard %s", cell)
+		f.bombardArgs = append(f.bombardArgs, strings.Join(cmd[1:], " "))
 		f.mu.Unlock()
 		if hook != nil {
 			hook(cell, n)

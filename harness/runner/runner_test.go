@@ -674,3 +674,29 @@ func TestBuildEstimate(t *testing.T) {
 		t.Errorf("the fake's instant builds were not learned: %v", d)
 	}
 }
+
+// Cells without keep-alive tell bombardier to send Connection: close, and
+// get a ceiling of their own, measured the same way.
+func TestKeepAliveOff(t *testing.T) {
+	m := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [8]\nkeepalive: [true, false]", 1), "one", "a", "b")
+	f := newFake()
+	res, err, _ := run(t, f, m, Options{Only: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 2 || res.Cells[1].ID() != "a/plaintext/1cpu/c8/close" || !res.Cells[1].Close {
+		t.Fatalf("cells %v", res.Cells)
+	}
+	if len(res.Ceilings) != 2 || res.Ceilings[0].Close || !res.Ceilings[1].Close {
+		t.Errorf("ceilings %+v, want one with and one without keep-alive", res.Ceilings)
+	}
+	closes := 0
+	for _, args := range f.bombardArgs {
+		if strings.Contains(args, "-H Connection: close") {
+			closes++
+		}
+	}
+	if closes != 4 { // the close cell's warm-up and trial, and its ceiling's
+		t.Errorf("%d bombardier runs sent Connection: close, want 4: %q", closes, f.bombardArgs)
+	}
+}
