@@ -25,6 +25,7 @@ type Spec struct {
 	Timeout     time.Duration
 	Expect      int  // the status the scenario expects: its class is what counts
 	Close       bool // keep-alive off: every request says Connection: close
+	Rate        int  // requests/s to hold (-r); 0: as fast as it can
 }
 
 // Bounds of a trial's deadline.
@@ -59,6 +60,9 @@ func Args(s Spec) []string {
 	args := []string{"-c", strconv.Itoa(s.Connections), "-t", s.Timeout.String(), "-l", "-p", "r", "-o", "j"}
 	if s.Close {
 		args = append(args, "-H", "Connection: close")
+	}
+	if s.Rate > 0 {
+		args = append(args, "-r", strconv.Itoa(s.Rate))
 	}
 	if s.Requests > 0 {
 		args = append(args, "-n", strconv.FormatInt(s.Requests, 10))

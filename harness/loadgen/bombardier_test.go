@@ -75,6 +75,10 @@ func TestArgs(t *testing.T) {
 	if want := "-c 20 -t 1s -l -p r -o j -H Connection: close -n 20000 http://t/"; got != want {
 		t.Errorf("Args without keep-alive = %q, want %q", got, want)
 	}
+	got = strings.Join(Args(Spec{URL: "http://t/", Connections: 8, Duration: time.Second, Timeout: time.Second, Rate: 1000}), " ")
+	if want := "-c 8 -t 1s -l -p r -o j -r 1000 -d 1s http://t/"; got != want {
+		t.Errorf("Args at a fixed rate = %q, want %q", got, want)
+	}
 }
 
 // Only responses of the expected class count; other classes, responses
@@ -161,5 +165,18 @@ func TestDeadline(t *testing.T) {
 		if got := Deadline(tc.s); got != tc.want {
 			t.Errorf("Deadline(%+v) = %v, want %v", tc.s, got, tc.want)
 		}
+	}
+}
+
+// At a fixed rate a trial below 99% of it could not sustain it; Little's
+// law, which idle connections break by design, is not checked.
+func TestJudgeFixedRate(t *testing.T) {
+	r := Result{Requests: 900, Seconds: 1, StatusCodes: map[string]int64{"2xx": 900}, LatencyMS: Latency{Mean: 1}}
+	if _, w := r.Judge(Judge{Connections: 64, MaxErrorRate: 0.001, Rate: 1000}); len(w) != 1 || w[0] != "could not sustain 1,000 requests/s: achieved 900" {
+		t.Errorf("warnings %q", w)
+	}
+	r.Requests = 995
+	if _, w := r.Judge(Judge{Connections: 64, MaxErrorRate: 0.001, Rate: 1000}); len(w) != 0 {
+		t.Errorf("a held rate warned: %q", w)
 	}
 }

@@ -17,13 +17,20 @@ const (
 	// (Little's law) before a warning says connections idled or the
 	// generator stalled.
 	LittleDrift = 0.25
+	// Sustained is the share of a fixed rate a trial must reach; below it
+	// the trial "could not sustain" the rate.
+	Sustained = 0.99
 )
+
+// CouldNotSustain starts the warning of a trial below its fixed rate.
+const CouldNotSustain = "could not sustain"
 
 // Judge is what a trial is held to.
 type Judge struct {
 	Connections  int     // bombardier -c
 	MaxErrorRate float64 // above it the trial fails
 	AnswerBytes  int64   // wire size of the verified answer; 0 skips the check
+	Rate         int     // the fixed rate asked for; 0: none (Little's law is checked instead)
 }
 
 // Judge says whether the run is a measurement: problem is set when too many
@@ -45,6 +52,14 @@ func (r Result) Judge(j Judge) (problem string, warnings []string) {
 			warnings = append(warnings, fmt.Sprintf("answers changed under load: %s bytes a response, the verified answer had %d",
 				numfmt.Sig(per), j.AnswerBytes))
 		}
+	}
+	if j.Rate > 0 {
+		// At a fixed rate connections idle by design: Little's law says
+		// nothing; what matters is whether the rate was held.
+		if got := float64(r.Requests+r.Errors) / r.Seconds; got < Sustained*float64(j.Rate) {
+			warnings = append(warnings, fmt.Sprintf("%s %s requests/s: achieved %s", CouldNotSustain, numfmt.Count(int64(j.Rate)), numfmt.Sig(got)))
+		}
+		return "", warnings
 	}
 	if j.Connections > 0 && r.LatencyMS.Mean > 0 {
 		busy := float64(r.Requests+r.Errors) / r.Seconds * r.LatencyMS.Mean / 1000

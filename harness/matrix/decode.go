@@ -78,6 +78,7 @@ type (
 		CPUs        []int                     `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
 		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000"`
 		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique"`
+		Rate        []int                     `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
 		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names"`
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
@@ -137,6 +138,7 @@ type (
 		CPUs        []int       `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
 		Connections []int       `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
 		KeepAlive   []bool      `yaml:"keepalive" check:"nonempty,unique"`
+		Rate        []int       `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
 		Only        *string     `yaml:"only" check:"str"`
 		Control     *string     `yaml:"control" check:"str"`
 	}
@@ -168,7 +170,7 @@ func Parse(path string, data []byte) (*Matrix, error) {
 	d.walk(doc, reflect.TypeFor[fileSchema](), "", "", "")
 	var f fileSchema
 	doc.Decode(&f) // what does not fit the schema was reported by walk
-	m := &Matrix{File: path, Dir: dir, Network: NetworkShared, Load: Defaults, CPUs: []int{1}, KeepAlive: []bool{true}, Profiles: map[string]Profile{}}
+	m := &Matrix{File: path, Dir: dir, Network: NetworkShared, Load: Defaults, CPUs: []int{1}, KeepAlive: []bool{true}, Rate: []int{0}, Profiles: map[string]Profile{}}
 	if doc.Kind == yaml.MappingNode {
 		d.matrix(&f, m)
 	}
@@ -420,6 +422,9 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	if len(f.KeepAlive) > 0 {
 		m.KeepAlive = f.KeepAlive
 	}
+	if len(f.Rate) > 0 {
+		m.Rate = d.rates(f.Rate, "rate")
+	}
 	m.Control = d.control(f.Control, "control")
 	m.Limits = d.limits(f.Limits, "limits", DefaultLimits)
 	for _, name := range d.names("scenarios") {
@@ -430,7 +435,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	for _, name := range d.names("profiles") {
 		pf, path := f.Profiles[name], "profiles."+name
-		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive}
+		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate}
 		if d.set(path + ".load") {
 			d.load(pf.Load, path+".load", &p.Load)
 		}
@@ -443,6 +448,9 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		if len(pf.KeepAlive) > 0 {
 			p.KeepAlive = pf.KeepAlive
 		}
+		if len(pf.Rate) > 0 {
+			p.Rate = d.rates(pf.Rate, path+".rate")
+		}
 		if pf.Only != nil {
 			sel, err := ParseSelector(*pf.Only)
 			if err != nil {
@@ -453,6 +461,17 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		p.Control = d.control(pf.Control, path+".control")
 		m.Profiles[name] = p
 	}
+}
+
+// rates checks a rate axis: bombardier's rate limiter spreads requests
+// evenly only at multiples of 100 requests/s.
+func (d *decoder) rates(rs []int, path string) []int {
+	for i, r := range rs {
+		if f := fmt.Sprintf("%s[%d]", path, i); r%100 != 0 && !d.bad[f] {
+			d.errAt(f, "bombardier holds a rate evenly only at multiples of 100 requests/s, got %d", r)
+		}
+	}
+	return rs
 }
 
 // envKey is what a process environment key may be here: letters, digits,

@@ -24,6 +24,8 @@ type Cell struct {
 	CPUSet      cpuset.Set `json:"-"` // target cores
 	LoadgenSet  cpuset.Set `json:"-"`
 	Skip        string     `json:"-"` // reason the cell cannot run on this machine
+	// Rate is the requests/s bombardier holds (-r); 0 is as fast as it can.
+	Rate int `json:"rate,omitempty"`
 	// Close turns keep-alive off: every request carries Connection: close
 	// and opens a new connection, as ApacheBench without -k did.
 	Close bool `json:"connection_close,omitempty"`
@@ -64,6 +66,9 @@ func (c Cell) ID() string {
 	id := fmt.Sprintf("%s/%s/%dcpu/c%d", c.TargetName(), c.ScenarioName(), c.CPUs, c.Connections)
 	if c.Close {
 		id += "/close"
+	}
+	if c.Rate > 0 {
+		id += fmt.Sprintf("/r%d", c.Rate)
 	}
 	if c.Control {
 		id += " (control)"
@@ -108,19 +113,21 @@ func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 					for _, cpus := range m.CPUs {
 						for _, conns := range m.Connections {
 							for _, keep := range keepAlive(m) {
-								c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep}
-								if !only.Match(c) || !m.ProfileOnly.Match(c) {
-									continue
-								}
-								tg, lg, err := cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
-								if err != nil {
-									c.Skip = err.Error()
-								}
-								c.CPUSet, c.LoadgenSet = tg, lg
-								cells = append(cells, c)
-								if len(m.Control) > 0 && m.Control.Match(c) {
-									c.Control = true
+								for _, rate := range rates(m) {
+									c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate}
+									if !only.Match(c) || !m.ProfileOnly.Match(c) {
+										continue
+									}
+									tg, lg, err := cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
+									if err != nil {
+										c.Skip = err.Error()
+									}
+									c.CPUSet, c.LoadgenSet = tg, lg
 									cells = append(cells, c)
+									if len(m.Control) > 0 && m.Control.Match(c) {
+										c.Control = true
+										cells = append(cells, c)
+									}
 								}
 							}
 						}
@@ -140,6 +147,15 @@ func keepAlive(m *Matrix) []bool {
 	return m.KeepAlive
 }
 
+// rates is the rate axis: [0] (as fast as bombardier can) when the matrix
+// sets none.
+func rates(m *Matrix) []int {
+	if len(m.Rate) == 0 {
+		return []int{0}
+	}
+	return m.Rate
+}
+
 // MaxCells is how many cells a run may have unless --max-cells says more.
 const MaxCells = 10000
 
@@ -156,7 +172,7 @@ func Count(m *Matrix, only Selector) int64 {
 		}
 		return a * b
 	}
-	perCell := mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m))))
+	perCell := mul(mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m)))), int64(len(rates(m))))
 	var total int64
 	for _, t := range m.Targets {
 		for _, variant := range t.variantNames() {

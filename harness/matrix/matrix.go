@@ -70,6 +70,7 @@ type Matrix struct {
 	CPUs        []int              `json:"cpus"`
 	Connections []int              `json:"connections"`
 	KeepAlive   []bool             `json:"keepalive"` // axis: false sends Connection: close on every request
+	Rate        []int              `json:"rate"`      // axis: requests/s bombardier holds (-r); 0 is as fast as it can
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
 	Control     Selector           `json:"control,omitempty"` // cells measured twice, as an A/A control
@@ -215,6 +216,7 @@ type Profile struct {
 	CPUs        []int
 	Connections []int
 	KeepAlive   []bool
+	Rate        []int
 	Only        Selector // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector // replaces the file's control when set
 }
@@ -229,7 +231,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, name, p.Only
+	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, name, p.Only
 	if p.Control != nil {
 		c.Control = p.Control
 	}

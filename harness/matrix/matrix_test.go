@@ -420,3 +420,25 @@ func TestKeepAliveAxis(t *testing.T) {
 		t.Errorf("keepalive: [yes]: %v", err)
 	}
 }
+
+// The rate axis: ids end in /r<N>; rates that bombardier cannot hold
+// evenly (not a multiple of 100) are refused with that reason.
+func TestRateAxis(t *testing.T) {
+	m, err := parse(t, strings.Replace(good, "connections: [64, 256]", "connections: [64]\nrate: [0, 1000]", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 2)) {
+		if c.CPUs == 1 {
+			ids = append(ids, c.ID())
+		}
+	}
+	if want := []string{"one/plaintext/1cpu/c64", "one/plaintext/1cpu/c64/r1000"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("ids %v, want %v", ids, want)
+	}
+	if _, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1, 2]\nrate: [1050]", 1)); err == nil ||
+		!strings.Contains(err.Error(), "rate[0]: bombardier holds a rate evenly only at multiples of 100 requests/s, got 1050") {
+		t.Errorf("rate 1050: %v", err)
+	}
+}

@@ -31,7 +31,7 @@ type Chart struct {
 func Charts(run *results.Run) ([]Chart, error) {
 	var out []Chart
 	for _, sc := range scenarios(run) {
-		rows := Rows(run, sc)
+		rows := OpenLoop(Rows(run, sc))
 		if len(rows) == 0 {
 			continue
 		}
@@ -88,7 +88,7 @@ type errPoints struct {
 func labels(rows []*Row) []string {
 	groups := map[group]bool{}
 	for _, x := range rows {
-		groups[group{x.Params, x.CPUs, x.Connections, x.Close}] = true
+		groups[group{x.Params, x.CPUs, x.Connections, x.Close, x.Rate}] = true
 	}
 	out := make([]string, len(rows))
 	for i, r := range rows {
@@ -221,7 +221,7 @@ func rpsVs(sc string, rows []*Row, axis string, x func(*Row) (float64, bool)) (C
 // target, for the scenario's first group of cells.
 func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
 	c := Chart{File: fileName("latency", sc)}
-	first := group{rows[0].Params, rows[0].CPUs, rows[0].Connections, rows[0].Close}
+	first := group{rows[0].Params, rows[0].CPUs, rows[0].Connections, rows[0].Close, rows[0].Rate}
 	cells := map[string]*results.Cell{}
 	for _, cell := range run.Cells {
 		cells[cell.ID()] = cell
@@ -233,7 +233,7 @@ func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
 	p.X.Label.Text = "percentile"
 	var args []any
 	for _, r := range rows {
-		if (group{r.Params, r.CPUs, r.Connections, r.Close}) != first {
+		if (group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}) != first {
 			continue
 		}
 		cell := cells[r.ID]

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
@@ -20,6 +21,8 @@ type Row struct {
 	CPUs           int              `json:"cpus"`
 	Connections    int              `json:"connections"`
 	Close          bool             `json:"connection_close,omitempty"` // keep-alive off
+	Rate           int              `json:"rate,omitempty"`             // fixed requests/s; 0: as fast as bombardier could
+	Unsustained    int              `json:"unsustained_trials,omitempty"`
 	Aggregate      matrix.Aggregate `json:"aggregate"`
 	RPS            float64          `json:"rps"` // the headline: median, or best of N
 	RPSStats       stats.Summary    `json:"rps_stats"`
@@ -77,6 +80,9 @@ func Rows(run *results.Run, scenario string) []*Row {
 		if a.Close != b.Close {
 			return !a.Close
 		}
+		if a.Rate != b.Rate {
+			return a.Rate < b.Rate
+		}
 		if a.RPS != b.RPS {
 			return a.RPS > b.RPS
 		}
@@ -84,14 +90,14 @@ func Rows(run *results.Run, scenario string) []*Row {
 	})
 	fastest := map[group]*Row{}
 	for _, r := range rows {
-		g := group{r.Params, r.CPUs, r.Connections, r.Close}
+		g := group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
 		if f := fastest[g]; f == nil || r.RPS > f.RPS {
 			fastest[g] = r
 		}
 	}
 	noise := results.Noise(run)
 	for _, r := range rows {
-		f := fastest[group{r.Params, r.CPUs, r.Connections, r.Close}]
+		f := fastest[group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
 		if f.RPS > 0 {
 			r.VsFastest = r.RPS / f.RPS
 		}
@@ -103,6 +109,18 @@ func Rows(run *results.Run, scenario string) []*Row {
 		}
 	}
 	return rows
+}
+
+// OpenLoop keeps the rows measured as fast as bombardier could: the ones
+// whose RPS, ceiling share and scaling mean something.
+func OpenLoop(rows []*Row) []*Row {
+	var out []*Row
+	for _, r := range rows {
+		if r.Rate == 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Failing lists the failed cells of a scenario, in the order of the run:
@@ -136,7 +154,12 @@ func significance(a, b stats.Summary) string {
 
 func rowOf(run *results.Run, c *results.Cell) *Row {
 	var rps, p50, p99, mean, mbps []float64
-	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: paramText(c), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close}
+	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: paramText(c), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate}
+	for _, w := range c.Warnings {
+		if strings.Contains(w, loadgen.CouldNotSustain) {
+			r.Unsustained++
+		}
+	}
 	for _, t := range c.Trials {
 		rps = append(rps, t.RPS)
 		p50 = append(p50, t.LatencyMS.P50)

@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"strings"
+	"time"
 	"testing"
 
 	"github.com/webbench/webbench/harness/loadgen"
@@ -99,5 +100,35 @@ func TestRowsNoiseFloor(t *testing.T) {
 	if !strings.Contains(b.String(), "- Noise floor (A/A control: `a/plaintext/1cpu/c512` measured twice, 6 paired trials)") ||
 		!strings.Contains(b.String(), "differences smaller than ±") {
 		t.Errorf("README header lacks the noise floor:\n%s", b.String())
+	}
+}
+
+// Cells at a fixed rate get a table of their own that leads with latency,
+// says whether the rate was held, and warns of coordinated omission; they
+// stay out of the open-loop table, its ratios and its charts.
+func TestFixedRateTable(t *testing.T) {
+	open := cell("a", 1, 1000)
+	held := cell("a", 1, 500)
+	held.Rate = 500
+	missed := cell("a", 1, 800)
+	missed.Rate, missed.Warnings = 1000, []string{"trial 1: could not sustain 1,000 requests/s: achieved 800"}
+	run := &results.Run{Cells: []*results.Cell{open, held, missed}, FinishedAt: &time.Time{}}
+	var b strings.Builder
+	if err := markdown(&b, run, nil); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{"### plaintext at a fixed rate", "| a      | 1     | 512   | 500   |", "**no** (1 of 1 trials)", "coordinated omission"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("README lacks %q:\n%s", want, md)
+		}
+	}
+	main := md[:strings.Index(md, "### plaintext at a fixed rate")]
+	if strings.Count(main, "| a ") != 1 {
+		t.Errorf("the open-loop table holds fixed-rate rows:\n%s", main)
+	}
+	charts, err := Charts(run)
+	if err != nil || len(charts) == 0 {
+		t.Fatalf("charts: %v", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
@@ -198,6 +199,7 @@ type group struct {
 	params      string
 	cpus, conns int
 	close       bool
+	rate        int
 }
 
 // connsText is the connections column: "64", or "20, close" without
@@ -217,10 +219,11 @@ func paramText(c *results.Cell) string {
 // scenarioTable writes one table of the scenario's ok cells (see Rows for
 // the order), then its core-scaling table when several core counts ran.
 func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error {
-	rows, failing := Rows(run, scenario), Failing(run, scenario)
-	if len(rows) == 0 && len(failing) == 0 {
+	all, failing := Rows(run, scenario), Failing(run, scenario)
+	if len(all) == 0 && len(failing) == 0 {
 		return nil
 	}
+	rows := OpenLoop(all)
 	hasParams := false
 	for _, r := range rows {
 		hasParams = hasParams || r.Params != ""
@@ -331,7 +334,59 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		b.WriteString("\n" + strings.Join(notes, "  \n") + "\n")
 	}
 	b.WriteString("\n")
+	if err := fixedRateTable(b, scenario, all, hasParams); err != nil {
+		return err
+	}
 	return scalingTable(b, scenario, rows)
+}
+
+// fixedRateTable writes the scenario's cells measured at a fixed rate,
+// latency first: at a fixed rate the RPS is the rate asked, and what
+// differs is how long the answers take.
+func fixedRateTable(b *strings.Builder, scenario string, rows []*Row, hasParams bool) error {
+	var fixed []*Row
+	for _, r := range rows {
+		if r.Rate > 0 {
+			fixed = append(fixed, r)
+		}
+	}
+	if len(fixed) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "### %s at a fixed rate\n\n", scenario)
+	t := newTable(b)
+	header := []any{"target"}
+	if hasParams {
+		header = append(header, "params")
+	}
+	t.Header(append(header, "cores", "conns", "rate", "p50 ms", "p99 ms", "mean ms", "max ms", "achieved RPS", "errors", "sustained")...)
+	unsustained := false
+	for _, r := range fixed {
+		row := []any{r.Target}
+		if hasParams {
+			row = append(row, r.Params)
+		}
+		sustained := "yes"
+		if r.Unsustained > 0 {
+			sustained, unsustained = fmt.Sprintf("**no** (%d of %d trials)", r.Unsustained, r.RPSStats.N), true
+		}
+		row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), numfmt.Count(int64(r.Rate)),
+			numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median), meanText(r.MeanMS), numfmt.Sig(r.MaxMS),
+			numfmt.Sig(r.RPSStats.Median), numfmt.Percent(r.ErrorRate), sustained)
+		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\nbombardier times each request from when it sends it, so a request that waited for a slow " +
+		"one before it is not charged that wait (coordinated omission): these latencies are a lower bound.")
+	if unsustained {
+		fmt.Fprintf(b, " **no**: the trial achieved less than %.0f%% of the rate asked: its latencies are not at that rate.", 100*loadgen.Sustained)
+	}
+	b.WriteString("\n\n")
+	return nil
 }
 
 // meanText is a mean latency, or "—" for results written before it was

@@ -115,6 +115,7 @@ type Settings struct {
 	CPUs        []int             `json:"cpus"`
 	Connections []int             `json:"connections"`
 	KeepAlive   []bool            `json:"keepalive,omitempty"`
+	Rate        []int             `json:"rate,omitempty"`
 	Images      map[string]string `json:"images"`
 	Targets     []matrix.Target   `json:"targets"`
 	Scenarios   []matrix.Scenario `json:"scenarios"`
@@ -143,7 +144,7 @@ func SettingsOf(m *matrix.Matrix, only string) Settings {
 		Timeout: Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: Duration(l.ReadyTimeout), Aggregate: l.Aggregate,
 		MaxErrorRate: l.MaxErrorRate}
 	return Settings{File: filepath.Base(m.File), Path: m.File, Profile: m.Profile, Only: only, Control: strings.Join(m.Control, ","), Load: ls, CPUs: m.CPUs,
-		Connections: m.Connections, KeepAlive: m.KeepAlive, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
+		Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
 }
 
 // Cell is one measured (or failed, or skipped) cell.
@@ -157,6 +158,7 @@ type Cell struct {
 	LoadgenCPUSet string         `json:"loadgen_cpuset"`
 	Connections   int            `json:"connections"`
 	Close         bool           `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
+	Rate          int            `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
 	Control       bool           `json:"control,omitempty"`          // the A/A twin of the cell of the same id
 	Status        Status         `json:"status"`
 	Reason        string         `json:"reason,omitempty"`
@@ -176,7 +178,7 @@ func (c *Cell) ID() string {
 // Key is the cell's identity as the matrix names it.
 func (c *Cell) Key() matrix.Cell {
 	return matrix.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Control: c.Control}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control}
 }
 
 // Image is what the target ran as.

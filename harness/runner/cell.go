@@ -275,7 +275,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Control: c.Control}
+		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control}
 }
 
 func (r *runner) scenario(name string) matrix.Scenario {
@@ -404,8 +404,8 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 
 	spec := loadgen.Spec{URL: url, Connections: c.Connections, Duration: r.m.Load.Duration,
-		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: sc.Expect.Status, Close: c.Close}
-	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes}
+		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: sc.Expect.Status, Close: c.Close, Rate: c.Rate}
+	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
 	if r.m.Load.Warmup > 0 {
 		r.progress.Phase(c, "warm-up")
 		w := spec
@@ -441,7 +441,11 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 			return &trialError{n: k, err: errors.New(problem)}
 		}
 		rc.Summary = results.Summarize(rc.Trials, r.m.Load.Aggregate)
-		rc.Summary.JudgeBound(r.ceilings[ceilingKey{c.CPUs, c.Connections, c.Close}])
+		if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
+			rc.Summary.JudgeBound(r.ceilings[ceilingKey{c.CPUs, c.Connections, c.Close}])
+		} else {
+			rc.Summary.JudgeBound(0)
+		}
 	}
 	if err := r.allRunning(ctx, d, "during the trials"); err != nil {
 		return err

@@ -700,3 +700,34 @@ func TestKeepAliveOff(t *testing.T) {
 		t.Errorf("%d bombardier runs sent Connection: close, want 4: %q", closes, f.bombardArgs)
 	}
 }
+
+// A fixed-rate cell passes -r to bombardier, is not judged against the
+// ceiling, and warns when the server cannot keep up with the rate.
+func TestFixedRate(t *testing.T) {
+	m := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [8]\nrate: [800, 2000]", 1), "one", "a", "b")
+	f := newFake()
+	f.ceilingRPS = 900
+	res, err, _ := run(t, f, m, Options{Only: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, missed := res.Cells[0], res.Cells[1]
+	if held.ID() != "a/plaintext/1cpu/c8/r800" || missed.ID() != "a/plaintext/1cpu/c8/r2000" {
+		t.Fatalf("cells %s, %s", held.ID(), missed.ID())
+	}
+	if len(held.Warnings) != 0 || held.Summary.CeilingShare != 0 || len(held.Summary.BoundBy) != 0 {
+		t.Errorf("held: warnings %q, summary %+v", held.Warnings, held.Summary)
+	}
+	if len(missed.Warnings) != 1 || !strings.Contains(missed.Warnings[0], "could not sustain 2,000 requests/s") {
+		t.Errorf("missed: warnings %q", missed.Warnings)
+	}
+	rated := 0
+	for _, a := range f.bombardArgs {
+		if strings.Contains(a, "-r 800 ") || strings.Contains(a, "-r 2000 ") {
+			rated++
+		}
+	}
+	if rated != 4 { // warm-up and trial of each cell; the ceiling runs unlimited
+		t.Errorf("%d runs at a fixed rate, want 4: %q", rated, f.bombardArgs)
+	}
+}
