@@ -3,8 +3,8 @@ package report
 import (
 	"math"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/results"
