@@ -481,6 +481,11 @@ func TestTopologies(t *testing.T) {
 			t.Errorf("%s: image record %+v, want two services", id, c.Image)
 		}
 	}
+	if c := cells["fastcgi-go/plaintext/1cpu/c16"]; c != nil && len(c.Trials) > 0 {
+		if s := c.Trials[0].Services; s["backend"].MemPeakMiB <= 0 || s["nginx"].MemPeakMiB <= 0 {
+			t.Errorf("fastcgi-go by service = %+v, want nginx apart from its backends", s)
+		}
+	}
 	if c := cells["fastcgi-go/plaintext/1cpu/c16"]; c != nil && c.Image != nil &&
 		(!strings.Contains(c.Image.RuntimeVersion, "nginx/") || !strings.Contains(c.Image.RuntimeVersion, "go1.")) {
 		t.Errorf("fastcgi-go runtime = %q, want nginx and go versions", c.Image.RuntimeVersion)

@@ -14,32 +14,35 @@ import (
 // Row is one ok cell as the tables show it, with the statistics computed
 // from its trials.
 type Row struct {
-	ID             string           `json:"id"`
-	Target         string           `json:"target"` // target[:variant]
-	Scenario       string           `json:"scenario"`
-	Params         string           `json:"params,omitempty"` // k=v&k2=v2
-	CPUs           int              `json:"cpus"`
-	Connections    int              `json:"connections"`
-	Close          bool             `json:"connection_close,omitempty"` // keep-alive off
-	Rate           int              `json:"rate,omitempty"`             // fixed requests/s; 0: as fast as bombardier could
-	Unsustained    int              `json:"unsustained_trials,omitempty"`
-	Aggregate      matrix.Aggregate `json:"aggregate"`
-	RPS            float64          `json:"rps"` // the headline: median, or best of N
-	RPSStats       stats.Summary    `json:"rps_stats"`
-	P50            stats.Summary    `json:"latency_ms_p50"`
-	P99            stats.Summary    `json:"latency_ms_p99"`
-	MeanMS         float64          `json:"latency_ms_mean,omitempty"` // median over trials; 0 in results without it
-	MaxMS          float64          `json:"latency_ms_max"`            // the longest request of any trial
-	MBps           float64          `json:"mb_per_s"`                  // median over trials of bytes read per second, in 10^6 bytes`
-	Noisy          bool             `json:"noisy"`
-	GeneratorBound int              `json:"generator_bound_trials"`
-	Errors         int64            `json:"errors"`
-	ErrorRate      float64          `json:"error_rate"` // of the trials behind the headline
-	CeilingShare   float64          `json:"ceiling_share,omitempty"`
-	BoundBy        []string         `json:"bound_by,omitempty"` // why the cell is generator-bound
-	TargetCPU      float64          `json:"target_cpu_cores"`
-	PeakMiB        float64          `json:"target_mem_peak_mib"`
-	Runtime        string           `json:"runtime,omitempty"`
+	ID          string `json:"id"`
+	Target      string `json:"target"` // target[:variant]
+	Scenario    string `json:"scenario"`
+	Params      string `json:"params,omitempty"` // k=v&k2=v2
+	CPUs        int    `json:"cpus"`
+	Connections int    `json:"connections"`
+	Close       bool   `json:"connection_close,omitempty"` // keep-alive off
+	Rate        int    `json:"rate,omitempty"`             // fixed requests/s; 0: as fast as bombardier could
+	Unsustained int    `json:"unsustained_trials,omitempty"`
+	// Services is a multi-service target's CPU (median over trials) and
+	// peak memory (largest) by service.
+	Services       map[string]results.ServiceUsage `json:"services,omitempty"`
+	Aggregate      matrix.Aggregate                `json:"aggregate"`
+	RPS            float64                         `json:"rps"` // the headline: median, or best of N
+	RPSStats       stats.Summary                   `json:"rps_stats"`
+	P50            stats.Summary                   `json:"latency_ms_p50"`
+	P99            stats.Summary                   `json:"latency_ms_p99"`
+	MeanMS         float64                         `json:"latency_ms_mean,omitempty"` // median over trials; 0 in results without it
+	MaxMS          float64                         `json:"latency_ms_max"`            // the longest request of any trial
+	MBps           float64                         `json:"mb_per_s"`                  // median over trials of bytes read per second, in 10^6 bytes`
+	Noisy          bool                            `json:"noisy"`
+	GeneratorBound int                             `json:"generator_bound_trials"`
+	Errors         int64                           `json:"errors"`
+	ErrorRate      float64                         `json:"error_rate"` // of the trials behind the headline
+	CeilingShare   float64                         `json:"ceiling_share,omitempty"`
+	BoundBy        []string                        `json:"bound_by,omitempty"` // why the cell is generator-bound
+	TargetCPU      float64                         `json:"target_cpu_cores"`
+	PeakMiB        float64                         `json:"target_mem_peak_mib"`
+	Runtime        string                          `json:"runtime,omitempty"`
 	// VsFastest is RPS over the fastest RPS of the same scenario, params,
 	// cores and connections; Versus says whether that difference is
 	// significant: "" (it is, or this is the fastest), "~" (not), "?"
@@ -159,6 +162,21 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 		if strings.Contains(w, loadgen.CouldNotSustain) {
 			r.Unsustained++
 		}
+	}
+	cpu := map[string][]float64{}
+	for _, t := range c.Trials {
+		for name, u := range t.Services {
+			if r.Services == nil {
+				r.Services = map[string]results.ServiceUsage{}
+			}
+			cpu[name] = append(cpu[name], u.CPUCores)
+			r.Services[name] = results.ServiceUsage{MemPeakMiB: max(r.Services[name].MemPeakMiB, u.MemPeakMiB)}
+		}
+	}
+	for name, xs := range cpu {
+		u := r.Services[name]
+		u.CPUCores = stats.Describe(xs).Median
+		r.Services[name] = u
 	}
 	for _, t := range c.Trials {
 		rps = append(rps, t.RPS)

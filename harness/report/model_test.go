@@ -132,3 +132,20 @@ func TestFixedRateTable(t *testing.T) {
 		t.Fatalf("charts: %v", err)
 	}
 }
+
+// A multi-service target's CPU and memory are shown by service.
+func TestServiceTable(t *testing.T) {
+	c := cell("fcgi", 1, 1000, 1100)
+	c.Trials[0].Services = map[string]results.ServiceUsage{"nginx": {CPUCores: 0.3, MemPeakMiB: 5}, "backend": {CPUCores: 0.6, MemPeakMiB: 40}}
+	c.Trials[1].Services = map[string]results.ServiceUsage{"nginx": {CPUCores: 0.5, MemPeakMiB: 6}, "backend": {CPUCores: 0.4, MemPeakMiB: 30}}
+	run := &results.Run{Cells: []*results.Cell{c}, FinishedAt: &time.Time{}}
+	var b strings.Builder
+	if err := markdown(&b, run, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### plaintext: CPU and memory by service", "| fcgi   | 1     | 512   | backend | 0.500              | 40.0     |", "| nginx   | 0.400              | 6.00     |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("README lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -8,6 +8,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -337,7 +338,50 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if err := fixedRateTable(b, scenario, all, hasParams); err != nil {
 		return err
 	}
+	if err := serviceTable(b, scenario, all, hasParams); err != nil {
+		return err
+	}
 	return scalingTable(b, scenario, rows)
+}
+
+// serviceTable splits the CPU and memory of multi-service targets by
+// service: nginx apart from its FastCGI pool, a client apart from its
+// upstream.
+func serviceTable(b *strings.Builder, scenario string, rows []*Row, hasParams bool) error {
+	var split []*Row
+	for _, r := range rows {
+		if len(r.Services) > 0 {
+			split = append(split, r)
+		}
+	}
+	if len(split) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "### %s: CPU and memory by service\n\n", scenario)
+	t := newTable(b)
+	header := []any{"target"}
+	if hasParams {
+		header = append(header, "params")
+	}
+	t.Header(append(header, "cores", "conns", "service", "CPU cores (median)", "peak MiB")...)
+	for _, r := range split {
+		for _, name := range slices.Sorted(maps.Keys(r.Services)) {
+			row := []any{r.Target}
+			if hasParams {
+				row = append(row, r.Params)
+			}
+			u := r.Services[name]
+			row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), name, numfmt.Sig(u.CPUCores), numfmt.Sig(u.MemPeakMiB))
+			if err := t.Append(row...); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\nA service's CPU and memory are summed over its replicas; every service of a target shares the target's cores.\n\n")
+	return nil
 }
 
 // fixedRateTable writes the scenario's cells measured at a fixed rate,

@@ -197,6 +197,16 @@ type Trial struct {
 	TargetMemPeakMiB float64 `json:"target_mem_peak_mib"`
 	LoadgenCPUCores  float64 `json:"loadgen_cpu_cores"`
 	GeneratorBound   bool    `json:"generator_bound"`
+	// Services splits the target's CPU and memory by service (summed over
+	// its replicas), for a target of several services.
+	Services map[string]ServiceUsage `json:"services,omitempty"`
+}
+
+// ServiceUsage is what one service of a target (all its replicas) used
+// during a trial.
+type ServiceUsage struct {
+	CPUCores   float64 `json:"cpu_cores"`
+	MemPeakMiB float64 `json:"mem_peak_mib"` // the sum of its replicas' peaks
 }
 
 // GeneratorBoundShare is the share of its cores the load generator may use

@@ -622,16 +622,34 @@ func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (resu
 	var tCores float64
 	var tMem uint64
 	measured := true
+	services := map[string]*results.ServiceUsage{}
 	for _, m := range d.members {
 		cores, mem, ok := engine.Rates(m.stats.Window(start, end))
 		tCores += cores
 		tMem += mem
 		measured = measured && ok
+		u := services[m.service]
+		if u == nil {
+			u = &results.ServiceUsage{}
+			services[m.service] = u
+		}
+		u.CPUCores += cores
+		u.MemPeakMiB += float64(mem) / (1 << 20)
 	}
 	if !measured {
 		// A sum that misses a container would look like a measurement.
 		tCores = 0
+		for _, u := range services {
+			u.CPUCores = 0
+		}
 		warnings = append(warnings, "trial too short for two stats samples: target CPU not measured")
+	}
+	var perService map[string]results.ServiceUsage
+	if len(services) > 1 { // of a target of several services: nginx apart from its pool
+		perService = map[string]results.ServiceUsage{}
+		for name, u := range services {
+			perService[name] = results.ServiceUsage{CPUCores: roundTo(u.CPUCores, 3), MemPeakMiB: roundTo(u.MemPeakMiB, 2)}
+		}
 	}
 	lCores, _, ok := engine.Rates(r.loadgenStats.Window(start, end))
 	if !ok {
@@ -645,5 +663,6 @@ func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (resu
 		TargetMemPeakMiB: roundTo(float64(tMem)/(1<<20), 2),
 		LoadgenCPUCores:  roundTo(lCores, 3),
 		GeneratorBound:   lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
+		Services:         perService,
 	}, warnings, nil
 }

@@ -418,6 +418,8 @@ scenarios:
 		}
 		if c := res.Cells[0]; c.Status != results.OK || len(c.Image.Services) != 2 || c.Trials[0].TargetMemPeakMiB != 30 {
 			t.Errorf("%s: cell %s %q, image %+v, trials %+v", mode, c.Status, c.Reason, c.Image, c.Trials)
+		} else if s := c.Trials[0].Services; s["backend"].MemPeakMiB != 20 || s["front"].MemPeakMiB != 10 || s["backend"].CPUCores < 1.7 {
+			t.Errorf("%s: by service %+v, want the two backends summed apart from the front", mode, s)
 		}
 		if res.Environment.NetworkMode != mode {
 			t.Errorf("network_mode %q, want %q", res.Environment.NetworkMode, mode)
