@@ -53,6 +53,10 @@ type Options struct {
 	BuildLog io.Writer       // the full output of stand-in builds
 	NoPull   bool            // do not try the registry (tests, offline machines)
 	Times    *buildtime.Book // where stand-in build times are learned; nil: not recorded
+	// Copy brings ref from another engine of the run when that one has it
+	// (docker save | docker load), reporting whether it did: tried before
+	// building a stand-in, for the official image and then the stand-in.
+	Copy func(ctx context.Context, ref string) (bool, error)
 }
 
 // Resolver resolves keys once each per run.
@@ -154,6 +158,22 @@ func (r *Resolver) resolve(ctx context.Context, key string) *Base {
 		if pullErr = r.eng.Pull(ctx, ref); pullErr == nil {
 			b.Used, b.Pulled = ref, true
 			return b
+		}
+	}
+	if r.opt.Copy != nil {
+		if ok, err := r.opt.Copy(ctx, ref); err != nil {
+			fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
+		} else if ok {
+			b.Used, b.Note = ref, "copied from the run's other engine"
+			return b
+		}
+		if HasStandIn(key) {
+			if ok, err := r.opt.Copy(ctx, StandInRef(ref)); err != nil {
+				fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
+			} else if ok {
+				b.Used, b.StandIn, b.Note = StandInRef(ref), true, "stand-in copied from the run's other engine"
+				return b
+			}
 		}
 	}
 	used, note, err := r.standIn(ctx, key, ref)

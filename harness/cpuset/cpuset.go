@@ -60,6 +60,22 @@ func Allocate(online Set, targetCPUs, loadgenCPUs int) (target, loadgen Set, err
 	return target, loadgen, nil
 }
 
+// AllocateApart allocates cores on two machines: the target the
+// lowest-numbered of its machine's online cores, the load generator the
+// highest of its own. Nothing is shared, so each need only fit its machine.
+func AllocateApart(targetOnline, loadgenOnline Set, targetCPUs, loadgenCPUs int) (target, loadgen Set, err error) {
+	if targetCPUs < 1 || loadgenCPUs < 1 {
+		return nil, nil, fmt.Errorf("need at least one core each (target %d, load generator %d)", targetCPUs, loadgenCPUs)
+	}
+	switch {
+	case targetCPUs > len(targetOnline):
+		return nil, nil, fmt.Errorf("target %d cores exceed the %d usable CPUs of the target's machine", targetCPUs, len(targetOnline))
+	case loadgenCPUs > len(loadgenOnline):
+		return nil, nil, fmt.Errorf("load generator %d cores exceed the %d usable CPUs of its machine", loadgenCPUs, len(loadgenOnline))
+	}
+	return slices.Clone(targetOnline[:targetCPUs]), slices.Clone(loadgenOnline[len(loadgenOnline)-loadgenCPUs:]), nil
+}
+
 // Parse reads Docker's CpusetCpus form ("0-1,3"); "" is the empty set.
 func Parse(s string) (Set, error) {
 	var out Set

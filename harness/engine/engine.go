@@ -69,7 +69,9 @@ func orphaned(labels map[string]string) bool {
 
 // Engine is a connected Docker client.
 type Engine struct {
-	cli *client.Client
+	cli  *client.Client
+	Name string // how errors and results call it: a matrix's engines key ("" for the only one)
+	Spec string // the URL or context name it was dialled with ("" for the environment's)
 }
 
 // Connect reaches the engine named by the environment (DOCKER_HOST …),
@@ -92,6 +94,7 @@ func (e *Engine) Close() error { return e.cli.Close() }
 // Info is what a result records about the engine and its host.
 type Info struct {
 	ID            string // the engine's own id, stable across restarts
+	Name          string // the host name of the engine's machine
 	ServerVersion string
 	APIVersion    string
 	NCPU          int
@@ -106,7 +109,7 @@ func (e *Engine) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("docker info: %w", err)
 	}
-	return Info{ID: i.ID, ServerVersion: i.ServerVersion, APIVersion: e.cli.ClientVersion(), NCPU: i.NCPU,
+	return Info{ID: i.ID, Name: i.Name, ServerVersion: i.ServerVersion, APIVersion: e.cli.ClientVersion(), NCPU: i.NCPU,
 		Kernel: i.KernelVersion, OS: i.OperatingSystem, Driver: i.Driver}, nil
 }
 

@@ -84,6 +84,18 @@ type (
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
 		Control     *string                   `yaml:"control" check:"str"`
 		Limits      *limitsSchema             `yaml:"limits"`
+		Engines     map[string]engineSchema   `yaml:"engines" check:"names"`
+		Placement   *placementSchema          `yaml:"placement"`
+	}
+	engineSchema struct {
+		Host    *string `yaml:"host" check:"required,str" why:"a DOCKER_HOST-style URL (unix://, tcp://, ssh://user@host) or a docker context name"`
+		Address *string `yaml:"address" check:"str"`
+		Reserve *int    `yaml:"reserve" check:"min=0,max=4096"`
+	}
+	placementSchema struct {
+		Target  *string `yaml:"target" check:"required,str" why:"the engines key targets run on"`
+		Loadgen *string `yaml:"loadgen" check:"required,str" why:"the engines key the load generator runs on"`
+		Link    *string `yaml:"link" check:"str"`
 	}
 	limitsSchema struct {
 		Memory *string `yaml:"memory"` // bytes, or with a unit: 256m, 2g
@@ -426,6 +438,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		m.Rate = d.rates(f.Rate, "rate")
 	}
 	m.Control = d.control(f.Control, "control")
+	d.engines(f, m)
 	m.Limits = d.limits(f.Limits, "limits", DefaultLimits)
 	for _, name := range d.names("scenarios") {
 		m.Scenarios = append(m.Scenarios, d.scenario(name, f.Scenarios[name]))
@@ -460,6 +473,50 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		}
 		p.Control = d.control(pf.Control, path+".control")
 		m.Profiles[name] = p
+	}
+}
+
+// engines reads the engines and placement sections: every engine's host
+// is a URL or a context name, placement names engines, and a target engine
+// that the load generator does not share has an address to be reached at.
+func (d *decoder) engines(f *fileSchema, m *Matrix) {
+	for _, name := range d.names("engines") {
+		e, path := f.Engines[name], "engines."+name
+		spec := EngineSpec{Name: name}
+		setp(&spec.Host, e.Host)
+		setp(&spec.Address, e.Address)
+		setp(&spec.Reserve, e.Reserve)
+		if err := CheckEngine(spec.Host); err != nil && e.Host != nil && !d.bad[path+".host"] {
+			d.errAt(path+".host", "%v", err)
+		}
+		if spec.Address == "" {
+			spec.Address = EngineHost(spec.Host)
+		}
+		if m.Engines == nil {
+			m.Engines = map[string]EngineSpec{}
+		}
+		m.Engines[name] = spec
+	}
+	switch {
+	case f.Placement == nil && len(m.Engines) > 0:
+		d.errAt("engines", "engines need a placement: {target: ENGINE, loadgen: ENGINE}")
+	case f.Placement == nil:
+	case len(m.Engines) == 0 && d.set("placement"):
+		d.errAt("placement", "placement names engines: add an engines section")
+	default:
+		p := &Placement{}
+		setp(&p.Target, f.Placement.Target)
+		setp(&p.Loadgen, f.Placement.Loadgen)
+		setp(&p.Link, f.Placement.Link)
+		for field, name := range map[string]string{"target": p.Target, "loadgen": p.Loadgen} {
+			if _, ok := m.Engines[name]; !ok && name != "" {
+				d.errAt("placement."+field, "no engine %q (have: %s)", name, strings.Join(d.names("engines"), ", "))
+			}
+		}
+		if t, ok := m.Engines[p.Target]; ok && p.Target != p.Loadgen && t.Address == "" {
+			d.errAt("engines."+p.Target, "set address: where the load generator on engine %q reaches this machine (an IP or host name)", p.Loadgen)
+		}
+		m.Placement = p
 	}
 }
 

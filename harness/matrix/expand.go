@@ -102,6 +102,20 @@ func (t Target) variantNames() []string {
 // keeping those the selector picks and the targets serve. Cores come from
 // online; a cell whose cores do not fit is kept with Skip set.
 func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
+	return expand(m, only, func(cpus int) (cpuset.Set, cpuset.Set, error) {
+		return cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
+	})
+}
+
+// ExpandApart is Expand for a target and a load generator on two machines
+// (two engines): each takes its cores from its own machine's.
+func ExpandApart(m *Matrix, only Selector, targetOnline, loadgenOnline cpuset.Set) []Cell {
+	return expand(m, only, func(cpus int) (cpuset.Set, cpuset.Set, error) {
+		return cpuset.AllocateApart(targetOnline, loadgenOnline, cpus, m.Load.LoadgenCPUs)
+	})
+}
+
+func expand(m *Matrix, only Selector, allocate func(cpus int) (target, loadgen cpuset.Set, err error)) []Cell {
 	var cells []Cell
 	for _, t := range m.Targets {
 		for _, variant := range t.variantNames() {
@@ -118,7 +132,7 @@ func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 									if !only.Match(c) || !m.ProfileOnly.Match(c) {
 										continue
 									}
-									tg, lg, err := cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
+									tg, lg, err := allocate(cpus)
 									if err != nil {
 										c.Skip = err.Error()
 									}

@@ -6,6 +6,9 @@ package matrix
 
 import (
 	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -75,8 +78,12 @@ type Matrix struct {
 	Scenarios   []Scenario         `json:"scenarios"`
 	Control     Selector           `json:"control,omitempty"` // cells measured twice, as an A/A control
 	Profiles    map[string]Profile `json:"-"`
-	Profile     string             `json:"profile,omitempty"`      // the profile applied, if any
-	ProfileOnly Selector           `json:"profile_only,omitempty"` // the applied profile's cell selection
+	// Engines and Placement put targets and the load generator on two
+	// Docker engines (two machines); none: both on the environment's.
+	Engines     map[string]EngineSpec `json:"-"`
+	Placement   *Placement            `json:"-"`
+	Profile     string                `json:"profile,omitempty"`      // the profile applied, if any
+	ProfileOnly Selector              `json:"profile_only,omitempty"` // the applied profile's cell selection
 }
 
 // Aggregate is how a cell's trials make its headline RPS.
@@ -261,4 +268,63 @@ func (m *Matrix) ProfileNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// EngineSpec is one Docker engine of the engines section: where the
+// harness reaches it and where a load generator on another machine
+// reaches the machine it runs on.
+type EngineSpec struct {
+	Name string
+	// Host is a DOCKER_HOST-style URL (unix://, tcp://, ssh://user@host)
+	// or a docker context name.
+	Host string
+	// Address is where a load generator on another engine reaches this
+	// engine's machine: the matrix's, else the host of a tcp:// or ssh://
+	// URL.
+	Address string
+	Reserve int // cores kept free of targets and load generators (the lowest-numbered)
+}
+
+// Placement says on which engine targets and the load generator run.
+type Placement struct {
+	Target, Loadgen string // engines keys
+	Link            string // the network between the two machines, as the user describes it
+}
+
+// EngineSchemes are the URL schemes an engine may be given by, as
+// DOCKER_HOST takes them.
+var EngineSchemes = []string{"unix", "tcp", "ssh", "npipe"}
+
+var contextName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.+-]*$`)
+
+// CheckEngine says what is wrong with an engine given as a URL or a docker
+// context name, without reaching it.
+func CheckEngine(spec string) error {
+	if !strings.Contains(spec, "://") {
+		if !contextName.MatchString(spec) {
+			return fmt.Errorf("%q is neither a URL (unix://, tcp://, ssh://user@host) nor a docker context name", spec)
+		}
+		return nil
+	}
+	u, err := url.Parse(spec)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(EngineSchemes, u.Scheme) {
+		return fmt.Errorf("unsupported scheme %q in %q (use one of %s)", u.Scheme, spec, strings.Join(EngineSchemes, ", "))
+	}
+	if (u.Scheme == "tcp" || u.Scheme == "ssh") && u.Hostname() == "" {
+		return fmt.Errorf("%q names no host", spec)
+	}
+	return nil
+}
+
+// EngineHost is the host part of a tcp:// or ssh:// engine URL, "" for a
+// socket or a context name.
+func EngineHost(spec string) string {
+	u, err := url.Parse(spec)
+	if err != nil || u.Scheme != "tcp" && u.Scheme != "ssh" {
+		return ""
+	}
+	return u.Hostname()
 }

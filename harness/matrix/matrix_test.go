@@ -442,3 +442,52 @@ func TestRateAxis(t *testing.T) {
 		t.Errorf("rate 1050: %v", err)
 	}
 }
+
+func TestEngines(t *testing.T) {
+	two := good + `engines:
+  server: {host: "ssh://bench@10.0.0.5", reserve: 1}
+  client: {host: "unix:///var/run/docker.sock"}
+placement: {target: server, loadgen: client, link: "10 GbE"}
+`
+	m, err := parse(t, two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]EngineSpec{
+		"server": {Name: "server", Host: "ssh://bench@10.0.0.5", Address: "10.0.0.5", Reserve: 1},
+		"client": {Name: "client", Host: "unix:///var/run/docker.sock"},
+	}
+	if !reflect.DeepEqual(m.Engines, want) {
+		t.Errorf("engines %+v, want %+v", m.Engines, want)
+	}
+	if p := *m.Placement; p != (Placement{Target: "server", Loadgen: "client", Link: "10 GbE"}) {
+		t.Errorf("placement %+v", p)
+	}
+	cells := ExpandApart(m, Selector{"one/plaintext"}, cpuset.Range(1, 3), cpuset.Range(0, 2))
+	if c := cells[0]; c.CPUSet.String() != "1" || c.LoadgenSet.String() != "1" || c.Skip != "" {
+		t.Errorf("1-core cell: target %s, load generator %s, skip %q", c.CPUSet, c.LoadgenSet, c.Skip)
+	}
+	if c := cells[len(cells)-1]; c.CPUs != 2 || c.CPUSet.String() != "1-2" {
+		t.Errorf("2-core cell: target %s", c.CPUSet)
+	}
+	if cells := ExpandApart(m, Selector{"one/plaintext"}, cpuset.Range(1, 1), cpuset.Range(0, 2)); !strings.Contains(cells[len(cells)-1].Skip, "target's machine") {
+		t.Errorf("2 cores on a 1-core machine: skip %q", cells[len(cells)-1].Skip)
+	}
+
+	for _, tc := range []struct{ edit, from, want string }{
+		{`host: "ssh://bench@10.0.0.5"`, `host: "http://10.0.0.5"`, `engines.server.host: unsupported scheme "http"`},
+		{`host: "ssh://bench@10.0.0.5", reserve: 1`, `host: "unix:///other.sock"`, `engines.server: set address: where the load generator on engine "client" reaches this machine`},
+		{"loadgen: client", "loadgen: clinet", `placement.loadgen: no engine "clinet" (have: server, client)`},
+		{"placement: {target: server, loadgen: client, link: \"10 GbE\"}\n", "", "engines: engines need a placement"},
+		{`{host: "unix:///var/run/docker.sock"}`, `{address: 10.0.0.6}`, "engines.client.host: missing: a DOCKER_HOST-style URL"},
+		{`host: "ssh://bench@10.0.0.5"`, `host: "my context"`, `is neither a URL`},
+	} {
+		text := strings.Replace(two, tc.edit, tc.from, 1)
+		if text == two {
+			t.Fatalf("edit %q not found", tc.edit)
+		}
+		if _, err := parse(t, text); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s → %s: error %v, want %q", tc.edit, tc.from, err, tc.want)
+		}
+	}
+}

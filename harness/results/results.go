@@ -103,6 +103,43 @@ type Environment struct {
 	StartedAt      time.Time      `json:"started_at"`
 	NetworkMode    matrix.Network `json:"network_mode"`
 	Resumed        []time.Time    `json:"resumed_at,omitempty"` // when the run was continued with --resume
+	// Machines are the target's and the load generator's machines when a
+	// run used two engines (the fields above then describe the target's);
+	// Link is the network between them as the user described it.
+	Machines []Machine `json:"machines,omitempty"`
+	Link     string    `json:"link,omitempty"`
+}
+
+// Machine is one machine of a run on two engines.
+type Machine struct {
+	Role          string `json:"role"`              // RoleTarget or RoleLoadgen
+	Engine        string `json:"engine"`            // the matrix's engines key
+	Host          string `json:"host"`              // the URL or context name the harness reached its engine by
+	Address       string `json:"address,omitempty"` // the target's: where the load generator reached it
+	Hostname      string `json:"hostname"`
+	CPUModel      string `json:"cpu_model"`
+	OnlineCPUs    int    `json:"online_cpus"`
+	Reserved      int    `json:"reserved_cpus,omitempty"` // lowest-numbered cores no cell used
+	Kernel        string `json:"kernel"`
+	OS            string `json:"os,omitempty"`
+	DockerVersion string `json:"docker_version"`
+	StorageDriver string `json:"storage_driver,omitempty"`
+}
+
+// Machine roles.
+const (
+	RoleTarget  = "target"
+	RoleLoadgen = "loadgen"
+)
+
+// Machine returns the machine of role, if the run had two.
+func (e Environment) Machine(role string) (Machine, bool) {
+	for _, m := range e.Machines {
+		if m.Role == role {
+			return m, true
+		}
+	}
+	return Machine{}, false
 }
 
 // Settings is the expanded matrix the run used.

@@ -3,7 +3,13 @@ package runner
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/webbench/webbench/harness/cpuset"
+	"github.com/webbench/webbench/harness/verify"
 
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
@@ -69,27 +75,10 @@ func closeText(close bool) string {
 
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close, NetworkMode: r.mode}
-	host := "127.0.0.1"
-	if r.mode == matrix.NetworkBridge {
-		host = "ceiling"
-	}
-	r.visits++
 	d := &deployment{}
 	defer r.remove(ctx, d)
-	id, err := r.eng.Start(ctx, engine.ContainerSpec{
-		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.loadgenImage, Cmd: []string{"ceiling"},
-		Env: []string{fmt.Sprintf("PORT=%d", ceilingPort)}, CPUSet: c.CPUSet.String(), Network: r.targetNetwork(),
-		Aliases: []string{host}, Labels: r.labels("ceiling", "", ""),
-		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
-	})
-	if id != "" {
-		d.members = append(d.members, &member{service: "ceiling", alias: "ceiling", id: id})
-	}
+	url, err := r.startFixed(ctx, d, c.CPUSet)
 	if err != nil {
-		return ce, err
-	}
-	url := fmt.Sprintf("http://%s:%d/", host, ceilingPort)
-	if err := r.waitReady(ctx, d, url); err != nil {
 		return ce, err
 	}
 	spec := loadgen.Spec{URL: url, Connections: c.Connections, Duration: r.m.Load.Duration,
@@ -121,4 +110,66 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		ce.LoadgenCPU = roundTo(stats.Describe(cpu).Median, 3)
 	}
 	return ce, nil
+}
+
+// startFixed starts the fixed-response server in the load generator's image
+// on the targets' engine, on cores, the way a target runs, and waits until
+// the load generator gets its answer; it returns the server's URL as the
+// load generator reaches it. d holds the container for the caller to remove.
+func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set) (string, error) {
+	host := "127.0.0.1"
+	switch {
+	case r.apart != nil:
+		host = r.apart.Target.Address
+	case r.mode == matrix.NetworkBridge:
+		host = "ceiling"
+	}
+	r.visits++
+	id, err := r.eng.Start(ctx, engine.ContainerSpec{
+		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.ceilingImage, Cmd: []string{"ceiling"},
+		Env: []string{fmt.Sprintf("PORT=%d", ceilingPort)}, CPUSet: cores.String(), Network: r.targetNetwork(),
+		Aliases: []string{"ceiling"}, Labels: r.labels("ceiling", "", ""),
+		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
+	})
+	if id != "" {
+		d.members = append(d.members, &member{service: "ceiling", alias: "ceiling", id: id})
+	}
+	if err != nil {
+		return "", err
+	}
+	url := fmt.Sprintf("http://%s/", net.JoinHostPort(host, strconv.Itoa(ceilingPort)))
+	return url, r.waitReady(ctx, d, url)
+}
+
+// reach checks, before any load, that the load generator on its engine
+// gets a correct answer from a server on the targets' machine at the
+// targets' address, and reads that machine's processor and open-files
+// limit. Its error names both ends.
+func (r *runner) reach(ctx context.Context) error {
+	d := &deployment{}
+	defer r.remove(ctx, d)
+	tg, lg := r.apart.Target, r.apart.Loadgen
+	url, err := r.startFixed(ctx, d, usable(r.out.Environment.OnlineCPUs, tg.Reserve)[:1])
+	if err == nil {
+		var resp verify.Response
+		if resp, err = r.probe(ctx, url, r.m.Load.Timeout, false); err == nil && resp.Status != 200 {
+			err = fmt.Errorf("answered status %d, not the fixed-response server's 200: is another server listening on port %d of that machine?", resp.Status, ceilingPort)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("the load generator on engine %s (%s) cannot reach the targets' machine, engine %s (%s), at %s: %v "+
+			"(check engines.%s.address and that the targets' machine accepts TCP from the load generator's on the targets' ports)",
+			lg.Name, engine.Redact(lg.Host), tg.Name, engine.Redact(tg.Host), url, err, tg.Name)
+	}
+	id := d.members[0].id
+	r.out.Environment.CPUModel = cpuModelIn(ctx, r.eng, id)
+	r.out.Environment.Machines[0].CPUModel = r.out.Environment.CPUModel
+	if res, err := r.eng.Exec(ctx, id, []string{"sh", "-c", "ulimit -Hn"}); err == nil && res.ExitCode == 0 {
+		r.maxNoFile, _ = strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64)
+	}
+	fmt.Fprintf(r.log, "engine %s reaches the targets' machine (engine %s) at %s\n", lg.Name, tg.Name, r.apart.Target.Address)
+	return nil
 }

@@ -327,7 +327,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 		for _, p := range lay[svc.Name] {
 			m := &member{service: svc.Name, alias: p.alias}
 			if svc.Name != t.Entry && svc.Port > 0 {
-				m.addr = p.addr()
+				m.addr = r.fromLoadgen(p)
 			}
 			// Unique per visit, so that a leftover of one visit is never
 			// taken for the next one's container.
@@ -384,7 +384,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if err := r.deploy(ctx, t, c, rc, d); err != nil {
 		return err
 	}
-	url := fmt.Sprintf("http://%s%s", layout(t, r.mode)[t.Entry][0].addr(), c.Subst(sc.Path))
+	url := fmt.Sprintf("http://%s%s", r.fromLoadgen(layout(t, r.mode)[t.Entry][0]), c.Subst(sc.Path))
 
 	r.progress.Phase(c, "ready")
 	if err := r.waitReady(ctx, d, url); err != nil {
@@ -573,7 +573,7 @@ func (r *runner) probe(ctx context.Context, target string, timeout time.Duration
 	if tcp {
 		cmd = append(cmd, "-tcp")
 	}
-	res, err := r.eng.Exec(ctx, r.loadgenID, append(cmd, target))
+	res, err := r.lg.Exec(ctx, r.loadgenID, append(cmd, target))
 	if err != nil {
 		return verify.Response{}, err
 	}
@@ -592,7 +592,7 @@ func (r *runner) bombard(ctx context.Context, s loadgen.Spec) (loadgen.Result, e
 	cmd := append([]string{"timeout", "-s", "KILL", strconv.Itoa(int(deadline.Seconds())), "bombardier"}, loadgen.Args(s)...)
 	ectx, cancel := context.WithTimeout(ctx, deadline+execGrace)
 	defer cancel()
-	res, err := r.eng.Exec(ectx, r.loadgenID, cmd)
+	res, err := r.lg.Exec(ectx, r.loadgenID, cmd)
 	if err != nil {
 		if ctx.Err() == nil && ectx.Err() != nil {
 			return loadgen.Result{}, fmt.Errorf("stalled: the load generator did not return within %s", deadline+execGrace)

@@ -29,6 +29,8 @@ type Engine interface {
 	// RunningContainers lists what runs on the engine, to warn of
 	// containers that share the run's cores.
 	RunningContainers(ctx context.Context) ([]engine.Running, error)
+	// Ping checks that the engine still answers; its error names the engine.
+	Ping(ctx context.Context) error
 }
 
 var _ Engine = (*engine.Engine)(nil)

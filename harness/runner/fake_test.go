@@ -23,6 +23,7 @@ type fakeEngine struct {
 	ncpu       int
 	next       int
 	containers map[string]*fakeContainer // live ones, by id
+	started    []*fakeContainer          // every one, in start order
 	networks   map[string]string         // live ones: id → name
 	calls      []string                  // "start NAME", "bombard CELL", …
 
@@ -44,6 +45,24 @@ type fakeEngine struct {
 	bombards  map[string]int // bombardier runs so far, by target
 	// bombardArgs are the command lines of every bombardier run.
 	bombardArgs []string
+	// id is the engine's id (default "fake-engine"); lost makes Ping fail
+	// from the lostAfter-th call on (0: the first).
+	id        string
+	lost      bool
+	lostAfter int
+	pings     int
+	// unreachable hosts refuse the probe's HTTP requests.
+	unreachable map[string]bool
+}
+
+func (f *fakeEngine) Ping(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pings++
+	if f.lost && f.pings > f.lostAfter {
+		return fmt.Errorf("engine %s lost: connection refused", f.id)
+	}
+	return nil
 }
 
 type fakeContainer struct {
@@ -105,6 +124,17 @@ func (f *fakeEngine) callsWith(prefix string) []string {
 	return out
 }
 
+// containerSpecs are the specs of every container started, in no order.
+func (f *fakeEngine) containerSpecs() []engine.ContainerSpec {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []engine.ContainerSpec
+	for _, c := range f.started {
+		out = append(out, c.spec)
+	}
+	return out
+}
+
 // live lists what is still on the fake engine.
 func (f *fakeEngine) live() []string {
 	f.mu.Lock()
@@ -146,7 +176,11 @@ func (f *fakeEngine) Build(_ context.Context, s engine.BuildSpec) (engine.Built,
 func (f *fakeEngine) Cached(context.Context, engine.BuildSpec) (bool, error) { return false, nil }
 
 func (f *fakeEngine) Info(context.Context) (engine.Info, error) {
-	return engine.Info{ID: "fake-engine", ServerVersion: "fake", APIVersion: "1.41", NCPU: f.ncpu, Kernel: "k", OS: "fake", Driver: "overlay2"}, nil
+	id := f.id
+	if id == "" {
+		id = "fake-engine"
+	}
+	return engine.Info{ID: id, Name: id + "-host", ServerVersion: "fake", APIVersion: "1.41", NCPU: f.ncpu, Kernel: "k", OS: "fake", Driver: "overlay2"}, nil
 }
 
 func (f *fakeEngine) Reap(context.Context, bool) ([]string, error) { return nil, nil }
@@ -187,6 +221,7 @@ func (f *fakeEngine) Start(_ context.Context, s engine.ContainerSpec) (string, e
 	c := &fakeContainer{spec: s, target: s.Labels[engine.LabelTarget], cell: s.Labels[engine.LabelCell], role: s.Labels[engine.LabelRole]}
 	c.exited = c.role == "target" && f.target(c.target).exitEarly
 	f.containers[id] = c
+	f.started = append(f.started, c)
 	f.log("start %s", s.Name)
 	return id, nil
 }
@@ -275,6 +310,8 @@ func (f *fakeEngine) Exec(ctx context.Context, id string, cmd []string) (engine.
 			}
 		} else if u, err := url.Parse(addr); err != nil || u.Host == "" {
 			resp = verify.Response{Error: "bad url"}
+		} else if f.unreachable[u.Hostname()] {
+			resp = verify.Response{Error: "dial tcp " + u.Host + ": connection refused"}
 		}
 		f.log("probe %s %s", cell, addr)
 		out, _ := json.Marshal(resp)

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"maps"
+	"net"
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,7 +19,17 @@ type place struct {
 	port  int
 }
 
-func (p place) addr() string { return p.host + ":" + strconv.Itoa(p.port) }
+func (p place) addr() string { return net.JoinHostPort(p.host, strconv.Itoa(p.port)) }
+
+// fromLoadgen is where the load generator reaches p: where the services
+// reach it, or, with two engines, the targets' machine's address and p's
+// port (every replica there is on that machine's host network).
+func (r *runner) fromLoadgen(p place) string {
+	if r.apart != nil {
+		return net.JoinHostPort(r.apart.Target.Address, strconv.Itoa(p.port))
+	}
+	return p.addr()
+}
 
 // layout places every replica of t's services. On a bridge network each
 // container has its own address, so every replica of a service listens on

@@ -73,6 +73,25 @@ type Options struct {
 	NoWait  bool
 	// BuildTimes is where build times are learned (nil: buildtime.Path()).
 	BuildTimes *buildtime.Book
+	// Machines, when set, puts the load generator on LoadgenEngine, another
+	// machine's engine than the targets': targets run there with host
+	// networking and the load generator reaches them at the target engine's
+	// address. Copy brings an image to one engine from the other (docker
+	// save | docker load) when the other has it, reporting whether it did;
+	// nil never copies.
+	Machines      *Machines
+	LoadgenEngine Engine
+	Copy          func(ctx context.Context, ref string, toLoadgen bool) (bool, error)
+	// Reserve is how many of the single engine's lowest-numbered cores no
+	// cell uses (with Machines, each engine's own Reserve counts).
+	Reserve int
+}
+
+// Machines are the two engines of a run that puts targets and the load
+// generator on different machines.
+type Machines struct {
+	Target, Loadgen matrix.EngineSpec
+	Link            string // the network between them, as the user describes it
 }
 
 // Progress is told where the run is, in units of work: a cell visit that
@@ -90,7 +109,10 @@ type Progress interface {
 // all or was interrupted (ctx.Err()); a cell's failure is recorded in its
 // cell, not returned.
 func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
-	r := &runner{eng: eng, opt: opt, m: opt.Matrix, log: opt.Log, progress: opt.Progress}
+	r := &runner{eng: eng, lg: eng, opt: opt, m: opt.Matrix, log: opt.Log, progress: opt.Progress}
+	if opt.Machines != nil && opt.LoadgenEngine != nil {
+		r.lg, r.apart = opt.LoadgenEngine, opt.Machines
+	}
 	if r.log == nil {
 		r.log = io.Discard
 	}
@@ -101,7 +123,9 @@ func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 }
 
 type runner struct {
-	eng      Engine
+	eng      Engine // the targets'
+	lg       Engine // the load generator's: eng, unless the run has two machines
+	apart    *Machines
 	opt      Options
 	m        *matrix.Matrix
 	log      io.Writer
@@ -113,10 +137,12 @@ type runner struct {
 	networkID    string
 	visits       int // cell visits started, for unique container names
 	loadgenID    string
-	loadgenImage string
+	loadgenImage string // on the load generator's engine
+	ceilingImage string // the same image on the targets' engine
 	ceilings     map[ceilingKey]float64 // the load generator's ceiling RPS
 	loadgenStats engine.Sampler
-	resolver     *baseimage.Resolver
+	resolver     *baseimage.Resolver // base images on the targets' engine
+	lgResolver   *baseimage.Resolver // on the load generator's (resolver, on one engine)
 	out          *results.Run
 
 	interleave bool   // trials in rounds over all cells
@@ -131,8 +157,13 @@ type runner struct {
 // infraGone says what of the run's own infrastructure vanished: its load
 // generator container, or its network.
 func (r *runner) infraGone(ctx context.Context) error {
+	for _, e := range r.engines() {
+		if err := e.Ping(ctx); err != nil {
+			return err
+		}
+	}
 	if r.loadgenID != "" {
-		st, err := r.eng.State(ctx, r.loadgenID)
+		st, err := r.lg.State(ctx, r.loadgenID)
 		if err != nil || !st.Running {
 			return fmt.Errorf("the run's load generator container vanished or stopped (removed by someone, or the engine restarted): %v", errors.Join(err, stateErr(st, err)))
 		}
@@ -158,33 +189,64 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	lgInfo := info
+	if r.apart != nil {
+		if lgInfo, err = r.lg.Info(ctx); err != nil {
+			return nil, err
+		}
+		if lgInfo.ID == info.ID {
+			return nil, fmt.Errorf("engines %s and %s are the same engine (id %s): place the target and the load generator on one engine name, or on two machines' engines",
+				r.apart.Target.Name, r.apart.Loadgen.Name, info.ID)
+		}
+	}
 	mode := r.m.Network
 	if r.opt.Network != "" {
 		mode = r.opt.Network
+	}
+	if r.apart != nil && mode != matrix.NetworkHost {
+		// Two machines: no namespace or bridge spans them, and a published
+		// port would put docker-proxy in the path.
+		fmt.Fprintf(r.log, "two engines: targets and the load generator use their machines' host networks (network mode %s does not span machines)\n", mode)
+		mode = matrix.NetworkHost
 	}
 	r.mode = mode
 	sel, err := matrix.ParseSelector(r.opt.Only)
 	if err != nil {
 		return nil, err
 	}
-	cells := matrix.Expand(r.m, sel, cpuset.Range(0, info.NCPU))
+	var cells []matrix.Cell
+	if r.apart != nil {
+		cells = matrix.ExpandApart(r.m, sel, usable(info.NCPU, r.apart.Target.Reserve), usable(lgInfo.NCPU, r.apart.Loadgen.Reserve))
+	} else {
+		cells = matrix.Expand(r.m, sel, usable(info.NCPU, r.opt.Reserve))
+	}
 	selection := Selection(r.m, r.opt.Only, mode, cells)
 	if prev := r.opt.Resume; prev != nil && prev.Selection != selection {
 		return nil, fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.m, r.opt.Only, mode))
 	}
 
-	// One run at a time on a core of this engine: lock the cores first.
-	var cores cpuset.Set
+	// One run at a time on a core of an engine: lock the cores first.
+	var cores, lgCores cpuset.Set
 	for _, c := range cells {
 		if c.Skip == "" {
-			cores = cpuset.Union(cores, c.CPUSet, c.LoadgenSet)
+			cores, lgCores = cpuset.Union(cores, c.CPUSet), cpuset.Union(lgCores, c.LoadgenSet)
 		}
 	}
 	lockDir := r.opt.LockDir
 	if lockDir == "" {
 		lockDir = lock.Dir()
 	}
-	held, err := lock.Acquire(ctx, lockDir, info.ID, cores, !r.opt.NoWait, func(s string) { fmt.Fprintln(r.log, s) })
+	say := func(s string) { fmt.Fprintln(r.log, s) }
+	if r.apart == nil {
+		cores, lgCores = cpuset.Union(cores, lgCores), nil
+	} else {
+		held, err := lock.Acquire(ctx, lockDir, lgInfo.ID, lgCores, !r.opt.NoWait, say)
+		if err != nil {
+			return nil, err
+		}
+		defer held.Release()
+	}
+	held, err := lock.Acquire(ctx, lockDir, info.ID, cores, !r.opt.NoWait, say)
 	if err != nil {
 		return nil, err
 	}
@@ -204,27 +266,23 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		Cells:     []*results.Cell{},
 	}
 
+	if r.apart != nil {
+		r.out.Environment.Hostname = info.Name
+		r.out.Environment.Link = r.apart.Link
+		r.out.Environment.Machines = []results.Machine{
+			machine(results.RoleTarget, r.apart.Target, info), machine(results.RoleLoadgen, r.apart.Loadgen, lgInfo)}
+	}
+
 	// What a killed earlier run left would skew this one (a server still
 	// running on the same cores): remove it first. A live run's objects are
 	// left alone.
-	if gone, err := r.eng.Reap(ctx, false); err != nil {
-		fmt.Fprintf(r.log, "warning: reaping leftovers of earlier runs: %v\n", err)
-	} else if len(gone) > 0 {
-		var named []string
-		images := 0
-		for _, g := range gone {
-			if strings.HasPrefix(g, "image ") {
-				images++
-			} else {
-				named = append(named, g)
-			}
-		}
-		if images > 0 {
-			named = append(named, fmt.Sprintf("%d dangling image(s) of earlier builds", images))
-		}
-		fmt.Fprintf(r.log, "removed leftovers of earlier runs: %s\n", strings.Join(named, ", "))
+	for _, e := range r.engines() {
+		r.reap(ctx, e)
 	}
-	r.out.Warnings = r.foreignContainers(ctx, cores)
+	r.out.Warnings = r.foreignContainers(ctx, r.eng, cores)
+	if r.apart != nil {
+		r.out.Warnings = append(r.out.Warnings, r.foreignContainers(ctx, r.lg, lgCores)...)
+	}
 	defer r.cleanup(ctx)
 
 	r.interleave = !r.opt.Sequential && r.m.Load.Trials > 1
@@ -270,15 +328,20 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if r.times = r.opt.BuildTimes; r.times == nil {
 		r.times = buildtime.Open(buildtime.Path())
 	}
-	r.resolver = baseimage.NewResolver(r.eng, images, baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.times})
+	bopt := baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.times}
+	r.resolver = baseimage.NewResolver(r.eng, images, r.copying(bopt, false))
+	r.lgResolver = r.resolver
+	if r.apart != nil {
+		r.lgResolver = baseimage.NewResolver(r.lg, images, r.copying(bopt, true))
+	}
 	builds := r.buildEstimate(ctx, cells)
 	r.progress.Start(units, builds+matrix.Estimate(r.m, cells, matrix.VisitOverhead, matrix.GuessedRPS, r.interleave))
 	defer r.progress.Finish()
 
-	switch mode {
-	case matrix.NetworkHost:
+	switch {
+	case mode == matrix.NetworkHost:
 		r.network = "host"
-	case matrix.NetworkShared:
+	case mode == matrix.NetworkShared:
 		r.network = "none"
 	default:
 		r.network = "webbench-" + r.id
@@ -288,6 +351,13 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	}
 
 	loadgenErr := r.startLoadgen(ctx, cells)
+	if loadgenErr == nil && r.apart != nil {
+		if err := r.reach(ctx); err != nil {
+			r.out.Stopped = err.Error()
+			r.save()
+			return r.out, err
+		}
+	}
 	byTarget := map[string][]matrix.Cell{}
 	for _, c := range cells {
 		byTarget[c.Target] = append(byTarget[c.Target], c)
@@ -322,21 +392,94 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	return r.out, nil
 }
 
+// copying gives opt a Copy from the run's other engine, if it has one.
+func (r *runner) copying(opt baseimage.Options, toLoadgen bool) baseimage.Options {
+	if r.apart != nil && r.opt.Copy != nil {
+		opt.Copy = func(ctx context.Context, ref string) (bool, error) { return r.opt.Copy(ctx, ref, toLoadgen) }
+	}
+	return opt
+}
+
+// engines are the run's engines: one, or the targets' then the load
+// generator's.
+func (r *runner) engines() []Engine {
+	if r.apart != nil {
+		return []Engine{r.eng, r.lg}
+	}
+	return []Engine{r.eng}
+}
+
+// reap removes from e what killed earlier runs left.
+func (r *runner) reap(ctx context.Context, e Engine) {
+	where := ""
+	if r.apart != nil {
+		where = " on engine " + r.engineName(e)
+	}
+	gone, err := e.Reap(ctx, false)
+	if err != nil {
+		fmt.Fprintf(r.log, "warning: reaping leftovers of earlier runs%s: %v\n", where, err)
+		return
+	}
+	if len(gone) == 0 {
+		return
+	}
+	var named []string
+	images := 0
+	for _, g := range gone {
+		if strings.HasPrefix(g, "image ") {
+			images++
+		} else {
+			named = append(named, g)
+		}
+	}
+	if images > 0 {
+		named = append(named, fmt.Sprintf("%d dangling image(s) of earlier builds", images))
+	}
+	fmt.Fprintf(r.log, "removed leftovers of earlier runs%s: %s\n", where, strings.Join(named, ", "))
+}
+
+// engineName is the engines key of e in a run on two engines.
+func (r *runner) engineName(e Engine) string {
+	switch {
+	case r.apart == nil:
+		return ""
+	case e == r.lg:
+		return r.apart.Loadgen.Name
+	}
+	return r.apart.Target.Name
+}
+
+// usable are the cores of an n-core machine after the lowest reserve.
+func usable(n, reserve int) cpuset.Set {
+	return cpuset.Range(reserve, max(n-reserve, 0))
+}
+
+func machine(role string, spec matrix.EngineSpec, info engine.Info) results.Machine {
+	return results.Machine{Role: role, Engine: spec.Name, Host: engine.Redact(spec.Host), Address: spec.Address,
+		Hostname: info.Name, OnlineCPUs: info.NCPU, Reserved: spec.Reserve, Kernel: info.Kernel, OS: info.OS,
+		DockerVersion: info.ServerVersion, StorageDriver: info.Driver}
+}
+
 // targetNetwork is the network mode of target containers: in shared mode
 // the load generator's namespace, else the run's network.
 func (r *runner) targetNetwork() string {
-	if r.mode == matrix.NetworkShared {
+	if r.mode == matrix.NetworkShared && r.apart == nil {
 		return "container:" + r.loadgenID
 	}
 	return r.network
 }
 
-// foreignContainers warns of running containers that are not this run's and
-// may use its cores: pinned to one of them, or not pinned at all.
-func (r *runner) foreignContainers(ctx context.Context, cores cpuset.Set) []string {
-	running, err := r.eng.RunningContainers(ctx)
+// foreignContainers warns of running containers on e that are not this
+// run's and may use its cores there: pinned to one of them, or not pinned
+// at all.
+func (r *runner) foreignContainers(ctx context.Context, e Engine, cores cpuset.Set) []string {
+	where := ""
+	if r.apart != nil {
+		where = " on engine " + r.engineName(e)
+	}
+	running, err := e.RunningContainers(ctx)
 	if err != nil {
-		return []string{"could not list the engine's containers: " + err.Error()}
+		return []string{"could not list the containers" + where + ": " + err.Error()}
 	}
 	var out []string
 	for _, c := range running {
@@ -346,9 +489,9 @@ func (r *runner) foreignContainers(ctx context.Context, cores cpuset.Set) []stri
 		set, err := cpuset.Parse(c.CPUSet)
 		switch {
 		case c.CPUSet == "" || err != nil:
-			out = append(out, fmt.Sprintf("container %s (not this run's) is not pinned to cores: it may run on this run's cores %s", c.Name, cores))
+			out = append(out, fmt.Sprintf("container %s%s (not this run's) is not pinned to cores: it may run on this run's cores %s", c.Name, where, cores))
 		case cpuset.Overlaps(set, cores):
-			out = append(out, fmt.Sprintf("container %s (not this run's) is pinned to cores %s, which this run uses (%s)", c.Name, set, cores))
+			out = append(out, fmt.Sprintf("container %s%s (not this run's) is pinned to cores %s, which this run uses (%s)", c.Name, where, set, cores))
 		}
 	}
 	for _, w := range out {
@@ -364,7 +507,7 @@ func (r *runner) cleanup(ctx context.Context) {
 	if r.loadgenStats != nil {
 		r.loadgenStats.Stop()
 	}
-	if err := r.eng.RemoveContainer(cctx, r.loadgenID); err != nil {
+	if err := r.lg.RemoveContainer(cctx, r.loadgenID); err != nil {
 		fmt.Fprintf(r.log, "warning: %v\n", err)
 	}
 	if err := r.eng.RemoveNetwork(cctx, r.networkID); err != nil {
@@ -372,6 +515,9 @@ func (r *runner) cleanup(ctx context.Context) {
 	}
 	if r.resolver != nil {
 		r.resolver.Close()
+	}
+	if r.lgResolver != nil && r.lgResolver != r.resolver {
+		r.lgResolver.Close()
 	}
 }
 
@@ -439,42 +585,24 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	if set == nil {
 		return nil // nothing will run
 	}
-	args := map[string]string{}
-	for _, key := range []string{"debian", "golang"} {
-		b := r.base(ctx, key)
-		if b.Used == "" {
-			return fmt.Errorf("load generator base image %s: %s", key, b.Error)
+	var err error
+	if r.loadgenImage, err = r.buildLoadgen(ctx, r.lg, r.lgResolver); err != nil {
+		return err
+	}
+	if r.ceilingImage = r.loadgenImage; r.apart != nil {
+		// The fixed-response server of the ceiling runs on the targets' engine.
+		if r.ceilingImage, err = r.buildLoadgen(ctx, r.eng, r.resolver); err != nil {
+			return fmt.Errorf("on the targets' engine %s: %w", r.apart.Target.Name, err)
 		}
-		args[strings.ToUpper(key)+"_IMAGE"] = b.Used
 	}
-	logf, err := r.buildLog("loadgen")
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	lgContext, err := loadgenContext()
-	if err != nil {
-		return err
-	}
-	started := time.Now()
-	built, err := r.eng.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
-		Tag: "webbench/loadgen:latest", BuildArgs: args, Labels: map[string]string{engine.LabelRole: "loadgen"}, Log: logf})
-	if err != nil {
-		return fmt.Errorf("build load generator: %w", err)
-	}
-	if !built.Cached {
-		r.times.Record(buildtime.Image, time.Since(started))
-		fmt.Fprintf(r.log, "built image webbench/loadgen:latest in %s\n", time.Since(started).Round(time.Second))
-	}
-	r.loadgenImage = built.ID
-	r.loadgenID, err = r.eng.Start(ctx, engine.ContainerSpec{Name: "webbench-" + r.id + "-loadgen", Image: built.ID,
+	r.loadgenID, err = r.lg.Start(ctx, engine.ContainerSpec{Name: "webbench-" + r.id + "-loadgen", Image: r.loadgenImage,
 		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", ""),
 	}) // bombardier (Go) raises its own soft open-files limit to the hard one
 	if err != nil {
 		return err
 	}
-	r.loadgenStats = r.eng.Sample(ctx, r.loadgenID)
-	ver, err := r.eng.Exec(ctx, r.loadgenID, []string{"cat", "/usr/local/bin/bombardier.version"})
+	r.loadgenStats = r.lg.Sample(ctx, r.loadgenID)
+	ver, err := r.lg.Exec(ctx, r.loadgenID, []string{"cat", "/usr/local/bin/bombardier.version"})
 	if err != nil {
 		return err
 	}
@@ -482,10 +610,72 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	// Engines grant different open-files limits (here a hard 20000; 1024
 	// soft elsewhere): what a container gets by default is the most a
 	// target can be given.
-	if res, err := r.eng.Exec(ctx, r.loadgenID, []string{"sh", "-c", "ulimit -Hn"}); err == nil && res.ExitCode == 0 {
+	// With two engines this is the load generator's engine: the targets'
+	// is asked in reach.
+	if res, err := r.lg.Exec(ctx, r.loadgenID, []string{"sh", "-c", "ulimit -Hn"}); err == nil && res.ExitCode == 0 {
 		r.maxNoFile, _ = strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64) // "unlimited": 0, no bound
 	}
+	if r.apart != nil {
+		r.out.Environment.Machines[1].CPUModel = cpuModelIn(ctx, r.lg, r.loadgenID)
+	}
 	return nil
+}
+
+// buildLoadgen builds the load generator image on e, its base images
+// resolved by res, and returns its id.
+func (r *runner) buildLoadgen(ctx context.Context, e Engine, res *baseimage.Resolver) (string, error) {
+	args := map[string]string{}
+	for _, key := range []string{"debian", "golang"} {
+		b := res.Resolve(ctx, key)
+		if res == r.resolver {
+			r.out.Images[key] = b
+		}
+		if b.Used == "" {
+			return "", fmt.Errorf("load generator base image %s: %s", key, b.Error)
+		}
+		args[strings.ToUpper(key)+"_IMAGE"] = b.Used
+	}
+	name := "loadgen"
+	if r.apart != nil {
+		name += "-" + r.engineName(e)
+	}
+	logf, err := r.buildLog(name)
+	if err != nil {
+		return "", err
+	}
+	defer logf.Close()
+	lgContext, err := loadgenContext()
+	if err != nil {
+		return "", err
+	}
+	started := time.Now()
+	built, err := e.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
+		Tag: "webbench/loadgen:latest", BuildArgs: args, Labels: map[string]string{engine.LabelRole: "loadgen"}, Log: logf})
+	if err != nil {
+		return "", fmt.Errorf("build load generator: %w", err)
+	}
+	if !built.Cached {
+		r.times.Record(buildtime.Image, time.Since(started))
+		fmt.Fprintf(r.log, "built image webbench/loadgen:latest%s in %s\n", onEngine(r.engineName(e)), time.Since(started).Round(time.Second))
+	}
+	return built.ID, nil
+}
+
+func onEngine(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " on engine " + name
+}
+
+// cpuModelIn reads the processor's model name inside container id on e:
+// the engine's machine's, which need not be this one.
+func cpuModelIn(ctx context.Context, e Engine, id string) string {
+	res, err := e.Exec(ctx, id, []string{"sh", "-c", "grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2-"})
+	if m := strings.TrimSpace(string(res.Stdout)); err == nil && res.ExitCode == 0 && m != "" {
+		return m
+	}
+	return "unknown"
 }
 
 // noFile is the open-files limit a container asking for want gets: want,

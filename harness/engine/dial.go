@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/docker/cli/cli/config"
+	"github.com/docker/cli/cli/connhelper"
+	dcontext "github.com/docker/cli/cli/context/docker"
+	"github.com/docker/cli/cli/context/store"
+	"github.com/docker/docker/client"
+)
+
+// IsURL reports whether spec names an engine by URL rather than by a
+// Docker context name.
+func IsURL(spec string) bool { return strings.Contains(spec, "://") }
+
+// Dial connects to the engine given the way the docker CLI accepts one,
+// negotiating the API version down to what it speaks:
+//   - "": the environment's engine, as Connect;
+//   - a URL: unix:// and npipe:// sockets, tcp:// (with TLS from
+//     DOCKER_TLS_VERIFY and DOCKER_CERT_PATH, as the CLI), ssh://user@host
+//     through the docker CLI's connection helper (ssh runs `docker system
+//     dial-stdio` on the remote machine);
+//   - a context name, resolved from the Docker config folder ($DOCKER_CONFIG
+//     or ~/.docker) with its TLS material, as `docker --context NAME`;
+//     "default" is the environment's engine.
+//
+// name is how errors call the engine (a matrix's engines key).
+func Dial(ctx context.Context, name, spec string) (*Engine, error) {
+	opts, err := clientOpts(spec)
+	if err != nil {
+		return nil, fmt.Errorf("engine %s (%s): %w", name, Redact(spec), err)
+	}
+	cli, err := client.NewClientWithOpts(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("engine %s (%s): docker client: %w", name, Redact(spec), err)
+	}
+	if _, err := cli.Ping(ctx); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("engine %s (%s) not reachable: %w", name, Redact(spec), err)
+	}
+	return &Engine{cli: cli, Name: name, Spec: spec}, nil
+}
+
+func clientOpts(spec string) ([]client.Opt, error) {
+	switch {
+	case spec == "" || spec == "default":
+		return []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}, nil
+	case IsURL(spec):
+		helper, err := connhelper.GetConnectionHelper(spec)
+		if err != nil {
+			return nil, err
+		}
+		if helper != nil { // ssh://
+			return []client.Opt{client.WithHost(helper.Host), client.WithDialContext(helper.Dialer),
+				client.WithAPIVersionNegotiation()}, nil
+		}
+		// FromEnv brings DOCKER_TLS_VERIFY/DOCKER_CERT_PATH's TLS; the URL
+		// given replaces DOCKER_HOST.
+		return []client.Opt{client.FromEnv, client.WithHost(spec), client.WithAPIVersionNegotiation()}, nil
+	}
+	s := store.New(config.ContextStoreDir(), store.NewConfig(
+		func() any { return &map[string]any{} },
+		store.EndpointTypeGetter(dcontext.DockerEndpoint, func() any { return &dcontext.EndpointMeta{} }),
+	))
+	meta, err := s.GetMetadata(spec)
+	if err != nil {
+		return nil, fmt.Errorf("docker context %q (in %s): %w", spec, config.ContextStoreDir(), err)
+	}
+	epMeta, err := dcontext.EndpointFromContext(meta)
+	if err != nil {
+		return nil, fmt.Errorf("docker context %q: %w", spec, err)
+	}
+	ep, err := dcontext.WithTLSData(s, spec, epMeta)
+	if err != nil {
+		return nil, fmt.Errorf("docker context %q: TLS material: %w", spec, err)
+	}
+	return ep.ClientOpts()
+}
+
+// Redact drops a URL's password, should one be written into it.
+func Redact(spec string) string {
+	if u, err := url.Parse(spec); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			return u.String()
+		}
+	}
+	return spec
+}
+
+// Host is what the client talks to: the URL or context it was given, or
+// the environment's DOCKER_HOST (the platform's default socket when unset).
+func (e *Engine) Host() string {
+	if e.Spec != "" {
+		return Redact(e.Spec)
+	}
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		return Redact(h)
+	}
+	return client.DefaultDockerHost
+}
+
+// Ping checks that the engine still answers; the error names it.
+func (e *Engine) Ping(ctx context.Context) error {
+	if _, err := e.cli.Ping(ctx); err != nil {
+		return fmt.Errorf("engine %s (%s) lost: %w", e.label(), e.Host(), err)
+	}
+	return nil
+}
+
+func (e *Engine) label() string {
+	if e.Name == "" {
+		return "default"
+	}
+	return e.Name
+}
+
+// CopyImage copies image ref from src to e, streamed as `docker save |
+// docker load` would: how a stand-in built on one engine reaches another
+// that has no registry to pull from.
+func (e *Engine) CopyImage(ctx context.Context, src *Engine, ref string) error {
+	rc, err := src.cli.ImageSave(ctx, []string{ref})
+	if err != nil {
+		return fmt.Errorf("save %s on engine %s: %w", ref, src.label(), err)
+	}
+	defer rc.Close()
+	resp, err := e.cli.ImageLoad(ctx, rc, client.ImageLoadWithQuiet(true))
+	if err != nil {
+		return fmt.Errorf("load %s on engine %s: %w", ref, e.label(), err)
+	}
+	defer resp.Body.Close()
+	if err := readMessages(resp.Body, io.Discard); err != nil {
+		return fmt.Errorf("load %s on engine %s: %w", ref, e.label(), err)
+	}
+	return nil
+}
