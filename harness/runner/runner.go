@@ -137,8 +137,8 @@ type runner struct {
 	networkID    string
 	visits       int // cell visits started, for unique container names
 	loadgenID    string
-	loadgenImage string // on the load generator's engine
-	ceilingImage string // the same image on the targets' engine
+	loadgenImage string                 // on the load generator's engine
+	ceilingImage string                 // the same image on the targets' engine
 	ceilings     map[ceilingKey]float64 // the load generator's ceiling RPS
 	loadgenStats engine.Sampler
 	resolver     *baseimage.Resolver // base images on the targets' engine
