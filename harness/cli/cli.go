@@ -194,12 +194,12 @@ func (m *matrixFlags) load(online cpuset.Set) (*matrix.Matrix, []matrix.Cell, er
 // synopses are the commands' usage lines, flags spelled as the README
 // spells them.
 var synopses = map[string]string{
-	"plan":    "plan [-f FILE] [--profile P] [--only SEL] [--control CELL] [--max-cells N] [--sequential]",
-	"run":     "run [-f FILE] [--profile P] [--only SEL] [--control CELL] [--max-cells N] [--out DIR] [--label NAME] [--network shared|bridge|host] [--no-pull] [--sequential] [--seed N] [--force] [--resume DIR] [--no-wait]",
+	"plan":    "plan [-f FILE] [--profile P] [--only SEL] [--control CELL] [--max-cells N] [--sequential] [--target-engine E] [--loadgen-engine E] [--target-address ADDR]",
+	"run":     "run [-f FILE] [--profile P] [--only SEL] [--control CELL] [--max-cells N] [--out DIR] [--label NAME] [--network shared|bridge|host] [--no-pull] [--sequential] [--seed N] [--force] [--resume DIR] [--no-wait] [--target-engine E] [--loadgen-engine E] [--target-address ADDR] [--link TEXT]",
 	"report":  "report DIR [--format md|csv|json]",
 	"compare": "compare A B [C…] [--out FILE] [--format md|csv]",
 	"index":   "index [DIR]",
-	"clean":   "clean [--all [--force]]",
+	"clean":   "clean [--all [--force]] [--engine E]",
 }
 
 // printUsage writes a command's usage and its flags, long ones with two
@@ -254,6 +254,8 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	var mf matrixFlags
 	mf.register(fs)
 	sequential := fs.Bool("sequential", false, "estimate for trials run cell by cell")
+	var ef engineFlags
+	ef.register(fs)
 	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
 	}
@@ -261,6 +263,18 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	m, cells, err := mf.load(online)
 	if err != nil {
 		return err
+	}
+	place, err := ef.placement(m)
+	if err != nil {
+		return err
+	}
+	if mc := place.machines; mc != nil {
+		// plan asks no engine: each machine is assumed to have this one's
+		// core count.
+		sel, _ := matrix.ParseSelector(mf.only)
+		cells = matrix.ExpandApart(m, sel, online[min(mc.Target.Reserve, len(online)):], online[min(mc.Loadgen.Reserve, len(online)):])
+		fmt.Fprintf(stdout, "two engines: targets on %s (%s, reached at %s), the load generator on %s (%s); plan asks no engine, so the cores below assume each machine has this one's %d CPUs\n\n",
+			mc.Target.Name, engine.Redact(mc.Target.Host), mc.Target.Address, mc.Loadgen.Name, engine.Redact(mc.Loadgen.Host), len(online))
 	}
 	runnable := 0
 	for _, c := range cells {
@@ -352,6 +366,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	resume := fs.String("resume", "", "continue the interrupted or killed run in this results folder")
 	force := fs.Bool("force", false, "overwrite the results folder if it holds a run")
 	noWait := fs.Bool("no-wait", false, "refuse to start, rather than wait, when another run uses a core this one needs")
+	var ef engineFlags
+	ef.register(fs)
 	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
 	}
@@ -404,17 +420,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	eng, err := engine.Connect(ctx)
+	place, err := ef.placement(m)
+	if err != nil {
+		return err
+	}
+	eng, lg, err := place.connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
+	if lg != nil {
+		defer lg.Close()
+	}
 	if *label == "" {
 		info, err := eng.Info(ctx)
 		if err != nil {
 			return err
 		}
 		*label = DefaultLabel(info.NCPU, runner.CPUModel())
+		if place.machines != nil {
+			*label = fmt.Sprintf("%dc-%s-from-%s", info.NCPU, place.machines.Target.Name, place.machines.Loadgen.Name)
+		}
 	}
 	if *out == "" {
 		*out = filepath.Join("results", *label)
@@ -426,8 +452,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	res, err := runner.Run(ctx, eng, runner.Options{
 		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,
 		HarnessVersion: Version, Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed,
-		Resume: prev, NoWait: *noWait,
-	})
+		Resume: prev, NoWait: *noWait, Reserve: place.reserve,
+	}.OnMachines(place.machines, lg, copier(eng, lg, stderr)))
 	if res == nil {
 		return err
 	}
@@ -575,13 +601,19 @@ func clean(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
 	all := fs.Bool("all", false, "also remove the containers and networks of runs still going (asks first)")
 	force := fs.Bool("force", false, "with --all: do not ask")
+	spec := fs.String("engine", "", "the engine to clean: a URL (unix://, tcp://, ssh://user@host) or a docker context name (default: the environment's)")
 	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
 	}
 	if *force && !*all {
 		return usageErr("clean: --force goes with --all")
 	}
-	eng, err := engine.Connect(ctx)
+	if *spec != "" {
+		if err := matrix.CheckEngine(*spec); err != nil {
+			return usageErr("clean: --engine: %v", err)
+		}
+	}
+	eng, err := engine.Dial(ctx, *spec, *spec)
 	if err != nil {
 		return err
 	}

@@ -164,6 +164,18 @@ func environment(runs []*results.Run) []EnvRow {
 		field("profile", func(r *results.Run) string { return r.Matrix.Profile }),
 		field("started", func(r *results.Run) string { return r.Environment.StartedAt.UTC().Format("2006-01-02 15:04") }),
 	}
+	if slices.ContainsFunc(runs, func(r *results.Run) bool { return len(r.Environment.Machines) > 0 }) {
+		// Two engines: the fields above are the targets' machine's.
+		rows = append(rows,
+			field("load generator's machine", func(r *results.Run) string {
+				m, ok := r.Environment.Machine(results.RoleLoadgen)
+				if !ok {
+					return "the targets' machine"
+				}
+				return fmt.Sprintf("%s: %s, %d cpus, kernel %s, docker %s", m.Engine, m.CPUModel, m.OnlineCPUs, m.Kernel, m.DockerVersion)
+			}),
+			field("link between them", func(r *results.Run) string { return r.Environment.Link }))
+	}
 	var keys []string
 	for _, run := range runs {
 		for k := range run.Images {

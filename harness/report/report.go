@@ -71,8 +71,12 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if len(run.Warnings) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "- Machine: %s, %d online CPUs, kernel %s\n", env.CPUModel, env.OnlineCPUs, env.Kernel)
-	fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode `%s`\n", env.DockerVersion, env.DockerAPI, env.StorageDriver, env.NetworkMode)
+	if len(env.Machines) > 0 {
+		machines(b, env)
+	} else {
+		fmt.Fprintf(b, "- Machine: %s, %d online CPUs, kernel %s\n", env.CPUModel, env.OnlineCPUs, env.Kernel)
+		fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode `%s`\n", env.DockerVersion, env.DockerAPI, env.StorageDriver, env.NetworkMode)
+	}
 	fmt.Fprintf(b, "- Harness: %s, load generator %s\n", env.HarnessVersion, env.LoadGenerator)
 	fmt.Fprintf(b, "- Started: %s\n", env.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	if line := ceilings(run.Ceilings); line != "" {
@@ -544,4 +548,40 @@ func oneLine(s string) string {
 		s = string(r[:400]) + "…"
 	}
 	return s
+}
+
+// machines writes the two machines of a run on two engines side by side.
+func machines(b *strings.Builder, env results.Environment) {
+	tg, _ := env.Machine(results.RoleTarget)
+	lg, _ := env.Machine(results.RoleLoadgen)
+	link := env.Link
+	if link == "" {
+		link = "not described (--link or placement.link)"
+	}
+	fmt.Fprintf(b, "- Two machines: targets on engine `%s`, the load generator on engine `%s`, each on its machine's host network; the link between them: %s\n\n",
+		tg.Engine, lg.Engine, oneLine(link))
+	rows := [][3]string{
+		{"engine", tg.Engine + " (" + tg.Host + ")", lg.Engine + " (" + lg.Host + ")"},
+		{"reached at", tg.Address, ""},
+		{"host name", tg.Hostname, lg.Hostname},
+		{"CPU", tg.CPUModel, lg.CPUModel},
+		{"online CPUs", cores(tg), cores(lg)},
+		{"kernel", tg.Kernel, lg.Kernel},
+		{"OS", tg.OS, lg.OS},
+		{"Docker", tg.DockerVersion + " (" + tg.StorageDriver + ")", lg.DockerVersion + " (" + lg.StorageDriver + ")"},
+	}
+	t := newTable(b)
+	t.Header("", "targets", "load generator")
+	for _, r := range rows {
+		t.Append(r[0], oneLine(r[1]), oneLine(r[2]))
+	}
+	t.Render()
+	b.WriteString("\n")
+}
+
+func cores(m results.Machine) string {
+	if m.Reserved > 0 {
+		return fmt.Sprintf("%d (%d reserved)", m.OnlineCPUs, m.Reserved)
+	}
+	return fmt.Sprint(m.OnlineCPUs)
 }

@@ -67,3 +67,32 @@ func TestChartsGolden(t *testing.T) {
 		t.Errorf("charts = %s, want %s", got, want)
 	}
 }
+
+// A run on two engines shows both machines side by side.
+func TestMarkdownTwoMachines(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Environment.Link = "veth | pair"
+	run.Environment.Machines = []results.Machine{
+		{Role: results.RoleTarget, Engine: "server", Host: "tcp://10.0.0.5:2375", Address: "10.0.0.5", CPUModel: "CPU A", OnlineCPUs: 8, Reserved: 1, Kernel: "6.1"},
+		{Role: results.RoleLoadgen, Engine: "client", Host: "unix:///var/run/docker.sock", CPUModel: "CPU B", OnlineCPUs: 4, Kernel: "6.2"},
+	}
+	md := string(markdownOf(t, run))
+	for _, want := range []string{
+		"targets on engine `server`, the load generator on engine `client`",
+		`the link between them: veth \| pair`,
+		"| CPU         | CPU A",
+		"| CPU B",
+		"8 (1 reserved)",
+		"| reached at  | 10.0.0.5",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("README lacks %q:\n%s", want, md[:min(len(md), 2500)])
+		}
+	}
+	if strings.Contains(md, "- Machine: ") {
+		t.Error("a run on two machines still has the one-machine line")
+	}
+}

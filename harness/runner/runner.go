@@ -87,6 +87,15 @@ type Options struct {
 	Reserve int
 }
 
+// OnMachines returns o set to run on two machines' engines, the load
+// generator's being lg, when machines is not nil.
+func (o Options) OnMachines(machines *Machines, lg Engine, copy func(ctx context.Context, ref string, toLoadgen bool) (bool, error)) Options {
+	if machines != nil && lg != nil {
+		o.Machines, o.LoadgenEngine, o.Copy = machines, lg, copy
+	}
+	return o
+}
+
 // Machines are the two engines of a run that puts targets and the load
 // generator on different machines.
 type Machines struct {
