@@ -110,6 +110,8 @@ func (p placement) connect(ctx context.Context) (tgt, lg *engine.Engine, err err
 		tgt.Close()
 		return nil, nil, err
 	}
+	// "default" is recorded as what it stands for (DOCKER_HOST, or the socket).
+	p.machines.Target.Host, p.machines.Loadgen.Host = tgt.Host(), lg.Host()
 	return tgt, lg, nil
 }
 

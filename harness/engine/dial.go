@@ -97,7 +97,7 @@ func Redact(spec string) string {
 // Host is what the client talks to: the URL or context it was given, or
 // the environment's DOCKER_HOST (the platform's default socket when unset).
 func (e *Engine) Host() string {
-	if e.Spec != "" {
+	if e.Spec != "" && e.Spec != "default" {
 		return Redact(e.Spec)
 	}
 	if h := os.Getenv("DOCKER_HOST"); h != "" {

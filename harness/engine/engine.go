@@ -95,6 +95,7 @@ func (e *Engine) Close() error { return e.cli.Close() }
 type Info struct {
 	ID            string // the engine's own id, stable across restarts
 	Name          string // the host name of the engine's machine
+	Root          string // the engine's data folder: two engines of one host differ in it
 	ServerVersion string
 	APIVersion    string
 	NCPU          int
@@ -109,7 +110,7 @@ func (e *Engine) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("docker info: %w", err)
 	}
-	return Info{ID: i.ID, Name: i.Name, ServerVersion: i.ServerVersion, APIVersion: e.cli.ClientVersion(), NCPU: i.NCPU,
+	return Info{ID: i.ID, Name: i.Name, Root: i.DockerRootDir, ServerVersion: i.ServerVersion, APIVersion: e.cli.ClientVersion(), NCPU: i.NCPU,
 		Kernel: i.KernelVersion, OS: i.OperatingSystem, Driver: i.Driver}, nil
 }
 

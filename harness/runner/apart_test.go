@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +29,16 @@ func TestTwoEngines(t *testing.T) {
 	srv, cli := newFake(), newFake()
 	srv.id, cli.id = "server-engine", "client-engine"
 	srv.ncpu, cli.ncpu = 3, 2
-	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli})
+	srv.missing["img-webbench/loadgen:latest"] = true
+	var copies []string
+	cp := func(_ context.Context, ref string, toLoadgen bool) (bool, error) {
+		copies = append(copies, fmt.Sprintf("%s toLoadgen=%v", ref, toLoadgen))
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		srv.missing[ref] = false
+		return true, nil
+	}
+	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli, Copy: cp})
 	if left := cli.live(); len(left) > 0 {
 		t.Errorf("left on the load generator's engine: %v", left)
 	}
@@ -49,8 +61,9 @@ func TestTwoEngines(t *testing.T) {
 	if got := cli.callsWith("start "); len(got) != 1 || !strings.HasSuffix(got[0], "-loadgen") {
 		t.Errorf("the load generator's engine started %v, want the load generator only", got)
 	}
-	if len(srv.callsWith("build webbench/loadgen")) != 1 || len(cli.callsWith("build webbench/loadgen")) != 1 {
-		t.Errorf("the load generator image must be built on both engines (the ceiling server runs on the targets')")
+	if len(srv.callsWith("build webbench/loadgen")) != 0 || len(cli.callsWith("build webbench/loadgen")) != 1 ||
+		!slices.Equal(copies, []string{"img-webbench/loadgen:latest toLoadgen=false"}) {
+		t.Errorf("the load generator image must be built on its engine and copied to the targets' (the ceiling server runs there); copies %v", copies)
 	}
 	for _, p := range cli.callsWith("probe ") {
 		if !strings.Contains(p, "http://10.0.0.5:8080/") {

@@ -180,7 +180,7 @@ func (f *fakeEngine) Info(context.Context) (engine.Info, error) {
 	if id == "" {
 		id = "fake-engine"
 	}
-	return engine.Info{ID: id, Name: id + "-host", ServerVersion: "fake", APIVersion: "1.41", NCPU: f.ncpu, Kernel: "k", OS: "fake", Driver: "overlay2"}, nil
+	return engine.Info{ID: id, Name: id + "-host", Root: "/var/lib/" + id, ServerVersion: "fake", APIVersion: "1.41", NCPU: f.ncpu, Kernel: "k", OS: "fake", Driver: "overlay2"}, nil
 }
 
 func (f *fakeEngine) Reap(context.Context, bool) ([]string, error) { return nil, nil }

@@ -203,9 +203,12 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		if lgInfo, err = r.lg.Info(ctx); err != nil {
 			return nil, err
 		}
-		if lgInfo.ID == info.ID {
-			return nil, fmt.Errorf("engines %s and %s are the same engine (id %s): place the target and the load generator on one engine name, or on two machines' engines",
-				r.apart.Target.Name, r.apart.Loadgen.Name, info.ID)
+		// The id comes from the host's /etc/docker/key.json: two engines of
+		// one host (or of VMs cloned with that file) share it; the data
+		// folder tells them apart.
+		if lgInfo.ID == info.ID && lgInfo.Root == info.Root {
+			return nil, fmt.Errorf("engines %s and %s are the same engine (id %s, data in %s): place the target and the load generator on one engine name, or on two machines' engines",
+				r.apart.Target.Name, r.apart.Loadgen.Name, info.ID, info.Root)
 		}
 	}
 	mode := r.m.Network
@@ -248,14 +251,24 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	say := func(s string) { fmt.Fprintln(r.log, s) }
 	if r.apart == nil {
 		cores, lgCores = cpuset.Union(cores, lgCores), nil
-	} else {
+	}
+	locked := cores
+	if r.apart != nil && lgInfo.ID == info.ID {
+		// Two engines that say they share a host's cores (one id): one
+		// lock set.
+		if cpuset.Overlaps(cores, lgCores) {
+			fmt.Fprintf(r.log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
+				r.apart.Target.Name, r.apart.Loadgen.Name, cores, lgCores)
+		}
+		locked = cpuset.Union(cores, lgCores)
+	} else if r.apart != nil {
 		held, err := lock.Acquire(ctx, lockDir, lgInfo.ID, lgCores, !r.opt.NoWait, say)
 		if err != nil {
 			return nil, err
 		}
 		defer held.Release()
 	}
-	held, err := lock.Acquire(ctx, lockDir, info.ID, cores, !r.opt.NoWait, say)
+	held, err := lock.Acquire(ctx, lockDir, info.ID, locked, !r.opt.NoWait, say)
 	if err != nil {
 		return nil, err
 	}
@@ -599,9 +612,17 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 		return err
 	}
 	if r.ceilingImage = r.loadgenImage; r.apart != nil {
-		// The fixed-response server of the ceiling runs on the targets' engine.
-		if r.ceilingImage, err = r.buildLoadgen(ctx, r.eng, r.resolver); err != nil {
-			return fmt.Errorf("on the targets' engine %s: %w", r.apart.Target.Name, err)
+		// The fixed-response server of the ceiling runs on the targets'
+		// engine: the very image, copied by id, else built there.
+		if r.opt.Copy != nil {
+			if _, err := r.opt.Copy(ctx, r.loadgenImage, false); err != nil {
+				fmt.Fprintf(r.log, "warning: %v\n", err)
+			}
+		}
+		if _, _, ok, _ := r.eng.ImageLabels(ctx, r.loadgenImage); !ok {
+			if r.ceilingImage, err = r.buildLoadgen(ctx, r.eng, r.resolver); err != nil {
+				return fmt.Errorf("on the targets' engine %s: %w", r.apart.Target.Name, err)
+			}
 		}
 	}
 	r.loadgenID, err = r.lg.Start(ctx, engine.ContainerSpec{Name: "webbench-" + r.id + "-loadgen", Image: r.loadgenImage,
