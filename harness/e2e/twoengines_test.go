@@ -2,14 +2,13 @@ package e2e
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/webbench/webbench/harness/cli"
 	"github.com/webbench/webbench/harness/engine"
@@ -20,18 +19,17 @@ import (
 // namespace of its own joined to the host's by a veth pair: as far as the
 // network goes, another machine at Addr whose engine listens on Host.
 type secondEngine struct {
-	Host, Addr, HostAddr string
-	netns                string
+	Host, Addr string
 }
 
 // startSecondEngine starts a second dockerd inside a new network namespace
-// (the recipe of the README's "Two machines" section), with the first
-// engine's storage driver, and tears the engine, its mounts, the veth pair
-// and the namespace down when the test ends, failed or not.
-func startSecondEngine(t *testing.T, first *engine.Engine) *secondEngine {
+// with docker/engine2/netns-engine.sh (the README's recipe, with the first
+// engine's storage driver), and has the script tear the engine, its mounts,
+// the veth pair and the namespace down when the test ends, failed or not.
+func startSecondEngine(t *testing.T) *secondEngine {
 	t.Helper()
 	ci := os.Getenv("CI") == "true"
-	for _, tool := range []string{"ip", "nsenter", "dockerd"} {
+	for _, tool := range []string{"ip", "nsenter", "dockerd", "docker"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if ci {
 				t.Fatalf("CI=true and no %s: %v", tool, err)
@@ -45,110 +43,30 @@ func startSecondEngine(t *testing.T, first *engine.Engine) *secondEngine {
 		}
 		t.Skip("a second engine needs root")
 	}
-	info, err := first.Info(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := os.Getpid()%200 + 20
-	e := &secondEngine{netns: fmt.Sprintf("wbe2e%d", n), HostAddr: fmt.Sprintf("10.231.%d.1", n), Addr: fmt.Sprintf("10.231.%d.2", n)}
-	e.Host = "tcp://" + e.Addr + ":2375"
-	vethHost, vethNS := fmt.Sprintf("wbh%d", n), fmt.Sprintf("wbn%d", n)
-	dir, err := os.MkdirTemp("", "webbench-engine2-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := func(args ...string) error {
-		out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
-	var daemon *exec.Cmd
+	n := strconv.Itoa(os.Getpid()%200 + 20)
+	dir := filepath.Join(os.TempDir(), "webbench-engine2-"+n)
+	script := filepath.Join(repoRoot(t), "docker", "engine2", "netns-engine.sh")
 	t.Cleanup(func() {
-		if daemon != nil && daemon.Process != nil {
-			daemon.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { daemon.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				t.Errorf("second engine did not stop on SIGTERM; killing it")
-				syscall.Kill(-daemon.Process.Pid, syscall.SIGKILL)
-				<-done
-			}
+		if out, err := exec.Command(script, "down", n, dir).CombinedOutput(); err != nil {
+			t.Errorf("tearing the second engine down: %v: %s", err, out)
 		}
-		// What the engine mounted under its folders (overlay layers, its
-		// netns files) goes before the folders do.
-		if data, err := os.ReadFile("/proc/self/mounts"); err == nil {
-			var points []string
-			for _, line := range strings.Split(string(data), "\n") {
-				if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
-					points = append(points, f[1])
-				}
-			}
-			for i := len(points) - 1; i >= 0; i-- {
-				if err := syscall.Unmount(points[i], syscall.MNT_DETACH); err != nil {
-					t.Errorf("unmount %s: %v", points[i], err)
-				}
-			}
+		if out, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(out), "wbe2e"+n) {
+			t.Errorf("namespace wbe2e%s left", n)
 		}
-		if err := os.RemoveAll(dir); err != nil {
-			t.Errorf("remove %s: %v", dir, err)
-		}
-		sh("ip", "link", "del", vethHost) // takes its peer along
-		if err := sh("ip", "netns", "del", e.netns); err != nil && !strings.Contains(err.Error(), "No such file") {
-			t.Errorf("%v", err)
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%s left", dir)
 		}
 	})
-	for _, step := range [][]string{
-		{"ip", "netns", "add", e.netns},
-		{"ip", "link", "add", vethHost, "type", "veth", "peer", "name", vethNS},
-		{"ip", "link", "set", vethNS, "netns", e.netns},
-		{"ip", "addr", "add", e.HostAddr + "/24", "dev", vethHost},
-		{"ip", "link", "set", vethHost, "up"},
-		{"nsenter", "--net=/var/run/netns/" + e.netns, "ip", "addr", "add", e.Addr + "/24", "dev", vethNS},
-		{"nsenter", "--net=/var/run/netns/" + e.netns, "ip", "link", "set", vethNS, "up"},
-		{"nsenter", "--net=/var/run/netns/" + e.netns, "ip", "link", "set", "lo", "up"},
-	} {
-		if err := sh(step...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// An empty config file: the host's daemon.json sets data-root, which
-	// the flags set here too.
-	if err := os.WriteFile(filepath.Join(dir, "daemon.json"), []byte("{}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logf, err := os.Create(filepath.Join(t.TempDir(), "dockerd.log"))
+	out, err := exec.Command(script, "up", n, dir).Output()
 	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("second engine: %v: %s", err, ee.Stderr)
+		}
 		t.Fatal(err)
 	}
-	daemon = exec.Command("nsenter", "--net=/var/run/netns/"+e.netns, "dockerd",
-		"--config-file", filepath.Join(dir, "daemon.json"),
-		"--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"), "--pidfile", filepath.Join(dir, "dockerd.pid"),
-		"-H", "unix://"+filepath.Join(dir, "docker.sock"), "-H", e.Host, "--tls=false",
-		"--bridge", "none", "--iptables=false", "--ip6tables=false", "--storage-driver", info.Driver)
-	daemon.Stdout, daemon.Stderr = logf, logf
-	daemon.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := daemon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		eng, err := engine.Dial(ctx, "second", e.Host)
-		cancel()
-		if err == nil {
-			eng.Close()
-			return e
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(logf.Name())
-			t.Fatalf("second engine not up after 90s: %v\n%s", err, log)
-		}
-		time.Sleep(time.Second)
-	}
+	host := strings.TrimSpace(string(out))
+	return &secondEngine{Host: host, Addr: strings.TrimSuffix(strings.TrimPrefix(host, "tcp://"), ":2375")}
 }
 
 // The target runs on a second engine (another machine as far as the
@@ -158,7 +76,7 @@ func startSecondEngine(t *testing.T, first *engine.Engine) *secondEngine {
 // any load, naming both ends.
 func TestTwoEngines(t *testing.T) {
 	eng := connect(t)
-	second := startSecondEngine(t, eng)
+	second := startSecondEngine(t)
 	ctx := context.Background()
 	eng2, err := engine.Dial(ctx, "second", second.Host)
 	if err != nil {
