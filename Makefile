@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan test unit e2e fidelity overhead clean fmt vet
+.PHONY: all build tools test-tools matrix plan test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -32,6 +32,10 @@ test-tools: tools
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-registry >/dev/null) || exit 1; \
 	    systemctl disable --now docker-registry >/dev/null 2>&1 || service docker-registry stop >/dev/null 2>&1 || true; \
 	  else echo "note: docker-registry not installed; the registry test needs it"; fi; }
+	@command -v ip >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 util-linux >/dev/null) || exit 1; \
+	  else echo "note: ip (iproute2) or nsenter (util-linux) missing; the two-engine test needs them"; fi; }
 
 ## matrix: run the default matrix with the quick profile
 matrix: build tools
@@ -57,6 +61,20 @@ fidelity: build tools
 ## overhead: per-cell wall time beyond warm-up and trials, from a results folder (DIR=results/…)
 overhead: build
 	./bin/figures overhead $(DIR)
+
+## two-engines: targets on a second engine in a network namespace (docker/engine2),
+## the load generator on this one, across a veth pair → results/two-engines-netns/
+## (root; builds on the second engine have no network, so only targets whose
+## builds need none: Go's standard library, Node's)
+TWO_ONLY    ?= go-nethttp,node-http
+TWO_PROFILE ?=
+two-engines: build tools
+	@dir=$${TMPDIR:-/tmp}/webbench-engine2-9; \
+	host=$$(docker/engine2/netns-engine.sh up 9 $$dir) || exit 1; \
+	trap 'docker/engine2/netns-engine.sh down 9 '$$dir EXIT INT TERM; \
+	./bin/harness run $(if $(TWO_PROFILE),--profile $(TWO_PROFILE)) --only '$(TWO_ONLY)' --control go-nethttp/plaintext --target-engine $$host \
+	  --link "veth pair between two network namespaces of one VM (same cores, same kernel)" \
+	  --out results/two-engines-netns --label two-engines-netns --force $(ARGS)
 
 clean: build
 	./bin/harness clean
