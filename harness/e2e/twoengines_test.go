@@ -154,4 +154,3 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
-

@@ -84,8 +84,16 @@ type (
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
 		Control     *string                   `yaml:"control" check:"str"`
 		Limits      *limitsSchema             `yaml:"limits"`
+		Report      *reportSchema             `yaml:"report"`
 		Engines     map[string]engineSchema   `yaml:"engines" check:"names"`
 		Placement   *placementSchema          `yaml:"placement"`
+	}
+	reportSchema struct {
+		RelativeTo []struct {
+			Scenario *string `yaml:"scenario" check:"str"`
+			Variant  *string `yaml:"variant" check:"str"`
+			Target   *string `yaml:"target" check:"str"`
+		} `yaml:"relative_to" check:"nonempty"`
 	}
 	engineSchema struct {
 		Host    *string `yaml:"host" check:"required,str" why:"a DOCKER_HOST-style URL (unix://, tcp://, ssh://user@host) or a docker context name"`
@@ -146,13 +154,14 @@ type (
 		} `yaml:"expect" check:"required" why:"a scenario must say what a correct answer is"`
 	}
 	profileSchema struct {
-		Load        *loadSchema `yaml:"load"`
-		CPUs        []int       `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
-		Connections []int       `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
-		KeepAlive   []bool      `yaml:"keepalive" check:"nonempty,unique"`
-		Rate        []int       `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
-		Only        *string     `yaml:"only" check:"str"`
-		Control     *string     `yaml:"control" check:"str"`
+		Load        *loadSchema   `yaml:"load"`
+		CPUs        []int         `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
+		Connections []int         `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
+		KeepAlive   []bool        `yaml:"keepalive" check:"nonempty,unique"`
+		Rate        []int         `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
+		Only        *string       `yaml:"only" check:"str"`
+		Control     *string       `yaml:"control" check:"str"`
+		Report      *reportSchema `yaml:"report"`
 	}
 )
 
@@ -439,6 +448,8 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
+	relatives := func(r *reportSchema, path string) []Relative { return d.relatives(r, path, m) }
+	defer func() { m.RelativeTo = relatives(f.Report, "report") }()
 	m.Limits = d.limits(f.Limits, "limits", DefaultLimits)
 	for _, name := range d.names("scenarios") {
 		m.Scenarios = append(m.Scenarios, d.scenario(name, f.Scenarios[name]))
@@ -472,6 +483,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 			p.Only = sel
 		}
 		p.Control = d.control(pf.Control, path+".control")
+		p.RelativeTo = relatives(pf.Report, path+".report")
 		m.Profiles[name] = p
 	}
 }
@@ -518,6 +530,46 @@ func (d *decoder) engines(f *fileSchema, m *Matrix) {
 		}
 		m.Placement = p
 	}
+}
+
+// relatives reads report.relative_to: each entry names one scenario,
+// variant or target of the matrix.
+func (d *decoder) relatives(r *reportSchema, path string, m *Matrix) []Relative {
+	if r == nil {
+		return nil
+	}
+	var out []Relative
+	for i, e := range r.RelativeTo {
+		f := fmt.Sprintf("%s.relative_to[%d]", path, i)
+		var rel Relative
+		setp(&rel.Scenario, e.Scenario)
+		setp(&rel.Variant, e.Variant)
+		setp(&rel.Target, e.Target)
+		n := 0
+		for _, v := range []string{rel.Scenario, rel.Variant, rel.Target} {
+			if v != "" {
+				n++
+			}
+		}
+		if n != 1 {
+			d.errAt(f, "set exactly one of scenario, variant or target")
+			continue
+		}
+		dim, value := rel.Dimension()
+		known := false
+		for _, t := range m.Targets {
+			known = known || dim == "target" && t.Name == value || dim == "variant" && slices.ContainsFunc(t.Variants, func(v Variant) bool { return v.Name == value })
+		}
+		for _, s := range m.Scenarios {
+			known = known || dim == "scenario" && s.Name == value
+		}
+		if !known {
+			d.errAt(f+"."+dim, "no %s named %q", dim, value)
+			continue
+		}
+		out = append(out, rel)
+	}
+	return out
 }
 
 // rates checks a rate axis: bombardier's rate limiter spreads requests

@@ -76,7 +76,8 @@ type Matrix struct {
 	Rate        []int              `json:"rate"`      // axis: requests/s bombardier holds (-r); 0 is as fast as it can
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
-	Control     Selector           `json:"control,omitempty"` // cells measured twice, as an A/A control
+	Control     Selector           `json:"control,omitempty"`     // cells measured twice, as an A/A control
+	RelativeTo  []Relative         `json:"relative_to,omitempty"` // report: ratio tables against a baseline
 	Profiles    map[string]Profile `json:"-"`
 	// Engines and Placement put targets and the load generator on two
 	// Docker engines (two machines); none: both on the environment's.
@@ -224,8 +225,42 @@ type Profile struct {
 	Connections []int
 	KeepAlive   []bool
 	Rate        []int
-	Only        Selector // cells the profile measures (with --only, both must pick a cell)
-	Control     Selector // replaces the file's control when set
+	Only        Selector   // cells the profile measures (with --only, both must pick a cell)
+	Control     Selector   // replaces the file's control when set
+	RelativeTo  []Relative // replaces the file's report.relative_to when set
+}
+
+// Relative names the baseline of a ratio table: each cell is compared with
+// the cell that differs from it only in this one thing (its scenario, its
+// variant or its target) having this value. Exactly one field is set.
+type Relative struct {
+	Scenario string `json:"scenario,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+	Target   string `json:"target,omitempty"`
+}
+
+// Dimension and Value are the one thing the baseline differs in.
+func (r Relative) Dimension() (dim, value string) {
+	switch {
+	case r.Scenario != "":
+		return "scenario", r.Scenario
+	case r.Variant != "":
+		return "variant", r.Variant
+	}
+	return "target", r.Target
+}
+
+// Base is the baseline key of c: c with the dimension set to the value.
+func (r Relative) Base(c Cell) Cell {
+	switch {
+	case r.Scenario != "":
+		c.Scenario = r.Scenario
+	case r.Variant != "":
+		c.Variant = r.Variant
+	default:
+		c.Target = r.Target
+	}
+	return c
 }
 
 // WithProfile returns a copy of m with the named profile applied.
@@ -241,6 +276,9 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, name, p.Only
 	if p.Control != nil {
 		c.Control = p.Control
+	}
+	if p.RelativeTo != nil {
+		c.RelativeTo = p.RelativeTo
 	}
 	return &c, nil
 }

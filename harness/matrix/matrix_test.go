@@ -491,3 +491,37 @@ placement: {target: server, loadgen: client, link: "10 GbE"}
 		}
 	}
 }
+
+func TestRelativeTo(t *testing.T) {
+	text := good + "report: {relative_to: [{scenario: plaintext}]}\n"
+	text = strings.Replace(text, "only: \"one/json\"}", "only: \"one/json\", report: {relative_to: [{target: two}]}}", 1)
+	m, err := parse(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Relative{{Scenario: "plaintext"}}; !reflect.DeepEqual(m.RelativeTo, want) {
+		t.Errorf("relative_to %+v, want %+v", m.RelativeTo, want)
+	}
+	p, err := m.WithProfile("counted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Relative{{Target: "two"}}; !reflect.DeepEqual(p.RelativeTo, want) {
+		t.Errorf("profile relative_to %+v, want %+v", p.RelativeTo, want)
+	}
+	c := Cell{Target: "one", Scenario: "json", CPUs: 1, Connections: 64}
+	if got := (Relative{Scenario: "plaintext"}).Base(c).ID(); got != "one/plaintext/1cpu/c64" {
+		t.Errorf("base %s", got)
+	}
+	for _, tc := range []struct{ from, want string }{
+		{"[{scenario: plain}]", `report.relative_to[0].scenario: no scenario named "plain"`},
+		{"[{scenario: plaintext, target: one}]", "report.relative_to[0]: set exactly one of scenario, variant or target"},
+		{"[{variant: fast}]", `report.relative_to[0].variant: no variant named "fast"`},
+		{"[]", "report.relative_to: must not be empty"},
+	} {
+		bad := good + "report: {relative_to: " + tc.from + "}\n"
+		if _, err := parse(t, bad); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.from, err, tc.want)
+		}
+	}
+}

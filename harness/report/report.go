@@ -133,6 +133,9 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 			fmt.Fprintf(b, "Charts: %s\n\n", strings.Join(links, " · "))
 		}
 	}
+	for _, rel := range run.Matrix.RelativeTo {
+		relativeTable(b, run, rel)
+	}
 	notOK(b, run)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -584,4 +587,51 @@ func cores(m results.Machine) string {
 		return fmt.Sprintf("%d (%d reserved)", m.OnlineCPUs, m.Reserved)
 	}
 	return fmt.Sprint(m.OnlineCPUs)
+}
+
+// relativeTable writes every cell over its baseline under rel: the median
+// of the trial-by-trial ratios with its interval, and what that says next
+// to the run's noise floor.
+func relativeTable(b *strings.Builder, run *results.Run, rel matrix.Relative) {
+	rows := results.Relatives(run, rel)
+	dim, value := rel.Dimension()
+	fmt.Fprintf(b, "## Relative to %s `%s`\n\n", dim, oneLine(value))
+	if len(rows) == 0 {
+		fmt.Fprintf(b, "No ok cell has an ok baseline with %s `%s`.\n\n", dim, oneLine(value))
+		return
+	}
+	noise := results.Noise(run)
+	fmt.Fprintf(b, "Each cell's RPS over its baseline's (the same cell with %s `%s`), trial by trial: trial k of one over trial k of the other, "+
+		"which ran in the same round when trials are interleaved. Median of those ratios; 95%% interval from six pairs, min…max below.", dim, oneLine(value))
+	if noise > 0 {
+		fmt.Fprintf(b, " Differences inside the A/A noise floor (±%s%%) read as noise.", numfmt.Sig(100*noise))
+	}
+	b.WriteString("\n\n")
+	t := newTable(b)
+	t.Header("cell", "baseline", "median RPS", "baseline median RPS", "ratio", "interval", "pairs", "reading")
+	for _, r := range rows {
+		interval := numfmt.Sig(r.Lo) + "…" + numfmt.Sig(r.Hi)
+		if !r.HasCI {
+			interval += " (min…max)"
+		}
+		t.Append(oneLine(r.Cell.ID()), oneLine(r.Base.ID()), numfmt.Sig(r.Cell.Summary.RPSMedian), numfmt.Sig(r.Base.Summary.RPSMedian),
+			numfmt.Sig(r.Ratio)+"×", interval, strconv.Itoa(r.N), reading(r.PairedRatio, noise))
+	}
+	t.Render()
+	b.WriteString("\n")
+}
+
+// reading says what a paired ratio shows: a change whose interval excludes
+// 1 and reaches past the noise floor, else that it is not distinguishable.
+func reading(r results.PairedRatio, noise float64) string {
+	change := func(x float64) string { return fmt.Sprintf("%+.0f%%", 100*(x-1)) }
+	switch {
+	case r.N < 3:
+		return "too few pairs"
+	case r.Lo > 1 && r.Lo-1 > noise, r.Hi < 1 && 1-r.Hi > noise:
+		return change(r.Ratio)
+	case r.Lo > 1 || r.Hi < 1:
+		return change(r.Ratio) + ", within noise"
+	}
+	return "no difference shown"
 }

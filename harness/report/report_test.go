@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/internal/golden"
+	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -94,5 +95,41 @@ func TestMarkdownTwoMachines(t *testing.T) {
 	}
 	if strings.Contains(md, "- Machine: ") {
 		t.Error("a run on two machines still has the one-machine line")
+	}
+}
+
+// A ratio table pairs each cell with its baseline trial by trial.
+func TestRelativeTable(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Matrix.RelativeTo = []matrix.Relative{{Variant: "single"}, {Target: "slow"}, {Scenario: "json"}}
+	md := string(markdownOf(t, run))
+	for _, want := range []string{
+		"## Relative to variant `single`",
+		"| svc:cluster/records?n=10/1cpu/c64  | svc:single/records?n=10/1cpu/c64  | 15,000     | 9,000               | 1.67× | 1.67…1.67 (min…max) | 1     | too few pairs",
+		"## Relative to target `slow`",
+		"| fast/plaintext/1cpu/c64",
+		"(min…max)",
+		"## Relative to scenario `json`\n\nNo ok cell has an ok baseline with scenario `json`.",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+	for _, tc := range []struct {
+		r     results.PairedRatio
+		noise float64
+		want  string
+	}{
+		{results.PairedRatio{N: 6, Ratio: 0.5, Lo: 0.4, Hi: 0.6, HasCI: true}, 0.1, "-50%"},
+		{results.PairedRatio{N: 3, Ratio: 1.05, Lo: 1.01, Hi: 1.09}, 0.1, "+5%, within noise"},
+		{results.PairedRatio{N: 6, Ratio: 1.05, Lo: 0.9, Hi: 1.2}, 0, "no difference shown"},
+		{results.PairedRatio{N: 2, Ratio: 2, Lo: 1.9, Hi: 2.1}, 0, "too few pairs"},
+	} {
+		if got := reading(tc.r, tc.noise); got != tc.want {
+			t.Errorf("reading(%+v, %v) = %q, want %q", tc.r, tc.noise, got, tc.want)
+		}
 	}
 }

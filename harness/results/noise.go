@@ -3,6 +3,8 @@ package results
 import (
 	"math"
 
+	"github.com/webbench/webbench/harness/matrix"
+
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -42,20 +44,11 @@ func NoiseFloors(run *Run) []NoiseFloor {
 		if a == nil {
 			continue
 		}
-		var ratios []float64
-		for i := range min(len(a.Trials), len(ctl.Trials)) {
-			if ctl.Trials[i].RPS > 0 {
-				ratios = append(ratios, a.Trials[i].RPS/ctl.Trials[i].RPS)
-			}
-		}
-		if len(ratios) == 0 {
+		pr, ok := Paired(a, ctl)
+		if !ok {
 			continue
 		}
-		s := stats.Describe(ratios)
-		nf := NoiseFloor{Cell: a.ID(), N: s.N, Ratio: s.Median, Lo: s.Min, Hi: s.Max, HasCI: s.HasCI}
-		if s.HasCI {
-			nf.Lo, nf.Hi = s.Lo, s.Hi
-		}
+		nf := NoiseFloor{Cell: a.ID(), N: pr.N, Ratio: pr.Ratio, Lo: pr.Lo, Hi: pr.Hi, HasCI: pr.HasCI}
 		nf.Floor = math.Max(math.Abs(nf.Hi-1), math.Abs(1-nf.Lo))
 		out = append(out, nf)
 	}
@@ -69,4 +62,66 @@ func Noise(run *Run) float64 {
 		f = math.Max(f, nf.Floor)
 	}
 	return f
+}
+
+// PairedRatio is cell a over cell b, trial by trial: the median of the
+// ratios of trial k of a to trial k of b (run in the same round when trials
+// are interleaved), with its 95% interval, or min…max below six pairs.
+type PairedRatio struct {
+	N      int
+	Ratio  float64
+	Lo, Hi float64
+	HasCI  bool
+}
+
+// Paired computes a ÷ b from their trials; false when no trial pairs.
+func Paired(a, b *Cell) (PairedRatio, bool) {
+	var ratios []float64
+	for i := range min(len(a.Trials), len(b.Trials)) {
+		if b.Trials[i].RPS > 0 {
+			ratios = append(ratios, a.Trials[i].RPS/b.Trials[i].RPS)
+		}
+	}
+	if len(ratios) == 0 {
+		return PairedRatio{}, false
+	}
+	s := stats.Describe(ratios)
+	pr := PairedRatio{N: s.N, Ratio: s.Median, Lo: s.Min, Hi: s.Max, HasCI: s.HasCI}
+	if s.HasCI {
+		pr.Lo, pr.Hi = s.Lo, s.Hi
+	}
+	return pr, true
+}
+
+// Relative is one row of a ratio table: a cell over its baseline.
+type Relative struct {
+	Cell, Base *Cell
+	PairedRatio
+}
+
+// Relatives lists, for rel, every ok cell (controls aside) that has an ok
+// baseline: the cell differing from it only in rel's dimension, set to
+// rel's value. Cells that are their own baseline are left out.
+func Relatives(run *Run, rel matrix.Relative) []Relative {
+	byID := map[string]*Cell{}
+	for _, c := range run.Cells {
+		if c != nil && !c.Control && c.Status == OK {
+			byID[c.ID()] = c
+		}
+	}
+	var out []Relative
+	for _, c := range run.Cells {
+		if c == nil || c.Control || c.Status != OK {
+			continue
+		}
+		key := c.Key()
+		base := byID[rel.Base(key).ID()]
+		if base == nil || base == c {
+			continue
+		}
+		if pr, ok := Paired(c, base); ok {
+			out = append(out, Relative{Cell: c, Base: base, PairedRatio: pr})
+		}
+	}
+	return out
 }

@@ -156,7 +156,8 @@ type Settings struct {
 	Images      map[string]string `json:"images"`
 	Targets     []matrix.Target   `json:"targets"`
 	Scenarios   []matrix.Scenario `json:"scenarios"`
-	Control     string            `json:"control,omitempty"` // the cells measured twice (A/A)
+	Control     string            `json:"control,omitempty"`     // the cells measured twice (A/A)
+	RelativeTo  []matrix.Relative `json:"relative_to,omitempty"` // baselines of the ratio tables
 	Order       Order             `json:"order"`
 	Seed        uint64            `json:"seed,omitempty"` // of the interleaved order's shuffles
 }
@@ -181,7 +182,8 @@ func SettingsOf(m *matrix.Matrix, only string) Settings {
 		Timeout: Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: Duration(l.ReadyTimeout), Aggregate: l.Aggregate,
 		MaxErrorRate: l.MaxErrorRate}
 	return Settings{File: filepath.Base(m.File), Path: m.File, Profile: m.Profile, Only: only, Control: strings.Join(m.Control, ","), Load: ls, CPUs: m.CPUs,
-		Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios}
+		Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios,
+		RelativeTo: m.RelativeTo}
 }
 
 // Cell is one measured (or failed, or skipped) cell.
