@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
@@ -66,6 +69,25 @@ func fileName(kind, scenario string) string {
 	return kind + "-" + unsafeName.ReplaceAllString(scenario, "_") + ".svg"
 }
 
+// renderLegendRight draws p with its legend in a column of its own to the
+// right of the plot area, where it covers no line.
+func renderLegendRight(p *plot.Plot, w, h, legendW vg.Length) ([]byte, error) {
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	img := vgsvg.New(w+legendW, h)
+	dc := draw.New(img)
+	p.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
+	leg.Top, leg.Left = true, true
+	leg.YOffs = -p.Title.TextStyle.Height(p.Title.Text) - p.Title.Padding
+	leg.Draw(draw.Crop(dc, w+vg.Points(4), 0, 0, 0))
+	var b bytes.Buffer
+	if _, err := img.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
 func render(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	wt, err := p.WriterTo(w, h, "svg")
 	if err != nil {
@@ -93,6 +115,9 @@ func labels(rows []*Row) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = r.Target
+		if len(r.BoundBy) > 0 {
+			out[i] += " †"
+		}
 		if len(groups) > 1 {
 			out[i] += fmt.Sprintf("\n%s%d core(s), c%s", paramPrefix(r.Params), r.CPUs, connsText(r.Connections, r.Close))
 		}
@@ -100,21 +125,36 @@ func labels(rows []*Row) []string {
 	return out
 }
 
+// title sets a chart's title on two lines, the scenario above what is
+// drawn, so that a long one is not clipped at the figure's edge.
+func title(p *plot.Plot, sc, what string) {
+	p.Title.Text = sc + "\n" + what
+}
+
+// whiskerText says what the whiskers of rows show: min…max for best-of-N
+// (the spread the best was picked from), else the median's 95% interval.
+func whiskers(r *Row) (lo, hi float64) {
+	if r.Aggregate == "best" || !r.RPSStats.HasCI {
+		return r.RPSStats.Min, r.RPSStats.Max
+	}
+	return r.RPSStats.Lo, r.RPSStats.Hi
+}
+
 func rpsBars(sc string, rows []*Row) (Chart, error) {
 	c := Chart{File: fileName("rps", sc), Title: sc + ": requests/s by target"}
 	p := plot.New()
-	p.Title.Text = c.Title
+	title(p, sc, "requests/s by target")
 	p.Y.Label.Text = "requests/s (" + string(rows[0].Aggregate) + ")"
-	p.X.Label.Text = "whiskers: 95% CI of the median (min…max below 6 trials)"
+	p.X.Label.Text = "whiskers: 95% CI of the median (min…max below 6 trials)\n† load generator bound"
+	if rows[0].Aggregate == "best" {
+		p.X.Label.Text = "bar: best trial; whiskers: min…max of the trials\n† load generator bound"
+	}
 	vals := make(plotter.Values, len(rows))
 	pts := errPoints{XYs: make(plotter.XYs, len(rows)), YErrors: make(plotter.YErrors, len(rows))}
 	names := labels(rows)
 	for i, r := range rows {
 		vals[i] = r.RPS
-		lo, hi := r.RPSStats.Min, r.RPSStats.Max
-		if r.RPSStats.HasCI {
-			lo, hi = r.RPSStats.Lo, r.RPSStats.Hi
-		}
+		lo, hi := whiskers(r)
 		pts.XYs[i] = plotter.XY{X: float64(i), Y: r.RPS}
 		pts.YErrors[i] = struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS}
 	}
@@ -131,7 +171,7 @@ func rpsBars(sc string, rows []*Row) (Chart, error) {
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
 	p.Y.Min = 0
-	c.SVG, err = render(p, vg.Points(max(480, float64(150*len(rows)+80))), 320)
+	c.SVG, err = render(p, vg.Points(max(560, float64(150*len(rows)+80))), 340)
 	return c, err
 }
 
@@ -195,8 +235,18 @@ func rpsVs(sc string, rows []*Row, axis string, x func(*Row) (float64, bool)) (C
 		xlabel = k
 	}
 	c.Title = fmt.Sprintf("%s: requests/s against %s", sc, xlabel)
-	p.Title.Text = c.Title
+	title(p, sc, "requests/s against "+xlabel)
 	p.X.Label.Text = xlabel
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for v := range xs {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if axis == "param" && lo > 0 && hi/lo >= 10 {
+		// A param spanning decades (records 10…500) on a log axis.
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Label.Text += " (log scale)"
+	}
 	p.Y.Label.Text = "requests/s (" + string(rows[0].Aggregate) + ")"
 	p.Y.Min = 0
 	sort.Strings(names)
@@ -210,11 +260,18 @@ func rpsVs(sc string, rows []*Row, axis string, x func(*Row) (float64, bool)) (C
 		return c, err
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Y.Max *= 1.25 // room for the legend above the lines
 	var err error
-	c.SVG, err = render(p, 480, 320)
+	c.SVG, err = renderLegendRight(p, 480, 320, legendWidth(names))
 	return c, err
+}
+
+// legendWidth is room for the longest legend entry.
+func legendWidth(names []string) vg.Length {
+	n := 0
+	for _, s := range names {
+		n = max(n, len([]rune(s)))
+	}
+	return vg.Points(float64(30 + 6*n))
 }
 
 // latency draws p50, p75, p90, p95 and p99 (medians over trials) per
@@ -228,7 +285,7 @@ func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
 	}
 	p := plot.New()
 	c.Title = fmt.Sprintf("%s: latency percentiles (%s%d core(s), %d connections)", sc, paramPrefix(first.params), first.cpus, first.conns)
-	p.Title.Text = c.Title
+	title(p, sc, fmt.Sprintf("latency percentiles (%s%d core(s), %d connections)", paramPrefix(first.params), first.cpus, first.conns))
 	p.Y.Label.Text = "ms (median over trials)"
 	p.X.Label.Text = "percentile"
 	var args []any
@@ -251,11 +308,13 @@ func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
 		return c, err
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = true, true
 	p.Y.Min = 0
-	p.Y.Max *= 1.25
+	var names []string
+	for i := 0; i < len(args); i += 2 {
+		names = append(names, args[i].(string))
+	}
 	var err error
-	c.SVG, err = render(p, 480, 320)
+	c.SVG, err = renderLegendRight(p, 480, 320, legendWidth(names))
 	return c, err
 }
 
