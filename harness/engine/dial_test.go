@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeContext stores a docker context as `docker context create NAME
+// --docker host=HOST` does: contexts/meta/<sha256 of NAME>/meta.json.
+func writeContext(t *testing.T, dir, name, host string) {
+	t.Helper()
+	sum := sha256.Sum256([]byte(name))
+	meta := filepath.Join(dir, "contexts", "meta", hex.EncodeToString(sum[:]))
+	if err := os.MkdirAll(meta, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"Name":"` + name + `","Metadata":{"Description":"test"},"Endpoints":{"docker":{"Host":"` + host + `","SkipTLSVerify":false}}}`
+	if err := os.WriteFile(filepath.Join(meta, "meta.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A context name resolves through the docker config folder to its
+// endpoint, as the CLI resolves it; errors name the engine.
+func TestDialContext(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("DOCKER_CONFIG", dir)
+	sock := filepath.Join(dir, "no-engine.sock")
+	writeContext(t, dir, "bench-server", "unix://"+sock)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	_, err := Dial(ctx, "server", "bench-server")
+	if err == nil || !strings.Contains(err.Error(), "engine server (bench-server) not reachable") || !strings.Contains(err.Error(), sock) {
+		t.Errorf("context pointing at a missing socket: %v", err)
+	}
+	_, err = Dial(ctx, "server", "no-such-context")
+	if err == nil || !strings.Contains(err.Error(), `docker context "no-such-context"`) {
+		t.Errorf("unknown context: %v", err)
+	}
+	_, err = Dial(ctx, "client", "unix://"+sock)
+	if err == nil || !strings.Contains(err.Error(), "engine client (unix://"+sock+") not reachable") {
+		t.Errorf("missing socket by URL: %v", err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	if got := Redact("tcp://bench:secret@10.0.0.5:2376"); strings.Contains(got, "secret") {
+		t.Errorf("Redact kept the password: %s", got)
+	}
+	if got := Redact("ssh://bench@10.0.0.5"); got != "ssh://bench@10.0.0.5" {
+		t.Errorf("Redact changed a URL without password: %s", got)
+	}
+}
+
+// ssh:// goes through the docker CLI's connection helper (ssh running
+// `docker system dial-stdio` there); with nothing listening, the error
+// names the engine and its URL.
+func TestDialSSH(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, "server", "ssh://nobody@127.0.0.1:1")
+	if err == nil || !strings.Contains(err.Error(), "engine server (ssh://nobody@127.0.0.1:1)") {
+		t.Errorf("ssh to a closed port: %v", err)
+	}
+}
