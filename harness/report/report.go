@@ -601,10 +601,12 @@ func relativeTable(b *strings.Builder, run *results.Run, rel matrix.Relative) {
 		return
 	}
 	noise := results.Noise(run)
+	down, up := results.NoiseReach(run)
 	fmt.Fprintf(b, "Each cell's RPS over its baseline's (the same cell with %s `%s`), trial by trial: trial k of one over trial k of the other, "+
 		"which ran in the same round when trials are interleaved. Median of those ratios; 95%% interval from six pairs, min…max below.", dim, oneLine(value))
 	if noise > 0 {
-		fmt.Fprintf(b, " Differences inside the A/A noise floor (±%s%%) read as noise.", numfmt.Sig(100*noise))
+		fmt.Fprintf(b, " A change reads as noise when its interval does not reach past what the A/A controls moved by themselves in that direction (down %s%%, up %s%%).",
+			numfmt.Sig(100*down), numfmt.Sig(100*up))
 	}
 	b.WriteString("\n\n")
 	t := newTable(b)
@@ -615,20 +617,21 @@ func relativeTable(b *strings.Builder, run *results.Run, rel matrix.Relative) {
 			interval += " (min…max)"
 		}
 		t.Append(oneLine(r.Cell.ID()), oneLine(r.Base.ID()), numfmt.Sig(r.Cell.Summary.RPSMedian), numfmt.Sig(r.Base.Summary.RPSMedian),
-			numfmt.Sig(r.Ratio)+"×", interval, strconv.Itoa(r.N), reading(r.PairedRatio, noise))
+			numfmt.Sig(r.Ratio)+"×", interval, strconv.Itoa(r.N), reading(r.PairedRatio, down, up))
 	}
 	t.Render()
 	b.WriteString("\n")
 }
 
 // reading says what a paired ratio shows: a change whose interval excludes
-// 1 and reaches past the noise floor, else that it is not distinguishable.
-func reading(r results.PairedRatio, noise float64) string {
+// 1 and reaches past how far the A/A controls moved in that direction
+// (down, up), else that it is not distinguishable.
+func reading(r results.PairedRatio, down, up float64) string {
 	change := func(x float64) string { return fmt.Sprintf("%+.0f%%", 100*(x-1)) }
 	switch {
 	case r.N < 3:
 		return "too few pairs"
-	case r.Lo > 1 && r.Lo-1 > noise, r.Hi < 1 && 1-r.Hi > noise:
+	case r.Lo > 1 && r.Lo-1 > up, r.Hi < 1 && 1-r.Hi > down:
 		return change(r.Ratio)
 	case r.Lo > 1 || r.Hi < 1:
 		return change(r.Ratio) + ", within noise"

@@ -125,3 +125,13 @@ func Relatives(run *Run, rel matrix.Relative) []Relative {
 	}
 	return out
 }
+
+// NoiseReach is how far the run's A/A controls moved a ratio in each
+// direction: down is the largest 1 − Lo, up the largest Hi − 1 over its
+// noise floors (0 and 0 without a control).
+func NoiseReach(run *Run) (down, up float64) {
+	for _, nf := range NoiseFloors(run) {
+		down, up = math.Max(down, 1-nf.Lo), math.Max(up, nf.Hi-1)
+	}
+	return down, up
+}
