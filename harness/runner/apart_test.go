@@ -138,3 +138,25 @@ func TestTwoEnginesLost(t *testing.T) {
 		t.Errorf("err = %v, want the lost engine named", err)
 	}
 }
+
+// Reserving every core of the targets' machine skips every cell with the
+// reason; the run neither reaches for nor measures anything.
+func TestTwoEnginesAllReserved(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b")
+	srv, cli := newFake(), newFake()
+	srv.id, cli.id = "server-engine", "client-engine"
+	mc := twoMachines()
+	mc.Target.Reserve = srv.ncpu
+	res, err, _ := run(t, srv, m, Options{Machines: mc, LoadgenEngine: cli})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Cells {
+		if c.Status != results.Skipped || !strings.Contains(c.Reason, "target's machine") {
+			t.Errorf("%s: %s %q, want skipped for the target's machine", c.ID(), c.Status, c.Reason)
+		}
+	}
+	if n := len(cli.callsWith("probe ")) + len(cli.callsWith("start ")); n > 0 {
+		t.Errorf("%d probes or starts on the load generator's engine with nothing to run", n)
+	}
+}

@@ -373,7 +373,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	}
 
 	loadgenErr := r.startLoadgen(ctx, cells)
-	if loadgenErr == nil && r.apart != nil {
+	if loadgenErr == nil && r.apart != nil && r.loadgenID != "" { // no load generator: no cell can run, nothing to reach
 		if err := r.reach(ctx); err != nil {
 			r.out.Stopped = err.Error()
 			r.save()
