@@ -27,12 +27,7 @@ type NoiseFloor struct {
 // NoiseFloors computes the noise floor of every ok cell that has an ok
 // control, in the order of the run.
 func NoiseFloors(run *Run) []NoiseFloor {
-	twins := map[string]*Cell{}
-	for _, c := range run.Cells {
-		if c != nil && !c.Control && c.Status == OK {
-			twins[c.ID()] = c
-		}
-	}
+	twins := okCells(run)
 	var out []NoiseFloor
 	for _, ctl := range run.Cells {
 		if ctl == nil || !ctl.Control || ctl.Status != OK {
@@ -103,12 +98,7 @@ type Relative struct {
 // baseline: the cell differing from it only in rel's dimension, set to
 // rel's value. Cells that are their own baseline are left out.
 func Relatives(run *Run, rel matrix.Relative) []Relative {
-	byID := map[string]*Cell{}
-	for _, c := range run.Cells {
-		if c != nil && !c.Control && c.Status == OK {
-			byID[c.ID()] = c
-		}
-	}
+	byID := okCells(run)
 	var out []Relative
 	for _, c := range run.Cells {
 		if c == nil || c.Control || c.Status != OK {
@@ -134,4 +124,15 @@ func NoiseReach(run *Run) (down, up float64) {
 		down, up = math.Max(down, 1-nf.Lo), math.Max(up, nf.Hi-1)
 	}
 	return down, up
+}
+
+// okCells are the run's ok cells, controls aside, by id.
+func okCells(run *Run) map[string]*Cell {
+	out := map[string]*Cell{}
+	for _, c := range run.Cells {
+		if c != nil && !c.Control && c.Status == OK {
+			out[c.ID()] = c
+		}
+	}
+	return out
 }
