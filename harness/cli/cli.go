@@ -483,6 +483,7 @@ func DefaultLabel(ncpu int, model string) string {
 	for _, noise := range []string{"-r-", "-tm-", "-processor"} {
 		slug = strings.ReplaceAll(slug, noise, "-")
 	}
+	slug = strings.Trim(slug, "-") // "Intel(R) Xeon(R) Processor" ends in a removed word
 	if len(slug) > 40 {
 		slug = strings.TrimRight(slug[:40], "-")
 	}

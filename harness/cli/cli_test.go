@@ -100,6 +100,7 @@ func TestDefaultLabel(t *testing.T) {
 		want  string
 	}{
 		{2, "AMD EPYC", "2c-amd-epyc"},
+		{2, "Intel(R) Xeon(R) Processor", "2c-intel-xeon"},
 		{8, "Intel(R) Core(TM) i7-10510U CPU @ 1.80GHz", "8c-intel-core-i7-10510u-cpu-1-80ghz"},
 	} {
 		if got := DefaultLabel(tc.n, tc.model); got != tc.want {
