@@ -90,9 +90,10 @@ type (
 	}
 	reportSchema struct {
 		RelativeTo []struct {
-			Scenario *string `yaml:"scenario" check:"str"`
-			Variant  *string `yaml:"variant" check:"str"`
-			Target   *string `yaml:"target" check:"str"`
+			Scenario    *string `yaml:"scenario" check:"str"`
+			Variant     *string `yaml:"variant" check:"str"`
+			Target      *string `yaml:"target" check:"str"`
+			Connections *int    `yaml:"connections" check:"min=1,max=1000000"`
 		} `yaml:"relative_to" check:"nonempty"`
 	}
 	engineSchema struct {
@@ -448,8 +449,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
-	relatives := func(r *reportSchema, path string) []Relative { return d.relatives(r, path, m) }
-	defer func() { m.RelativeTo = relatives(f.Report, "report") }()
+	defer func() { m.RelativeTo = d.relatives(f.Report, "report", m, m.Connections) }()
 	m.Limits = d.limits(f.Limits, "limits", DefaultLimits)
 	for _, name := range d.names("scenarios") {
 		m.Scenarios = append(m.Scenarios, d.scenario(name, f.Scenarios[name]))
@@ -483,7 +483,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 			p.Only = sel
 		}
 		p.Control = d.control(pf.Control, path+".control")
-		p.RelativeTo = relatives(pf.Report, path+".report")
+		p.RelativeTo = d.relatives(pf.Report, path+".report", m, p.Connections)
 		m.Profiles[name] = p
 	}
 }
@@ -534,7 +534,7 @@ func (d *decoder) engines(f *fileSchema, m *Matrix) {
 
 // relatives reads report.relative_to: each entry names one scenario,
 // variant or target of the matrix.
-func (d *decoder) relatives(r *reportSchema, path string, m *Matrix) []Relative {
+func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections []int) []Relative {
 	if r == nil {
 		return nil
 	}
@@ -545,23 +545,28 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix) []Relative 
 		setp(&rel.Scenario, e.Scenario)
 		setp(&rel.Variant, e.Variant)
 		setp(&rel.Target, e.Target)
+		setp(&rel.Connections, e.Connections)
 		n := 0
-		for _, v := range []string{rel.Scenario, rel.Variant, rel.Target} {
-			if v != "" {
+		for _, v := range []string{rel.Scenario, rel.Variant, rel.Target, strconv.Itoa(rel.Connections)} {
+			if v != "" && v != "0" {
 				n++
 			}
 		}
 		if n != 1 {
-			d.errAt(f, "set exactly one of scenario, variant or target")
+			d.errAt(f, "set exactly one of scenario, variant, target or connections")
 			continue
 		}
 		dim, value := rel.Dimension()
-		known := false
+		known := dim == "connections" && slices.Contains(connections, rel.Connections)
 		for _, t := range m.Targets {
 			known = known || dim == "target" && t.Name == value || dim == "variant" && slices.ContainsFunc(t.Variants, func(v Variant) bool { return v.Name == value })
 		}
 		for _, s := range m.Scenarios {
 			known = known || dim == "scenario" && s.Name == value
+		}
+		if !known && dim == "connections" {
+			d.errAt(f+".connections", "%d is not on the connections axis %v", rel.Connections, connections)
+			continue
 		}
 		if !known {
 			d.errAt(f+"."+dim, "no %s named %q", dim, value)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -232,11 +233,13 @@ type Profile struct {
 
 // Relative names the baseline of a ratio table: each cell is compared with
 // the cell that differs from it only in this one thing (its scenario, its
-// variant or its target) having this value. Exactly one field is set.
+// variant, its target or its connection count) having this value. Exactly
+// one field is set.
 type Relative struct {
-	Scenario string `json:"scenario,omitempty"`
-	Variant  string `json:"variant,omitempty"`
-	Target   string `json:"target,omitempty"`
+	Scenario    string `json:"scenario,omitempty"`
+	Variant     string `json:"variant,omitempty"`
+	Target      string `json:"target,omitempty"`
+	Connections int    `json:"connections,omitempty"`
 }
 
 // Dimension and Value are the one thing the baseline differs in.
@@ -246,6 +249,8 @@ func (r Relative) Dimension() (dim, value string) {
 		return "scenario", r.Scenario
 	case r.Variant != "":
 		return "variant", r.Variant
+	case r.Connections != 0:
+		return "connections", strconv.Itoa(r.Connections)
 	}
 	return "target", r.Target
 }
@@ -257,6 +262,8 @@ func (r Relative) Base(c Cell) Cell {
 		c.Scenario = r.Scenario
 	case r.Variant != "":
 		c.Variant = r.Variant
+	case r.Connections != 0:
+		c.Connections = r.Connections
 	default:
 		c.Target = r.Target
 	}

@@ -513,9 +513,29 @@ func TestRelativeTo(t *testing.T) {
 	if got := (Relative{Scenario: "plaintext"}).Base(c).ID(); got != "one/plaintext/1cpu/c64" {
 		t.Errorf("base %s", got)
 	}
+	if got := (Relative{Connections: 256}).Base(c).ID(); got != "one/json/1cpu/c256" {
+		t.Errorf("base by connections %s", got)
+	}
+	if dim, v := (Relative{Connections: 256}).Dimension(); dim != "connections" || v != "256" {
+		t.Errorf("dimension %s %s", dim, v)
+	}
+	m, err = parse(t, good+"report: {relative_to: [{connections: 256}]}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Relative{{Connections: 256}}; !reflect.DeepEqual(m.RelativeTo, want) {
+		t.Errorf("relative_to %+v, want %+v", m.RelativeTo, want)
+	}
+	// A profile's baseline is checked against the profile's own axis.
+	if _, err := parse(t, strings.Replace(good, "only: \"one/json\"}", "only: \"one/json\", report: {relative_to: [{connections: 64}]}}", 1)); err == nil ||
+		!strings.Contains(err.Error(), "profiles.counted.report.relative_to[0].connections: 64 is not on the connections axis [512]") {
+		t.Errorf("profile baseline off its axis: %v", err)
+	}
 	for _, tc := range []struct{ from, want string }{
 		{"[{scenario: plain}]", `report.relative_to[0].scenario: no scenario named "plain"`},
-		{"[{scenario: plaintext, target: one}]", "report.relative_to[0]: set exactly one of scenario, variant or target"},
+		{"[{scenario: plaintext, target: one}]", "report.relative_to[0]: set exactly one of scenario, variant, target or connections"},
+		{"[{connections: 128}]", "report.relative_to[0].connections: 128 is not on the connections axis [64 256]"},
+		{"[{connections: 64, variant: fast}]", "report.relative_to[0]: set exactly one"},
 		{"[{variant: fast}]", `report.relative_to[0].variant: no variant named "fast"`},
 		{"[]", "report.relative_to: must not be empty"},
 	} {
