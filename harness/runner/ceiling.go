@@ -152,7 +152,7 @@ func (r *runner) reach(ctx context.Context) error {
 	url, err := r.startFixed(ctx, d, usable(r.out.Environment.OnlineCPUs, tg.Reserve)[:1])
 	if err == nil {
 		var resp verify.Response
-		if resp, err = r.probe(ctx, url, r.m.Load.Timeout, false); err == nil && resp.Status != 200 {
+		if resp, err = r.probe(ctx, url, r.m.Load.Timeout, probeHTTP); err == nil && resp.Status != 200 {
 			err = fmt.Errorf("answered status %d, not the fixed-response server's 200: is another server listening on port %d of that machine?", resp.Status, ceilingPort)
 		}
 	}

@@ -393,7 +393,14 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, d)
 
 	r.progress.Phase(c, "verify")
-	resp, err := r.probe(ctx, url, r.m.Load.Timeout, false)
+	// Asked as bombardier will ask: its answer's size is what the bytes
+	// read under load are held to (a Connection: close answer carries
+	// other headers than a keep-alive one).
+	kind := probeHTTP
+	if c.Close {
+		kind = probeHTTPClose
+	}
+	resp, err := r.probe(ctx, url, r.m.Load.Timeout, kind)
 	if err != nil {
 		return err
 	}
@@ -500,7 +507,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 		}
 		if len(pending) > 0 {
 			m := pending[0]
-			resp, err := r.probe(ctx, m.addr, probeTimeout, true)
+			resp, err := r.probe(ctx, m.addr, probeTimeout, probeTCP)
 			if err != nil {
 				return err
 			}
@@ -510,7 +517,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 			}
 			lastErr = fmt.Sprintf("service %s at %s: %s", m.alias, m.addr, resp.Error)
 		} else {
-			resp, err := r.probe(ctx, url, probeTimeout, false)
+			resp, err := r.probe(ctx, url, probeTimeout, probeHTTP)
 			if err != nil {
 				return err
 			}
@@ -563,15 +570,27 @@ func (r *runner) lastLogs(ctx context.Context, id string) string {
 	return strings.TrimRight(logs, "\n")
 }
 
+// probeKind is what the probe asks for.
+type probeKind int
+
+const (
+	probeHTTP      probeKind = iota // one GET on a kept-alive connection, as bombardier asks by default
+	probeHTTPClose                  // one GET with Connection: close, as bombardier asks with keep-alive off
+	probeTCP                        // one TCP connection to host:port (services that do not speak HTTP)
+)
+
 // probe asks the probe in the load generator's container for one answer
-// from url (or, with tcp, one connection to host:port).
-func (r *runner) probe(ctx context.Context, target string, timeout time.Duration, tcp bool) (verify.Response, error) {
+// from target, asked as kind says.
+func (r *runner) probe(ctx context.Context, target string, timeout time.Duration, kind probeKind) (verify.Response, error) {
 	if r.loadgenID == "" {
 		return verify.Response{}, errors.New("no load generator")
 	}
 	cmd := []string{"probe", "-timeout", timeout.String()}
-	if tcp {
+	switch kind {
+	case probeTCP:
 		cmd = append(cmd, "-tcp")
+	case probeHTTPClose:
+		cmd = append(cmd, "-close")
 	}
 	res, err := r.lg.Exec(ctx, r.loadgenID, append(cmd, target))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -312,6 +313,9 @@ func (f *fakeEngine) Exec(ctx context.Context, id string, cmd []string) (engine.
 			resp = verify.Response{Error: "bad url"}
 		} else if f.unreachable[u.Hostname()] {
 			resp = verify.Response{Error: "dial tcp " + u.Host + ": connection refused"}
+		}
+		if slices.Contains(cmd, "-close") {
+			addr += " (Connection: close)"
 		}
 		f.log("probe %s %s", cell, addr)
 		out, _ := json.Marshal(resp)

@@ -701,6 +701,17 @@ func TestKeepAliveOff(t *testing.T) {
 	if closes != 4 { // the close cell's warm-up and trial, and its ceiling's
 		t.Errorf("%d bombardier runs sent Connection: close, want 4: %q", closes, f.bombardArgs)
 	}
+	// The verified answer is asked as bombardier asks: its size is what the
+	// bytes read under load are held to.
+	var closed []string
+	for _, p := range f.callsWith("probe ") {
+		if strings.HasSuffix(p, "(Connection: close)") {
+			closed = append(closed, p)
+		}
+	}
+	if len(closed) != 1 || !strings.Contains(closed[0], "a/plaintext/1cpu/c8/close") {
+		t.Errorf("probes with Connection: close %q, want the close cell's verification alone", closed)
+	}
 }
 
 // A fixed-rate cell passes -r to bombardier, is not judged against the
