@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -149,6 +151,9 @@ func rpsBars(sc string, rows []*Row) (Chart, error) {
 	if rows[0].Aggregate == "best" {
 		p.X.Label.Text = "bar: best trial; whiskers: min…max of the trials\n† load generator bound"
 	}
+	if conns := connSeries(rows); len(conns) > 1 {
+		return groupedBars(c, p, rows, conns)
+	}
 	vals := make(plotter.Values, len(rows))
 	pts := errPoints{XYs: make(plotter.XYs, len(rows)), YErrors: make(plotter.YErrors, len(rows))}
 	names := labels(rows)
@@ -173,6 +178,129 @@ func rpsBars(sc string, rows []*Row) (Chart, error) {
 	p.Y.Min = 0
 	c.SVG, err = render(p, vg.Points(max(560, float64(150*len(rows)+80))), 340)
 	return c, err
+}
+
+// connKey is one connection setting: the count, and whether keep-alive is off.
+type connKey struct {
+	conns int
+	close bool
+}
+
+func (k connKey) String() string { return "c" + connsText(k.conns, k.close) }
+
+// connSeries lists the connection settings of rows, fewest connections first.
+func connSeries(rows []*Row) []connKey {
+	var out []connKey
+	for _, r := range rows {
+		if k := (connKey{r.Connections, r.Close}); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].conns != out[j].conns {
+			return out[i].conns < out[j].conns
+		}
+		return !out[i].close && out[j].close
+	})
+	return out
+}
+
+// groupedBars draws rows that span several connection settings as groups
+// of bars: one group per target (and params and cores), one colored bar
+// per connection setting, side by side so that a reader compares a target
+// at c20 with itself at c400 without hunting through one long row of bars.
+// A group's label names the settings at which it was generator-bound (†).
+func groupedBars(c Chart, p *plot.Plot, rows []*Row, conns []connKey) (Chart, error) {
+	type cat struct {
+		target, params string
+		cpus           int
+	}
+	var cats []cat
+	at := map[cat]map[connKey]*Row{}
+	for _, r := range rows {
+		k := cat{r.Target, r.Params, r.CPUs}
+		if at[k] == nil {
+			cats = append(cats, k)
+			at[k] = map[connKey]*Row{}
+		}
+		at[k][connKey{r.Connections, r.Close}] = r
+	}
+	several := false
+	for _, k := range cats {
+		several = several || k.params != cats[0].params || k.cpus != cats[0].cpus
+	}
+	names := make([]string, len(cats))
+	for i, k := range cats {
+		names[i] = k.target
+		var bound []string
+		for _, ck := range conns {
+			if r := at[k][ck]; r != nil && len(r.BoundBy) > 0 {
+				bound = append(bound, ck.String())
+			}
+		}
+		if len(bound) > 0 {
+			names[i] += " †" + strings.Join(bound, ",")
+		}
+		if several {
+			names[i] += fmt.Sprintf("\n%s%d core(s)", paramPrefix(k.params), k.cpus)
+		}
+	}
+	const barW = 16
+	for j, ck := range conns {
+		vals := make(plotter.Values, len(cats))
+		var pts errPoints
+		for i, k := range cats {
+			r := at[k][ck]
+			if r == nil {
+				continue // not measured at this setting (or not ok): no bar
+			}
+			vals[i] = r.RPS
+			lo, hi := whiskers(r)
+			pts.XYs = append(pts.XYs, plotter.XY{X: float64(i), Y: r.RPS})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS})
+		}
+		bars, err := plotter.NewBarChart(vals, vg.Points(barW))
+		if err != nil {
+			return c, err
+		}
+		off := vg.Points(barW * (float64(j) - float64(len(conns)-1)/2))
+		bars.Color, bars.Offset = plotutil.Color(j), off
+		p.Add(bars)
+		p.Legend.Add(ck.String(), bars)
+		if len(pts.XYs) > 0 {
+			w, err := plotter.NewYErrorBars(pts)
+			if err != nil {
+				return c, err
+			}
+			p.Add(offsetWhiskers{w, off})
+		}
+	}
+	p.Add(plotter.NewGrid())
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(cats))-0.4
+	p.Y.Min = 0
+	legend := make([]string, len(conns))
+	for i, ck := range conns {
+		legend[i] = ck.String()
+	}
+	var err error
+	c.SVG, err = renderLegendRight(p, vg.Points(max(480, float64(len(cats)*(barW*len(conns)+60)+80))), 340, legendWidth(legend)+vg.Points(24))
+	return c, err
+}
+
+// offsetWhiskers draws error bars shifted right by off, as a bar chart's
+// Offset shifts its bars, so that they sit on their bar; their data range
+// still sets the Y axis, so no whisker is clipped.
+type offsetWhiskers struct {
+	*plotter.YErrorBars
+	off vg.Length
+}
+
+func (o offsetWhiskers) Plot(c draw.Canvas, p *plot.Plot) {
+	c.Push()
+	defer c.Pop()
+	c.Translate(vg.Point{X: o.off})
+	o.YErrorBars.Plot(c, p)
 }
 
 func paramValue(r *Row) (float64, bool) {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +67,58 @@ func TestChartsGolden(t *testing.T) {
 	want := "rps-plaintext.svg latency-plaintext.svg rps-records.svg rps-vs-param-records.svg latency-records.svg"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("charts = %s, want %s", got, want)
+	}
+}
+
+// Cells at several connection counts are drawn as groups of bars, one
+// group per target and one colored bar per connection count, and a group
+// names the counts at which it was generator-bound; the ratio table against
+// a connection count pairs each cell with its twin at that count.
+func TestChartsGroupedByConnections(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var more []*results.Cell
+	for _, c := range run.Cells {
+		if c.Scenario != "plaintext" || c.Status != results.OK {
+			continue
+		}
+		twin, s := *c, *c.Summary
+		twin.Connections, twin.Summary = 256, &s
+		s.RPS, s.RPSMedian, s.RPSMax = 1.5*s.RPS, 1.5*s.RPSMedian, 1.5*s.RPSMax
+		twin.Trials = slices.Clone(c.Trials)
+		for i := range twin.Trials {
+			twin.Trials[i].RPS *= 1.5
+		}
+		if c.Target == "fast" { // bound at c64 already
+			s.BoundBy = []string{"load generator CPU ≥ 90% in 1 trial(s)"}
+		}
+		more = append(more, &twin)
+	}
+	run.Cells = append(run.Cells, more...)
+	charts, err := Charts(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg string
+	for _, c := range charts {
+		if c.File == "rps-plaintext.svg" {
+			svg = string(c.SVG)
+			goldenFile(t, "charts/rps-plaintext-by-connections.svg", c.SVG)
+		}
+	}
+	for _, want := range []string{">c64<", ">c256<", ">fast †c64,c256<", ">slow<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("grouped bars lack %q", want)
+		}
+	}
+	run.Matrix.RelativeTo = []matrix.Relative{{Connections: 64}}
+	md := string(markdownOf(t, run))
+	for _, want := range []string{"## Relative to connections `64`", "| slow/plaintext/1cpu/c256 | slow/plaintext/1cpu/c64"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("README lacks %q", want)
+		}
 	}
 }
 
