@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -176,6 +177,7 @@ func rpsBars(sc string, rows []*Row) (Chart, error) {
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
 	p.Y.Min = 0
+	p.Y.Tick.Marker = countTicks{}
 	c.SVG, err = render(p, vg.Points(max(560, float64(150*len(rows)+80))), 340)
 	return c, err
 }
@@ -279,13 +281,34 @@ func groupedBars(c Chart, p *plot.Plot, rows []*Row, conns []connKey) (Chart, er
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(cats))-0.4
 	p.Y.Min = 0
+	p.Y.Tick.Marker = countTicks{}
 	legend := make([]string, len(conns))
 	for i, ck := range conns {
 		legend[i] = ck.String()
 	}
 	var err error
-	c.SVG, err = renderLegendRight(p, vg.Points(max(480, float64(len(cats)*(barW*len(conns)+60)+80))), 340, legendWidth(legend)+vg.Points(24))
+	perCat := float64(barW*len(conns) + 60)
+	for _, n := range names {
+		for _, line := range strings.Split(n, "\n") {
+			perCat = max(perCat, 6.5*float64(len([]rune(line)))+16) // room for the label under the group
+		}
+	}
+	c.SVG, err = renderLegendRight(p, vg.Points(max(480, float64(len(cats))*perCat+80)), 340, legendWidth(legend)+vg.Points(24))
 	return c, err
+}
+
+// countTicks are gonum's default ticks labelled as counts ("75,000"), not
+// with the decimals the default labels carry ("75000.00").
+type countTicks struct{}
+
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ticks {
+		if t.Label != "" {
+			ticks[i].Label = numfmt.Count(int64(math.Round(t.Value)))
+		}
+	}
+	return ticks
 }
 
 // offsetWhiskers draws error bars shifted right by off, as a bar chart's
@@ -377,6 +400,7 @@ func rpsVs(sc string, rows []*Row, axis string, x func(*Row) (float64, bool)) (C
 	}
 	p.Y.Label.Text = "requests/s (" + string(rows[0].Aggregate) + ")"
 	p.Y.Min = 0
+	p.Y.Tick.Marker = countTicks{}
 	sort.Strings(names)
 	var args []any
 	for _, n := range names {
