@@ -547,10 +547,13 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections
 		setp(&rel.Target, e.Target)
 		setp(&rel.Connections, e.Connections)
 		n := 0
-		for _, v := range []string{rel.Scenario, rel.Variant, rel.Target, strconv.Itoa(rel.Connections)} {
-			if v != "" && v != "0" {
+		for _, v := range []string{rel.Scenario, rel.Variant, rel.Target} {
+			if v != "" {
 				n++
 			}
+		}
+		if rel.Connections != 0 {
+			n++
 		}
 		if n != 1 {
 			d.errAt(f, "set exactly one of scenario, variant, target or connections")
