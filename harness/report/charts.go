@@ -134,13 +134,15 @@ func title(p *plot.Plot, sc, what string) {
 	p.Title.Text = sc + "\n" + what
 }
 
-// whiskerText says what the whiskers of rows show: min…max for best-of-N
-// (the spread the best was picked from), else the median's 95% interval.
-func whiskers(r *Row) (lo, hi float64) {
+// whiskers are how far a row's whiskers reach below and above its bar:
+// to min…max for best-of-N (the spread the best was picked from), else to
+// the median's 95% interval; never into the bar.
+func whiskers(r *Row) struct{ Low, High float64 } {
+	lo, hi := r.RPSStats.Lo, r.RPSStats.Hi
 	if r.Aggregate == "best" || !r.RPSStats.HasCI {
-		return r.RPSStats.Min, r.RPSStats.Max
+		lo, hi = r.RPSStats.Min, r.RPSStats.Max
 	}
-	return r.RPSStats.Lo, r.RPSStats.Hi
+	return struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS}
 }
 
 func rpsBars(sc string, rows []*Row) (Chart, error) {
@@ -160,20 +162,19 @@ func rpsBars(sc string, rows []*Row) (Chart, error) {
 	names := labels(rows)
 	for i, r := range rows {
 		vals[i] = r.RPS
-		lo, hi := whiskers(r)
 		pts.XYs[i] = plotter.XY{X: float64(i), Y: r.RPS}
-		pts.YErrors[i] = struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS}
+		pts.YErrors[i] = whiskers(r)
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(18))
 	if err != nil {
 		return c, err
 	}
 	bars.Color = plotutil.Color(0)
-	whiskers, err := plotter.NewYErrorBars(pts)
+	errBars, err := plotter.NewYErrorBars(pts)
 	if err != nil {
 		return c, err
 	}
-	p.Add(bars, whiskers, plotter.NewGrid())
+	p.Add(bars, errBars, plotter.NewGrid())
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
 	p.Y.Min = 0
@@ -257,9 +258,8 @@ func groupedBars(c Chart, p *plot.Plot, rows []*Row, conns []connKey) (Chart, er
 				continue // not measured at this setting (or not ok): no bar
 			}
 			vals[i] = r.RPS
-			lo, hi := whiskers(r)
 			pts.XYs = append(pts.XYs, plotter.XY{X: float64(i), Y: r.RPS})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS})
+			pts.YErrors = append(pts.YErrors, whiskers(r))
 		}
 		bars, err := plotter.NewBarChart(vals, vg.Points(barW))
 		if err != nil {
