@@ -44,19 +44,6 @@ const (
 // Version is the harness version, set by the build (git describe).
 var Version = "dev"
 
-const usage = `usage: harness <command> [flags]
-
-commands:
-  plan    [-f FILE] [--profile P] [--only SEL] [--control CELL] [--sequential]   validate and list the cells, no Docker
-  run     [-f FILE] [--profile P] [--only SEL] [--control CELL] [--out DIR] [--label NAME] [--network shared|bridge|host] [--no-pull]
-          [--sequential] [--seed N] [--force] [--resume DIR] [--no-wait]
-  report  DIR [--format md|csv|json]                  re-render DIR/README.md (or results.csv, report.json) from DIR/results.json
-  compare A B [C…] [--out FILE] [--format md|csv]     compare result folders cell by cell
-  index   [DIR]                                       rewrite the table of result sets in DIR/README.md (default results)
-  clean   [--all [--force]]                           remove what killed runs left (--all: also live runs', after asking)
-  version
-`
-
 // ExitError is an error that carries the process's exit code.
 type ExitError struct {
 	Code int
@@ -121,32 +108,32 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // Run runs the command args[0] with the rest of args.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		writeTopUsage(stderr)
 		return &ExitError{Code: ExitUsage}
 	}
-	cmd, args := args[0], args[1:]
-	switch cmd {
-	case "plan":
-		return plan(args, stdout, stderr)
-	case "run":
-		return run(ctx, args, stdout, stderr)
-	case "report":
-		return reportCmd(args, stdout, stderr)
-	case "compare":
-		return compareCmd(args, stdout, stderr)
-	case "index":
-		return index(args, stdout, stderr)
-	case "clean":
-		return clean(ctx, args, stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, Version)
+	name, args := args[0], args[1:]
+	switch name {
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, version())
 		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+	case "help", "-h", "--help", "-help":
+		if len(args) == 1 {
+			if c := lookup(args[0]); c != nil && c.run != nil {
+				printUsage(stdout, c, c.flagSet())
+				return nil
+			}
+		}
+		writeTopUsage(stdout)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return usageErr("unknown command %q", cmd)
+	if c := lookup(name); c != nil && c.run != nil {
+		return c.run(ctx, args, stdout, stderr)
+	}
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return usageErr("unknown command %q: the commands are %s (harness -h says more)", name, strings.Join(names, ", "))
 }
 
 type matrixFlags struct {
@@ -155,11 +142,11 @@ type matrixFlags struct {
 }
 
 func (m *matrixFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&m.file, "f", "matrix.yaml", "matrix file")
-	fs.StringVar(&m.profile, "profile", "", "profile of the matrix file to apply")
-	fs.StringVar(&m.only, "only", "", "cells to run: comma-separated NAME or TARGET/SCENARIO globs")
-	fs.StringVar(&m.control, "control", "", "TARGET[:VARIANT]/SCENARIO cells to measure twice, as an A/A control (overrides the matrix)")
-	fs.Int64Var(&m.maxCells, "max-cells", matrix.MaxCells, "refuse a matrix that expands to more cells than this")
+	fs.StringVar(&m.file, "f", "matrix.yaml", "matrix `FILE`")
+	fs.StringVar(&m.profile, "profile", "", "profile `P` of the matrix file to apply")
+	fs.StringVar(&m.only, "only", "", "cells to run (`SEL`): comma-separated NAME or TARGET/SCENARIO globs")
+	fs.StringVar(&m.control, "control", "", "TARGET[:VARIANT]/SCENARIO `CELL`s to measure twice, as an A/A control (overrides the matrix)")
+	fs.Int64Var(&m.maxCells, "max-cells", matrix.MaxCells, "refuse a matrix that expands to more than `N` cells")
 }
 
 // load reads the matrix and applies the profile and selector; every
@@ -191,71 +178,23 @@ func (m *matrixFlags) load(online cpuset.Set) (*matrix.Matrix, []matrix.Cell, er
 	return mx, cells, nil
 }
 
-// synopses are the commands' usage lines, flags spelled as the README
-// spells them.
-var synopses = map[string]string{
-	"plan":    "plan [-f FILE] [--profile P] [--only SEL] [--control CELL] [--max-cells N] [--sequential] [--target-engine E] [--loadgen-engine E] [--target-address ADDR]",
-	"run":     "run [-f FILE] [--profile P] [--only SEL] [--control CELL] [--max-cells N] [--out DIR] [--label NAME] [--network shared|bridge|host] [--no-pull] [--sequential] [--seed N] [--force] [--resume DIR] [--no-wait] [--target-engine E] [--loadgen-engine E] [--target-address ADDR] [--link TEXT]",
-	"report":  "report DIR [--format md|csv|json]",
-	"compare": "compare A B [C…] [--out FILE] [--format md|csv]",
-	"index":   "index [DIR]",
-	"clean":   "clean [--all [--force]] [--engine E]",
+type planOpts struct {
+	mf         matrixFlags
+	ef         engineFlags
+	sequential bool
 }
 
-// printUsage writes a command's usage and its flags, long ones with two
-// dashes (the flag package accepts either).
-func printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: harness %s\n", synopses[fs.Name()])
-	fs.VisitAll(func(f *flag.Flag) {
-		arg, help := flag.UnquoteUsage(f)
-		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
-		}
-		fmt.Fprintf(w, "  %s%s %s\n    \t%s\n", dash, f.Name, arg, help)
-	})
+func (o *planOpts) register(fs *flag.FlagSet) {
+	o.mf.register(fs)
+	o.ef.register(fs)
+	fs.BoolVar(&o.sequential, "sequential", false, "estimate for trials run cell by cell")
 }
 
-// parseFlags parses args with fs, accepting flags before and after
-// positional arguments, and checks the number of positional ones (maxPos
-// -1: any). -h prints the usage on stdout and ends the command with exit 0.
-func parseFlags(fs *flag.FlagSet, args []string, minPos, maxPos int, stdout, stderr io.Writer) ([]string, error) {
-	fs.SetOutput(stderr)
-	fs.Usage = func() {}
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				printUsage(stdout, fs)
-				return nil, &ExitError{Code: ExitOK}
-			}
-			printUsage(stderr, fs)
-			return nil, &ExitError{Code: ExitUsage} // the flag package said why
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	switch {
-	case len(pos) < minPos:
-		printUsage(stderr, fs)
-		return nil, usageErr("%s: missing argument", fs.Name())
-	case maxPos >= 0 && len(pos) > maxPos:
-		printUsage(stderr, fs)
-		return nil, usageErr("%s: unexpected argument %q", fs.Name(), pos[maxPos])
-	}
-	return pos, nil
-}
-
-func plan(args []string, stdout, stderr io.Writer) error {
+func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	var o planOpts
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	var mf matrixFlags
-	mf.register(fs)
-	sequential := fs.Bool("sequential", false, "estimate for trials run cell by cell")
-	var ef engineFlags
-	ef.register(fs)
+	o.register(fs)
+	mf, ef, sequential := &o.mf, &o.ef, &o.sequential
 	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
 	}
@@ -353,21 +292,35 @@ func plan(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+type runOpts struct {
+	mf                                matrixFlags
+	ef                                engineFlags
+	out, label, network, resume       string
+	noPull, sequential, force, noWait bool
+	seed                              uint64
+}
+
+func (o *runOpts) register(fs *flag.FlagSet) {
+	o.mf.register(fs)
+	o.ef.register(fs)
+	fs.StringVar(&o.out, "out", "", "output folder `DIR` (default results/<label>)")
+	fs.StringVar(&o.label, "label", "", "`NAME` of this run's machine (default <cores>c-<cpu model>)")
+	fs.StringVar(&o.network, "network", "", "network mode `shared|bridge|host` (host: Linux only); overrides the matrix (default shared)")
+	fs.BoolVar(&o.noPull, "no-pull", false, "never try a registry for base images; use local images or build stand-ins")
+	fs.BoolVar(&o.sequential, "sequential", false, "run all trials of a cell before the next (default: interleave trials across cells)")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed `N` of the interleaved order (default: random, recorded in results.json)")
+	fs.StringVar(&o.resume, "resume", "", "continue the interrupted or killed run in results folder `DIR`")
+	fs.BoolVar(&o.force, "force", false, "overwrite the results folder if it holds a run")
+	fs.BoolVar(&o.noWait, "no-wait", false, "refuse to start, rather than wait, when another run uses a core this one needs")
+}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o runOpts
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	var mf matrixFlags
-	mf.register(fs)
-	out := fs.String("out", "", "output folder (default results/<label>)")
-	label := fs.String("label", "", "name of this run's machine (default <cores>c-<cpu model>)")
-	network := fs.String("network", "", "network mode: shared (default), bridge or host (Linux only); overrides the matrix")
-	noPull := fs.Bool("no-pull", false, "never try a registry for base images; use local images or build stand-ins")
-	sequential := fs.Bool("sequential", false, "run all trials of a cell before the next (default: interleave trials across cells)")
-	seed := fs.Uint64("seed", 0, "seed of the interleaved order (default: random, recorded in results.json)")
-	resume := fs.String("resume", "", "continue the interrupted or killed run in this results folder")
-	force := fs.Bool("force", false, "overwrite the results folder if it holds a run")
-	noWait := fs.Bool("no-wait", false, "refuse to start, rather than wait, when another run uses a core this one needs")
-	var ef engineFlags
-	ef.register(fs)
+	o.register(fs)
+	mf, ef := &o.mf, &o.ef
+	out, label, network, resume := &o.out, &o.label, &o.network, &o.resume
+	noPull, sequential, force, noWait, seed := &o.noPull, &o.sequential, &o.force, &o.noWait, &o.seed
 	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
 	}
@@ -451,7 +404,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
 	res, err := runner.Run(ctx, eng, runner.Options{
 		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,
-		HarnessVersion: Version, Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed,
+		HarnessVersion: version(), Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed,
 		Resume: prev, NoWait: *noWait, Reserve: place.reserve,
 	}.OnMachines(place.machines, lg, copier(eng, lg, stderr)))
 	if res == nil {
@@ -493,9 +446,17 @@ func DefaultLabel(ncpu int, model string) string {
 	return fmt.Sprintf("%dc-%s", ncpu, slug)
 }
 
+type reportOpts struct{ format string }
+
+func (o *reportOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.format, "format", "md", "`md|csv|json`: DIR/README.md and charts, DIR/results.csv or DIR/report.json")
+}
+
 func reportCmd(args []string, stdout, stderr io.Writer) error {
+	var o reportOpts
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	format := fs.String("format", "md", "md (DIR/README.md), csv (DIR/results.csv) or json (DIR/report.json)")
+	o.register(fs)
+	format := &o.format
 	pos, err := parseFlags(fs, args, 1, 1, stdout, stderr)
 	if err != nil {
 		return err
@@ -534,10 +495,18 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+type compareOpts struct{ out, format string }
+
+func (o *compareOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.out, "out", "", "write to `FILE` instead of stdout")
+	fs.StringVar(&o.format, "format", "md", "`md|csv`")
+}
+
 func compareCmd(args []string, stdout, stderr io.Writer) error {
+	var o compareOpts
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	out := fs.String("out", "", "write to this file instead of stdout")
-	format := fs.String("format", "md", "md or csv")
+	o.register(fs)
+	out, format := &o.out, &o.format
 	pos, err := parseFlags(fs, args, 2, -1, stdout, stderr)
 	if err != nil {
 		return err
@@ -598,11 +567,22 @@ func index(args []string, stdout, stderr io.Writer) error {
 // Stdin is where clean --all reads its confirmation; tests replace it.
 var Stdin io.Reader = os.Stdin
 
+type cleanOpts struct {
+	all, force bool
+	engine     string
+}
+
+func (o *cleanOpts) register(fs *flag.FlagSet) {
+	fs.BoolVar(&o.all, "all", false, "also remove the containers and networks of runs still going (asks first)")
+	fs.BoolVar(&o.force, "force", false, "with --all: do not ask")
+	fs.StringVar(&o.engine, "engine", "", "the engine `E` to clean: a URL (unix://, tcp://, ssh://user@host) or a docker context name (default: the environment's)")
+}
+
 func clean(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o cleanOpts
 	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
-	all := fs.Bool("all", false, "also remove the containers and networks of runs still going (asks first)")
-	force := fs.Bool("force", false, "with --all: do not ask")
-	spec := fs.String("engine", "", "the engine to clean: a URL (unix://, tcp://, ssh://user@host) or a docker context name (default: the environment's)")
+	o.register(fs)
+	all, force, spec := &o.all, &o.force, &o.engine
 	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
 	}

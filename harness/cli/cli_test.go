@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +158,106 @@ func TestPlanNamesRiskyImages(t *testing.T) {
 	}
 	if strings.Contains(out, "t                          2 cell(s), 1 image(s) to build;") || !strings.Contains(out, "building them takes about") {
 		t.Errorf("plan output:\n%s", out)
+	}
+}
+
+// The help is generated from the flag sets: every flag a command parses is
+// in `harness -h` and in its own -h, and the README's "Commands" block is
+// the generated synopses, so neither can leave a flag out.
+func TestHelpCannotDrift(t *testing.T) {
+	_, top, _ := runMain("-h")
+	for _, c := range commands {
+		if c.run == nil {
+			continue
+		}
+		_, own, _ := runMain(c.name, "-h")
+		c.flagSet().VisitAll(func(f *flag.Flag) {
+			if !strings.Contains(top, dash(f.Name)+" ") && !strings.Contains(top, dash(f.Name)+"]") {
+				t.Errorf("harness -h lacks %s %s", c.name, dash(f.Name))
+			}
+			if !strings.Contains(own, "  "+dash(f.Name)) {
+				t.Errorf("harness %s -h lacks %s", c.name, dash(f.Name))
+			}
+		})
+	}
+	for _, want := range []string{"--max-cells N", "--target-engine E", "--loadgen-engine E", "--target-address ADDR", "--link TEXT", "clean [--all] [--engine E]"} {
+		if !strings.Contains(top, want) {
+			t.Errorf("harness -h lacks %q:\n%s", want, top)
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "## Commands\n\n```\n"+Synopses()+"```\n") {
+		t.Errorf("README.md's Commands block is not the generated synopses; it should read:\n%s", Synopses())
+	}
+}
+
+// An unknown flag names the nearest known one, exit 2, with no usage dump.
+func TestUnknownFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--onyl", "x"}, "harness run: unknown flag --onyl (did you mean --only?)\n"},
+		{[]string{"plan", "--max-cell", "3"}, "harness plan: unknown flag --max-cell (did you mean --max-cells?)\n"},
+		{[]string{"clean", "--zzzzzz"}, "harness clean: unknown flag --zzzzzz\n"},
+		{[]string{"run", "--seed", "x"}, `harness run: flag --seed: invalid value "x": parse error` + "\n"},
+	} {
+		code, out, stderr := runMain(tc.args...)
+		if code != ExitUsage || !strings.HasPrefix(stderr, tc.want) || out != "" || strings.Contains(stderr, "usage:") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, out, stderr, tc.want)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	old := Version
+	defer func() { Version = old }()
+	Version = "v1.2.3-4-gabcdef"
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		if code, out, _ := runMain(args...); code != ExitOK || out != "v1.2.3-4-gabcdef\n" {
+			t.Errorf("%v: exit %d, %q", args, code, out)
+		}
+	}
+}
+
+// harness new writes a target that serves the default scenarios and prints
+// the entry to add, with the images keys the matrix lacks; it never
+// overwrites a folder and refuses a name that is no image reference.
+func TestNewTarget(t *testing.T) {
+	dir := t.TempDir()
+	path := writeMatrix(t, small)
+	for _, lang := range []string{"go", "node", "python"} {
+		code, out, stderr := runMain("new", "my-"+lang, "--lang", lang, "--dir", dir, "-f", path)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", lang, code, stderr)
+		}
+		df, err := os.ReadFile(filepath.Join(dir, "my-"+lang, "Dockerfile"))
+		if err != nil || !strings.Contains(string(df), "FROM ${") || strings.Contains(string(df), "{{") {
+			t.Errorf("%s: Dockerfile %q, %v", lang, df, err)
+		}
+		if !strings.Contains(out, "  my-"+lang+":\n    build: ") || !strings.Contains(out, "scenarios: [plaintext, json]") {
+			t.Errorf("%s: no matrix entry in:\n%s", lang, out)
+		}
+		// small declares debian only.
+		if lang == "go" && (!strings.Contains(out, "golang: golang:") || strings.Contains(out, "debian: debian:")) {
+			t.Errorf("go: images to add wrong:\n%s", out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "my-go", "go.mod")); err != nil {
+		t.Errorf("go.mod not written: %v", err)
+	}
+	for _, args := range [][]string{
+		{"new", "my-go", "--dir", dir},    // exists
+		{"new", "Bad_Name", "--dir", dir}, // not an image name
+		{"new", "a-", "--dir", dir},
+		{"new", "x", "--lang", "cobol", "--dir", dir},
+		{"new"},
+	} {
+		if code, _, _ := runMain(args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
 	}
 }

@@ -18,10 +18,10 @@ type engineFlags struct {
 }
 
 func (e *engineFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&e.target, "target-engine", "", "engine targets run on: an engines key of the matrix, a URL (unix://, tcp://, ssh://user@host) or a docker context name")
-	fs.StringVar(&e.loadgen, "loadgen-engine", "", "engine the load generator runs on (same forms as --target-engine)")
-	fs.StringVar(&e.address, "target-address", "", "where the load generator reaches the targets' machine (default: the matrix's address, or the host of a tcp:// or ssh:// URL)")
-	fs.StringVar(&e.link, "link", "", "the network between the two machines, as results should describe it (e.g. \"10 GbE, same rack\")")
+	fs.StringVar(&e.target, "target-engine", "", "engine `E` targets run on: an engines key of the matrix, a URL (unix://, tcp://, ssh://user@host) or a docker context name")
+	fs.StringVar(&e.loadgen, "loadgen-engine", "", "engine `E` the load generator runs on (same forms as --target-engine)")
+	fs.StringVar(&e.address, "target-address", "", "`ADDR` where the load generator reaches the targets' machine (default: the matrix's address, or the host of a tcp:// or ssh:// URL)")
+	fs.StringVar(&e.link, "link", "", "the network between the two machines (`TEXT`), as results should describe it (e.g. \"10 GbE, same rack\")")
 }
 
 // placement is where a run puts targets and the load generator.

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/scaffold"
+)
+
+type newOpts struct{ lang, dir, file string }
+
+func (o *newOpts) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.lang, "lang", "go", "language of the template: `"+strings.Join(scaffold.LangNames(), "|")+"`")
+	fs.StringVar(&o.dir, "dir", "targets", "folder `DIR` the target's folder is written in")
+	fs.StringVar(&o.file, "f", "matrix.yaml", "matrix `FILE` the entry is for (its images: are checked)")
+}
+
+// newCmd writes a minimal target and prints the matrix entry that adds it.
+func newCmd(args []string, stdout, stderr io.Writer) error {
+	var o newOpts
+	fs := flag.NewFlagSet("new", flag.ContinueOnError)
+	o.register(fs)
+	pos, err := parseFlags(fs, args, 1, 1, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	name := pos[0]
+	dir, err := scaffold.Write(o.dir, name, o.lang)
+	if err != nil {
+		return usageErr("new: %v", err)
+	}
+	declared := map[string]string{}
+	if m, err := matrix.Open(o.file); err == nil {
+		declared = m.Images
+	}
+	build, err := filepath.Rel(filepath.Dir(o.file), dir)
+	if err != nil {
+		build = dir
+	}
+	entry, missing := scaffold.Entry(name, o.lang, build, declared)
+	fmt.Fprintf(stdout, "wrote %s/\n\nAdd it under targets: in %s:\n\n%s\n", dir, o.file, entry)
+	if len(missing) > 0 {
+		fmt.Fprintf(stdout, "and under images: (its base images; without a registry the harness builds a stand-in):\n\n%s\n\n", strings.Join(missing, "\n"))
+	}
+	fmt.Fprintf(stdout, "Then: bin/harness run --only %s --profile quick\n", name)
+	return nil
+}
