@@ -254,6 +254,10 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 			line += "; skipped unless the engine has or can pull " + strings.Join(risky, ", ") + " (no local stand-in)"
 		}
 		fmt.Fprintln(stdout, line)
+		for _, img := range t.Undeclared() {
+			fmt.Fprintf(stdout, "  %-24s its Dockerfile names %s in FROM, not under images: skipped unless the engine has it or can pull it; %s\n",
+				"", img, matrix.UndeclaredFix(img))
+		}
 		for _, s := range t.Services {
 			builds = append(builds, s.Build)
 		}

@@ -159,6 +159,13 @@ func TestPlanNamesRiskyImages(t *testing.T) {
 	if strings.Contains(out, "t                          2 cell(s), 1 image(s) to build;") || !strings.Contains(out, "building them takes about") {
 		t.Errorf("plan output:\n%s", out)
 	}
+	// A base named directly in FROM is said per target, with the fix.
+	os.WriteFile(filepath.Join(dir, "t", "Dockerfile"), []byte("FROM python:3.12-slim\n"), 0o644)
+	code, out, stderr = runMain("plan", "-f", path)
+	if code != ExitOK || !strings.Contains(out, "its Dockerfile names python:3.12-slim in FROM, not under images:") ||
+		!strings.Contains(out, "declare it under images: (python: python:3.12-slim) and write ARG PYTHON_IMAGE / FROM ${PYTHON_IMAGE}") {
+		t.Errorf("plan does not name the undeclared base: exit %d\n%s%s", code, out, stderr)
+	}
 }
 
 // The help is generated from the flag sets: every flag a command parses is

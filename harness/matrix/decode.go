@@ -771,7 +771,7 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 			svc := Service{Name: sn, Replicas: 1, Env: ss.Env, EnvKeys: d.env(ss.Env, sp+".env")}
 			setp(&svc.Replicas, ss.Replicas)
 			setp(&svc.Port, ss.Port)
-			svc.BuildRel, svc.Build, svc.Images = d.buildDir(ss.Build, sp+".build", m)
+			svc.BuildRel, svc.Build, svc.Images, svc.Undeclared = d.buildDir(ss.Build, sp+".build", m)
 			t.Services = append(t.Services, svc)
 		}
 		if !d.set(path + ".entry") {
@@ -784,7 +784,7 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 			d.errAt(path+".entry", "entry goes with services")
 		}
 		single := Service{Name: name, Replicas: 1}
-		single.BuildRel, single.Build, single.Images = d.buildDir(s.Build, path+".build", m)
+		single.BuildRel, single.Build, single.Images, single.Undeclared = d.buildDir(s.Build, path+".build", m)
 		t.Services, t.Entry = []Service{single}, name
 	default:
 		d.errAt(path+".build", "missing: the folder holding the target's Dockerfile (or services)")
@@ -793,10 +793,11 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 }
 
 // buildDir resolves a build folder against the matrix's folder, checks it
-// has a Dockerfile, and lists the images keys that Dockerfile uses.
-func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir string, keys []string) {
+// has a Dockerfile, and lists the images keys that Dockerfile uses and the
+// images its FROM lines name that are no key (hard-coded bases).
+func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir string, keys, undeclared []string) {
 	if build == nil || *build == "" || d.at[field].Tag != "!!str" {
-		return "", "", nil
+		return "", "", nil, nil
 	}
 	if rel, dir = *build, *build; !filepath.IsAbs(dir) {
 		dir = filepath.Join(m.Dir, rel)
@@ -805,10 +806,19 @@ func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir str
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		d.errAt(field, "no Dockerfile in %s", dir)
-		return rel, dir, nil
+		return rel, dir, nil, nil
 	case err != nil:
 		d.errAt(field, "%v", err)
-		return rel, dir, nil
+		return rel, dir, nil, nil
+	}
+	froms, err := Froms(df)
+	if err != nil {
+		d.errAt(field, "%s: %v", filepath.Join(dir, "Dockerfile"), err)
+	}
+	for _, f := range froms {
+		if f.Key == "" && !f.Stage && !slices.Contains(undeclared, f.Image) {
+			undeclared = append(undeclared, f.Image)
+		}
 	}
 	for _, key := range ImageKeys(df) {
 		if _, ok := m.Images[key]; !ok {
@@ -817,7 +827,7 @@ func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir str
 		}
 		keys = append(keys, key)
 	}
-	return rel, dir, keys
+	return rel, dir, keys, undeclared
 }
 
 var imageArg = regexp.MustCompile(`\$\{?([A-Z0-9_]+)_IMAGE\}?`)

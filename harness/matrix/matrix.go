@@ -137,6 +137,9 @@ type Service struct {
 	EnvKeys  []string          `json:"env_keys,omitempty"`
 	Port     int               `json:"port,omitempty"`   // TCP port readiness waits for (non-entry services)
 	Images   []string          `json:"images,omitempty"` // keys of Matrix.Images its Dockerfile uses
+	// Undeclared are images its Dockerfile's FROM lines name directly,
+	// not through an images key: the engine must have or pull them.
+	Undeclared []string `json:"-"`
 }
 
 // Variant is the same build run another way: extra environment for every
@@ -162,6 +165,39 @@ func (t Target) Images() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Undeclared lists the images any service's Dockerfile names in a FROM
+// line without an images key, sorted, without repeats.
+func (t Target) Undeclared() []string {
+	var out []string
+	for _, s := range t.Services {
+		out = append(out, s.Undeclared...)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// UndeclaredFix is what to do about an undeclared base image: the words
+// plan and run both say.
+func UndeclaredFix(image string) string {
+	key := undeclaredKey(image)
+	return fmt.Sprintf("declare it under images: (%s: %s) and write ARG %s_IMAGE / FROM ${%s_IMAGE} in the Dockerfile, or run where a registry serves it",
+		key, image, strings.ToUpper(key), strings.ToUpper(key))
+}
+
+// undeclaredKey suggests an images key for an image: its last path
+// component without the tag, as a key (python:3.12-slim → python).
+func undeclaredKey(image string) string {
+	name := image
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	name, _, _ = strings.Cut(name, ":")
+	name, _, _ = strings.Cut(name, "@")
+	return strings.Trim(nonKey.ReplaceAllString(strings.ToLower(name), "_"), "_")
+}
+
+var nonKey = regexp.MustCompile(`[^a-z0-9]+`)
 
 // Serves reports whether the target answers the scenario.
 func (t Target) Serves(scenario string) bool {

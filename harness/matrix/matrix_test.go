@@ -2,12 +2,14 @@ package matrix
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/webbench/webbench/harness/cpuset"
 )
 
@@ -543,5 +545,46 @@ func TestRelativeTo(t *testing.T) {
 		if _, err := parse(t, bad); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.from, err, tc.want)
 		}
+	}
+}
+
+// Froms resolves what each FROM line starts from: an images key, an
+// earlier stage, scratch, or an image the harness does not control.
+func TestFroms(t *testing.T) {
+	df := "# syntax=docker/dockerfile:1\n" +
+		"ARG GOLANG_IMAGE\nARG BASE=python:3.12-slim \\\n  OTHER=x\n" +
+		"FROM --platform=$BUILDPLATFORM ${GOLANG_IMAGE} AS build\n" +
+		"ARG LATE=ignored\n" +
+		"FROM \\\n  # a comment inside a continuation\n  ${BASE}\n" +
+		"from build as second\n" +
+		"FROM scratch\n" +
+		"FROM ${MISSING:-debian:bookworm}\n" +
+		"FROM Second\n"
+	froms, err := Froms([]byte(df))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range froms {
+		got = append(got, fmt.Sprintf("%d %s key=%s image=%s stage=%v", f.Line, f.Raw, f.Key, f.Image, f.Stage))
+	}
+	want := []string{
+		"5 ${GOLANG_IMAGE} key=golang image= stage=false",
+		"7 ${BASE} key= image=python:3.12-slim stage=false",
+		"10 build key= image=build stage=true",
+		"11 scratch key= image=scratch stage=true",
+		"12 ${MISSING:-debian:bookworm} key= image=debian:bookworm stage=false",
+		"13 Second key= image=Second stage=true",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Froms (-want +got):\n%s", diff)
+	}
+	if _, err := Froms([]byte("FROM ${NOPE}\n")); err == nil || !strings.Contains(err.Error(), "line 1: FROM ${NOPE}: ARG NOPE has no default") {
+		t.Errorf("unresolvable FROM: %v", err)
+	}
+	// A backtick escape directive continues lines with `.
+	froms, err = Froms([]byte("# escape=`\nFROM `\n  alpine:3\n"))
+	if err != nil || len(froms) != 1 || froms[0].Image != "alpine:3" {
+		t.Errorf("escape directive: %+v, %v", froms, err)
 	}
 }

@@ -95,6 +95,18 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		}
 		bases[key] = b
 	}
+	// A base a Dockerfile names directly (FROM python:3.12-slim) is not the
+	// harness's to stand in for: the engine has it, or pulls it, or the
+	// target is skipped naming it and the fix, before any build.
+	for _, ref := range t.Undeclared() {
+		if why := r.undeclaredBase(ctx, ref); why != "" {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			fail(results.Skipped, fmt.Sprintf("its Dockerfile names %s in FROM, which is not under images: and %s; %s", ref, why, matrix.UndeclaredFix(ref)))
+			return nil, nil
+		}
+	}
 	img := &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
 	slices.SortFunc(img.Bases, func(a, b *results.BaseImage) int { return strings.Compare(a.Key, b.Key) })
 	for _, svc := range t.Services {
@@ -133,6 +145,24 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 	}
 	img.ID = img.Services[t.Entry]
 	return r.visitsOf(t, cells, img), nil
+}
+
+// undeclaredBase says why ref, a base image no images key declares, is not
+// to be had ("" when the engine has it or pulled it).
+func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
+	_, _, have, err := r.eng.ImageLabels(ctx, ref)
+	switch {
+	case err != nil:
+		return "the engine could not be asked for it: " + results.ShortCause(err.Error())
+	case have:
+		return ""
+	case r.opt.NoPull:
+		return "the engine does not have it (--no-pull)"
+	}
+	if err := r.eng.Pull(ctx, ref); err != nil {
+		return "the engine does not have it and could not pull it (" + results.ShortCause(err.Error()) + ")"
+	}
+	return ""
 }
 
 // imageTag is the tag of a service's image: webbench/target-<target>, or

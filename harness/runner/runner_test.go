@@ -300,6 +300,37 @@ func TestBuildAndBaseFailures(t *testing.T) {
 	}
 }
 
+// A Dockerfile that names its base directly (FROM python:3.12-slim) is
+// skipped before any build when the engine neither has nor can pull it,
+// the reason naming the image and the fix; one the engine has builds.
+func TestUndeclaredBase(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b")
+	os.WriteFile(filepath.Join(m.Dir, "a", "Dockerfile"), []byte("FROM python:3.12-slim AS base\nFROM base\n"), 0o644)
+	os.WriteFile(filepath.Join(m.Dir, "b", "Dockerfile"), []byte("ARG BASE=present:1\nFROM ${BASE}\n"), 0o644)
+	m, err := matrix.Open(filepath.Join(m.Dir, "matrix.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ = m.WithProfile("one")
+	f := newFake()
+	f.missing["python:3.12-slim"] = true
+	res, err, _ := run(t, f, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := res.Cells[0], res.Cells[1]
+	if a.Status != results.Skipped || !strings.Contains(a.Reason, "names python:3.12-slim in FROM") ||
+		!strings.Contains(a.Reason, "could not pull it") || !strings.Contains(a.Reason, "declare it under images: (python: python:3.12-slim) and write ARG PYTHON_IMAGE") {
+		t.Errorf("a: %s %q", a.Status, a.Reason)
+	}
+	if n := len(f.callsWith("build webbench/target-a")); n != 0 {
+		t.Error("a was built without its base image")
+	}
+	if b.Status != results.OK {
+		t.Errorf("b (its base on the engine): %s %q", b.Status, b.Reason)
+	}
+}
+
 // The environment: target < service < variant, and the keys the harness
 // sets win over all three.
 func TestEnvPrecedence(t *testing.T) {
