@@ -418,6 +418,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// measured, also after an interrupt.
 	if rerr := report.WriteDir(*out, res); rerr != nil {
 		err = errors.Join(err, fmt.Errorf("writing README.md and charts: %w", rerr))
+	} else if did, ierr := report.IndexIfPresent(filepath.Dir(filepath.Clean(*out))); ierr != nil {
+		err = errors.Join(err, fmt.Errorf("updating the index beside %s: %w", *out, ierr))
+	} else if did {
+		// The index lists every result set in the folder, so that what a
+		// run leaves is consistent with what the tests check (README.md,
+		// "What a run leaves").
+		fmt.Fprintf(stderr, "index updated: %s\n", filepath.Join(filepath.Dir(filepath.Clean(*out)), "README.md"))
 	}
 	counts := map[results.Status]int{}
 	for _, c := range res.Cells {

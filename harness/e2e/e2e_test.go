@@ -913,3 +913,44 @@ func dockerContainers(t *testing.T) ([]string, error) {
 	}
 	return names, err
 }
+
+// What a run leaves never fails the tests: in a clone, a one-cell run into
+// the default results folder (as make matrix writes it), then the
+// committed-results test of that clone passes — the new folder renders as
+// committed and the index lists it — without weakening that test (a stale
+// README still fails it: harness/report's TestStaleIndexFails).
+func TestRunLeavesTestsGreen(t *testing.T) {
+	eng := connect(t)
+	clone := filepath.Join(t.TempDir(), "clone")
+	command := func(dir string, name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env = dir, append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s %s → %v\n%s", name, strings.Join(args, " "), err, out)
+		if err != nil {
+			t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+		}
+		return string(out)
+	}
+	command(repoRoot(t), "git", "clone", "--quiet", repoRoot(t), clone)
+	command(clone, "go", "build", "-o", "bin/harness", "./harness/cmd/harness")
+	out := command(clone, "bin/harness", "run", "--profile", "quick", "--only", "go-nethttp/plaintext", "--force")
+	m := regexp.MustCompile(`run \S+ → (results/\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("run did not say where it wrote:\n%s", out)
+	}
+	run, err := results.Read(filepath.Join(clone, m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Cells) != 1 || run.Cells[0].Status != results.OK {
+		t.Fatalf("the one cell: %+v", run.Cells)
+	}
+	index, _ := os.ReadFile(filepath.Join(clone, "results", "README.md"))
+	if !strings.Contains(string(index), "]("+filepath.Base(m[1])+"/README.md)") {
+		t.Errorf("results/README.md does not list %s", m[1])
+	}
+	command(clone, "go", "test", "-count=1", "-run", "^TestCommittedResultsRender$", "./harness/report")
+	noLeftovers(t, eng)
+}

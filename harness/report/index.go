@@ -18,6 +18,18 @@ const (
 	IndexEnd   = "<!-- index:end -->"
 )
 
+// IndexIfPresent rewrites root's index if root/README.md has one (its
+// markers), and reports whether it did: what a run calls on the folder its
+// results went into, so that the committed index lists every result set
+// beside it. A folder without an index is left alone.
+func IndexIfPresent(root string) (bool, error) {
+	text, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil || !strings.Contains(string(text), IndexStart) || !strings.Contains(string(text), IndexEnd) {
+		return false, nil
+	}
+	return true, Index(root)
+}
+
 // Index rewrites the table of result sets in root/README.md: one row per
 // subfolder holding a results.json (label, machine, date, profile, network,
 // trials, link), then links to the comparisons (compare-*.md) beside them,
