@@ -42,6 +42,10 @@ type Book struct {
 	mu      sync.Mutex
 	path    string
 	Seconds map[Kind]float64 `json:"seconds"`
+	// scale calibrates the defaults to this machine: the first build of a
+	// kind never built here, over that kind's default. 0 until then.
+	scale float64
+	from  Kind
 }
 
 // Path is the default record: <user cache dir>/webbench/build-times.json.
@@ -73,7 +77,19 @@ func (b *Book) Guess(k Kind) (time.Duration, bool) {
 	if s, ok := b.Seconds[k]; ok && s > 0 {
 		return time.Duration(s * float64(time.Second)), true
 	}
+	if b.scale > 0 {
+		return time.Duration(float64(Defaults[k]) * b.scale), false
+	}
 	return Defaults[k], false
+}
+
+// Calibration says which kind's first build here calibrated the defaults
+// and by what factor (ok false: none yet). A first debootstrap that takes
+// 40 s where the default says 60 s makes every default two thirds.
+func (b *Book) Calibration() (from Kind, factor float64, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.from, b.scale, b.scale > 0
 }
 
 // Record adds one build's time to the average and saves the record; a
@@ -84,6 +100,11 @@ func (b *Book) Record(k Kind, d time.Duration) {
 	s := d.Seconds()
 	if old, ok := b.Seconds[k]; ok && old > 0 {
 		s = weight*s + (1-weight)*old
+	} else if b.scale == 0 && Defaults[k] > 0 && s > 0 {
+		// The first build of a kind this machine has not built is the
+		// earliest measure of its speed (disk, CPU, the package mirror):
+		// it scales the defaults of the kinds still unknown.
+		b.scale, b.from = s/Defaults[k].Seconds(), k
 	}
 	b.Seconds[k] = s
 	if data, err := json.Marshal(b); err == nil && os.MkdirAll(filepath.Dir(b.path), 0o755) == nil {

@@ -19,3 +19,27 @@ func TestBook(t *testing.T) {
 		t.Errorf("after 40 s and 20 s: %v %v, want the moving average 30 s", d, learned)
 	}
 }
+
+// The first build of a kind never built here scales the defaults of the
+// kinds still unknown; a learned kind keeps its own figure.
+func TestCalibration(t *testing.T) {
+	b := Open(filepath.Join(t.TempDir(), "times.json"))
+	if _, _, ok := b.Calibration(); ok {
+		t.Error("an empty book is calibrated")
+	}
+	b.Record(Debootstrap, Defaults[Debootstrap]/2)
+	from, f, ok := b.Calibration()
+	if !ok || from != Debootstrap || f != 0.5 {
+		t.Errorf("calibration %v %v %v, want debootstrap 0.5", from, f, ok)
+	}
+	if d, learned := b.Guess(Image); d != Defaults[Image]/2 || learned {
+		t.Errorf("image guess %v %v, want half its default, not learned", d, learned)
+	}
+	b.Record(Image, 7*time.Second)
+	if d, learned := b.Guess(Image); d != 7*time.Second || !learned {
+		t.Errorf("image guess %v %v after one build of 7 s", d, learned)
+	}
+	if _, f, _ := b.Calibration(); f != 0.5 {
+		t.Errorf("a later first build re-calibrated: %v", f)
+	}
+}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 // the run will build (cached ones excluded) and about how long that takes
 // on this machine, and returns that time for the run's estimate. A base
 // image that a pull provides instead makes it an overestimate.
-func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell) time.Duration {
+func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say bool) time.Duration {
 	keys := map[string]bool{"debian": true, "golang": true} // the load generator's
 	runs := map[string]bool{}
 	for _, c := range cells {
@@ -81,11 +82,63 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell) time.Du
 		total += d
 		learned = learned && ok
 	}
+	r.timing.learned = learned
+	if !say {
+		return total
+	}
 	how := "from this machine's earlier builds"
 	if !learned {
-		how = "partly from documented defaults: this machine has not built every kind yet"
+		how = "partly from documented defaults: this machine has not built every kind yet; revised after its first build"
 	}
 	fmt.Fprintf(r.log, "to build before measuring: %d stand-in step(s) and %d image(s), about %s (%s)\n",
 		standIns, len(kinds)-standIns, total.Round(time.Second), how)
 	return total
+}
+
+// timing is a run's estimate beside its actual, per phase: builds (base
+// images, stand-ins, the load generator and the targets' images, with the
+// containers' start) and cells (ceilings and every visit).
+type timing struct {
+	estBuilds, revised, estCells time.Duration
+	builds, cells                time.Duration
+	learned                      bool // estBuilds used no default
+	hasRevised                   bool
+}
+
+// report prints the estimate beside the actual, so that a user sees how far
+// to trust the next one.
+func (t *timing) report(w io.Writer) {
+	if t.builds == 0 && t.cells == 0 {
+		return
+	}
+	off := func(est, actual time.Duration) string {
+		if actual <= 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%+.0f%%)", 100*(est.Seconds()-actual.Seconds())/actual.Seconds())
+	}
+	rd := func(d time.Duration) time.Duration { return d.Round(time.Second) }
+	revised := ""
+	if t.hasRevised {
+		revised = fmt.Sprintf(", revised to %s after the first build", rd(t.revised))
+	}
+	fmt.Fprintf(w, "estimate against actual: builds %s%s, took %s%s; cells %s, took %s%s; in all %s, took %s%s\n",
+		rd(t.estBuilds), revised, rd(t.builds), off(t.estBuilds, t.builds),
+		rd(t.estCells), rd(t.cells), off(t.estCells, t.cells),
+		rd(t.estBuilds+t.estCells), rd(t.builds+t.cells), off(t.estBuilds+t.estCells, t.builds+t.cells))
+}
+
+// recalibrate revises the build estimate once the first build of a kind
+// this machine had never built has calibrated the defaults (the first
+// stand-in step, on an empty engine): what is left to build, at this
+// machine's measured speed.
+func (r *runner) recalibrate(ctx context.Context, cells []matrix.Cell, elapsed time.Duration) {
+	from, factor, ok := r.times.Calibration()
+	if !ok || r.timing.learned || r.timing.estBuilds == 0 || r.timing.hasRevised {
+		return
+	}
+	left := r.buildEstimate(ctx, cells, false)
+	r.timing.revised, r.timing.hasRevised = elapsed+left, true
+	fmt.Fprintf(r.log, "builds left: about %s, %s in all (the first %s build here took %.2f× its default; the other defaults are scaled by that)\n",
+		left.Round(time.Second), (elapsed + left).Round(time.Second), from, factor)
 }

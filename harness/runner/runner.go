@@ -161,6 +161,7 @@ type runner struct {
 	leftover  error                    // a container a visit could not remove: the next visit must not run
 	maxNoFile int64                    // the engine's hard open-files limit for containers; 0: unknown or unlimited
 	times     *buildtime.Book          // this machine's build times
+	timing    timing                   // the run's estimate and its actual, per phase
 }
 
 // infraGone says what of the run's own infrastructure vanished: its load
@@ -356,9 +357,11 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if r.apart != nil {
 		r.lgResolver = baseimage.NewResolver(r.lg, images, r.copying(bopt, true))
 	}
-	builds := r.buildEstimate(ctx, cells)
-	r.progress.Start(units, builds+matrix.Estimate(r.m, cells, matrix.VisitOverhead, matrix.GuessedRPS, r.interleave))
+	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
+	r.timing.estCells = matrix.Estimate(r.m, cells, matrix.VisitOverhead, matrix.GuessedRPS, r.interleave)
+	r.progress.Start(units, r.timing.estBuilds+r.timing.estCells)
 	defer r.progress.Finish()
+	defer r.timing.report(r.log)
 
 	switch {
 	case mode == matrix.NetworkHost:
@@ -372,7 +375,9 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		}
 	}
 
+	started := time.Now()
 	loadgenErr := r.startLoadgen(ctx, cells)
+	r.recalibrate(ctx, cells, time.Since(started))
 	if loadgenErr == nil && r.apart != nil && r.loadgenID != "" { // no load generator: no cell can run, nothing to reach
 		if err := r.reach(ctx); err != nil {
 			r.out.Stopped = err.Error()
@@ -385,6 +390,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		byTarget[c.Target] = append(byTarget[c.Target], c)
 	}
 	var runnable []*visit
+	defer func() { r.timing.builds = time.Since(started) - r.timing.cells }()
 	for _, t := range r.m.Targets {
 		vs, err := r.prepareTarget(ctx, t, byTarget[t.Name], loadgenErr)
 		if err != nil {
@@ -394,6 +400,8 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		}
 		runnable = append(runnable, vs...)
 	}
+	measuring := time.Now()
+	defer func() { r.timing.cells = time.Since(measuring) }()
 	if err := r.measureCeilings(ctx, runnable); err != nil {
 		r.out.Interrupted = true
 		r.save()
