@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -952,5 +953,59 @@ func TestRunLeavesTestsGreen(t *testing.T) {
 		t.Errorf("results/README.md does not list %s", m[1])
 	}
 	command(clone, "go", "test", "-count=1", "-run", "^TestCommittedResultsRender$", "./harness/report")
+	noLeftovers(t, eng)
+}
+
+// A first target in ten minutes: harness new writes a target in each
+// language, the entry it prints goes into a matrix, and a real run
+// measures every one of them ok (the python one on its stand-in where no
+// registry is reachable).
+func TestNewTargetRuns(t *testing.T) {
+	eng := connect(t)
+	dir := t.TempDir()
+	var entries strings.Builder
+	images := map[string]string{}
+	for _, lang := range []string{"go", "node", "python"} {
+		code, out := runCLI(context.Background(), t, "new", "first-"+lang, "--lang", lang, "--dir", filepath.Join(dir, "targets"), "-f", filepath.Join(dir, "matrix.yaml"))
+		if code != cli.ExitOK {
+			t.Fatalf("new --lang %s: exit %d", lang, code)
+		}
+		entry := regexp.MustCompile(`(?s)\n(  first-[a-z]+:\n.*?scenarios: \[plaintext, json\]\n)`).FindStringSubmatch(out)
+		if entry == nil {
+			t.Fatalf("new --lang %s printed no entry:\n%s", lang, out)
+		}
+		entries.WriteString(entry[1])
+		for _, m := range regexp.MustCompile(`(?m)^  ([a-z_]+): (\S+)$`).FindAllStringSubmatch(out, -1) {
+			images[m[1]] = m[2]
+		}
+	}
+	var imgs strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(images)) {
+		fmt.Fprintf(&imgs, "  %s: %s\n", k, images[k])
+	}
+	matrixText := "version: 1\nimages:\n" + imgs.String() +
+		"load: {duration: 1s, warmup: 0s, trials: 1}\nconnections: [8]\ntargets:\n" + entries.String() +
+		"scenarios:\n  plaintext:\n    path: /plaintext\n    expect: {status: 200, content_type: text/plain, body: \"Hello, World!\"}\n" +
+		"  json:\n    path: /json\n    expect: {status: 200, content_type: application/json, json: {message: \"Hello, World!\"}}\n"
+	path := filepath.Join(dir, "matrix.yaml")
+	if err := os.WriteFile(path, []byte(matrixText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _ := runCLI(context.Background(), t, "run", "-f", path, "--out", out); code != cli.ExitOK {
+		t.Fatalf("run: exit %d", code)
+	}
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Cells) != 6 {
+		t.Errorf("%d cells, want 6 (3 targets × plaintext, json)", len(run.Cells))
+	}
+	for _, c := range run.Cells {
+		if c.Status != results.OK || c.Summary == nil || c.Summary.RPS <= 0 || c.Image == nil || c.Image.RuntimeVersion == "" {
+			t.Errorf("%s: %s %q, summary %+v, image %+v", c.ID(), c.Status, c.Reason, c.Summary, c.Image)
+		}
+	}
 	noLeftovers(t, eng)
 }
