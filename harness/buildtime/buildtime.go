@@ -25,13 +25,19 @@ const (
 	Image       Kind = "image"       // a target's or the load generator's image
 )
 
-// Defaults are rough times on this project's 2-core VM from an empty
-// engine, used until this machine has built one of the kind.
+// Defaults are the times measured on this project's 2-core VM (AMD EPYC,
+// Debian's mirror over plain HTTP) in a fresh clone's first make matrix on
+// an empty engine (2026-12-03): debootstrap 40 s, the Go toolchain copied
+// in 8 s, the node, mono and nginx recipes 19–29 s, and 15 target images
+// 616 s in all (Go images 55–108 s, as each compiles the standard library
+// with an empty cache; Node, nginx 2–33 s). They are used until this
+// machine has built one of the kind, scaled by the first build it makes
+// (Book.Calibration).
 var Defaults = map[Kind]time.Duration{
-	Debootstrap: 3 * time.Minute,
-	Toolchain:   30 * time.Second,
-	Recipe:      time.Minute,
-	Image:       30 * time.Second,
+	Debootstrap: 40 * time.Second,
+	Toolchain:   10 * time.Second,
+	Recipe:      25 * time.Second,
+	Image:       40 * time.Second,
 }
 
 // weight of the newest build in the moving average.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -175,8 +176,23 @@ func parseDuration(s string) (time.Duration, error) {
 
 // Parse decodes matrix text; path names it in errors and anchors build paths.
 func Parse(path string, data []byte) (*Matrix, error) {
+	if err := checkShape(path, data); err != nil {
+		return nil, err
+	}
 	var root yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&root); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	// One document: a second one would be silently ignored.
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		line := 1
+		if len(next.Content) > 0 {
+			line = next.Content[0].Line
+		}
+		return nil, Errors{{File: path, Line: line, Col: 1, Msg: "a second YAML document: the matrix is one document (remove the '---' or split the file)"}}
+	} else if !errors.Is(err, io.EOF) {
 		return nil, syntaxError(path, data, err)
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
@@ -191,7 +207,13 @@ func Parse(path string, data []byte) (*Matrix, error) {
 	d.at[""] = doc
 	d.walk(doc, reflect.TypeFor[fileSchema](), "", "", "")
 	var f fileSchema
-	doc.Decode(&f) // what does not fit the schema was reported by walk
+	var typeErr *yaml.TypeError
+	if err := doc.Decode(&f); err != nil && !errors.As(err, &typeErr) {
+		// walk reports what does not fit the schema; anything else that
+		// stops the decoder (an alias that refers to itself) would leave
+		// every later key unset, so it is an input error too.
+		return nil, Errors{{File: path, Line: doc.Line, Col: doc.Column, Msg: "cannot decode: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
 	m := &Matrix{File: path, Dir: dir, Network: NetworkShared, Load: Defaults, CPUs: []int{1}, KeepAlive: []bool{true}, Rate: []int{0}, Profiles: map[string]Profile{}}
 	if doc.Kind == yaml.MappingNode {
 		d.matrix(&f, m)
@@ -206,13 +228,68 @@ func Parse(path string, data []byte) (*Matrix, error) {
 	return m, nil
 }
 
+// MaxDepth bounds how deeply a matrix nests flow collections ([ and {).
+// yaml.v3 and goccy's parser both grow with the square of the depth: 20,000
+// nested [ took 660 MB. The schema needs five levels; 64 leaves room.
+const MaxDepth = 64
+
+// checkShape refuses, before any parser sees it, a file nesting flow
+// collections deeper than MaxDepth, naming where it passes the bound.
+// Brackets inside quoted scalars and comments do not count.
+func checkShape(path string, data []byte) error {
+	depth, line, col := 0, 1, 0
+	var quote byte
+	comment := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		col++
+		switch {
+		case c == '\n':
+			line, col, comment = line+1, 0, false
+			if quote == '"' || quote == '\'' {
+				continue // quoted scalars may span lines
+			}
+		case comment:
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+				col++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '#' && (i == 0 || data[i-1] == ' ' || data[i-1] == '\t' || data[i-1] == '\n'):
+			comment = true
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '{':
+			if depth++; depth > MaxDepth {
+				return Errors{{File: path, Line: line, Col: col, Msg: fmt.Sprintf("nested more than %d levels deep", MaxDepth)}}
+			}
+		case c == ']' || c == '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return nil
+}
+
+// goccyMaxSize is the largest file whose syntax errors goccy positions;
+// the default matrix is 8 KB.
+const goccyMaxSize = 64 << 10
+
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // syntaxError positions a YAML syntax error. yaml.v3 says only a line, and
 // for parser errors one line too early; goccy/go-yaml's parser says where
 // the offending token stands, so it is asked where the file breaks.
+//
+// goccy's parser allocates about 450 times the input on some broken files
+// (a 1 MB unterminated list: 450 MB), so it is asked only about files up to
+// goccyMaxSize; a larger one gets yaml.v3's line.
 func syntaxError(path string, data []byte, err error) error {
-	_, perr := goccyparser.ParseBytes(data, 0)
+	var perr error
+	if len(data) <= goccyMaxSize {
+		_, perr = goccyparser.ParseBytes(data, 0)
+	}
 	var ye goccy.Error
 	if errors.As(perr, &ye) && ye.GetToken() != nil && ye.GetToken().Position != nil {
 		pos := ye.GetToken().Position

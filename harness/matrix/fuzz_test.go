@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/webbench/webbench/harness/cpuset"
@@ -17,11 +19,24 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("version: 1\nload: 5\ntargets: [a]\n"))
 	f.Add([]byte("version: 1\nx: &a {duration: 1s}\nload: *a\nconnections: [1]\ntargets: {}\nscenarios: {}\n"))
 	f.Add([]byte("a: [1, 2\n"))
+	// Deep and aliased inputs: the shapes that once took gigabytes or lost
+	// every key after them.
+	f.Add([]byte("version: 1\nx: " + strings.Repeat("[", 70) + "\n"))
+	f.Add([]byte("version: 1\nx: " + strings.Repeat("{a: ", 40) + "\n"))
+	f.Add([]byte(strings.Replace(good, "path: /", "path: /\n    expect: {status: 200, json: &a [*a]}\n    x: /", 1)))
+	f.Add([]byte("version: 1\n---\nversion: 1\n"))
 	if data, err := os.ReadFile("../../matrix.yaml"); err == nil { // the default matrix seeds the corpus too
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
 		m, err := Parse(filepath.Join("testdata", "matrix.yaml"), data)
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 100<<20 {
+			t.Errorf("parsing %d bytes allocated %d MB", len(data), grew>>20)
+		}
 		var errs Errors
 		if err != nil && errors.As(err, &errs) {
 			for _, e := range errs {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -586,5 +587,41 @@ func TestFroms(t *testing.T) {
 	froms, err = Froms([]byte("# escape=`\nFROM `\n  alpine:3\n"))
 	if err != nil || len(froms) != 1 || froms[0].Image != "alpine:3" {
 		t.Errorf("escape directive: %+v, %v", froms, err)
+	}
+}
+
+// Hostile shapes: a decode the schema check did not catch (an alias that
+// contains itself), a second document, and nesting that made the parsers
+// take gigabytes are input errors with a position, and parsing any file
+// under the size cap stays under 100 MB of allocation.
+func TestHostileShapes(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"self alias", strings.Replace(good, "expect: {", "expect: {json: &a [*a], ", 1), "anchor 'a' value contains itself"},
+		{"two documents", "version: 1\n---\nversion: 1\n", "3:1: a second YAML document"},
+		{"deep flow", "version: 1\nx: " + strings.Repeat("[", 100000) + "\n", "2:68: nested more than 64 levels deep"},
+		{"deep braces", "version: 1\nx: " + strings.Repeat("{a: ", 1000) + "\n", "nested more than 64 levels deep"},
+	} {
+		_, err := Parse("m.yaml", []byte(tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// Brackets in quotes and comments do not count.
+	if err := checkShape("m.yaml", []byte("a: \""+strings.Repeat("[", 100)+"\"\n# "+strings.Repeat("{", 100)+"\nb: '[[['\n")); err != nil {
+		t.Errorf("quoted brackets counted: %v", err)
+	}
+	for _, text := range []string{
+		strings.Repeat("[", MaxFileSize-1),
+		"version: 1\nx: " + strings.Repeat("[", 60) + strings.Repeat("1, ", (MaxFileSize-200)/3),
+		"version: 1\nx: &a [" + strings.Repeat("*a, ", (MaxFileSize-200)/4) + "]\n",
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		Parse("m.yaml", []byte(text))
+		runtime.ReadMemStats(&after)
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 100<<20 {
+			t.Errorf("%d bytes starting %q allocated %d MB", len(text), text[:min(20, len(text))], grew>>20)
+		}
 	}
 }

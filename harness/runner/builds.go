@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,24 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 			runs[c.Target] = true
 		}
 	}
+	// A target whose base image the engine lacks and that has no stand-in
+	// will most likely be skipped (no registry): its builds are not
+	// counted. Where a pull provides the image, that is an underestimate.
+	unlikely := 0
 	for _, t := range r.m.Targets {
+		if !runs[t.Name] {
+			continue
+		}
+		for _, k := range t.Images() {
+			if ref := r.m.Images[k]; !baseimage.HasStandIn(k) {
+				if _, _, ok, _ := r.eng.ImageLabels(ctx, ref); !ok {
+					runs[t.Name] = false
+					unlikely++
+					r.timing.unlikely[t.Name] = true
+					break
+				}
+			}
+		}
 		if runs[t.Name] {
 			for _, k := range t.Images() {
 				keys[k] = true
@@ -90,6 +108,9 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 	if !learned {
 		how = "partly from documented defaults: this machine has not built every kind yet; revised after its first build"
 	}
+	if unlikely > 0 {
+		how += fmt.Sprintf("; not counting %d target(s) whose base images the engine lacks and nothing stands in for", unlikely)
+	}
 	fmt.Fprintf(r.log, "to build before measuring: %d stand-in step(s) and %d image(s), about %s (%s)\n",
 		standIns, len(kinds)-standIns, total.Round(time.Second), how)
 	return total
@@ -103,6 +124,12 @@ type timing struct {
 	builds, cells                time.Duration
 	learned                      bool // estBuilds used no default
 	hasRevised                   bool
+	unlikely                     map[string]bool // targets not counted: no base image, no stand-in
+}
+
+// likely are the cells not of a target the estimate expects skipped.
+func (t *timing) likely(cells []matrix.Cell) []matrix.Cell {
+	return slices.DeleteFunc(slices.Clone(cells), func(c matrix.Cell) bool { return t.unlikely[c.Target] })
 }
 
 // report prints the estimate beside the actual, so that a user sees how far

@@ -357,8 +357,9 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if r.apart != nil {
 		r.lgResolver = baseimage.NewResolver(r.lg, images, r.copying(bopt, true))
 	}
+	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
-	r.timing.estCells = matrix.Estimate(r.m, cells, matrix.VisitOverhead, matrix.GuessedRPS, r.interleave)
+	r.timing.estCells = matrix.Estimate(r.m, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.interleave)
 	r.progress.Start(units, r.timing.estBuilds+r.timing.estCells)
 	defer r.progress.Finish()
 	defer r.timing.report(r.log)
