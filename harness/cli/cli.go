@@ -405,6 +405,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(filepath.Join(*out, "results.json")); err == nil && prev == nil && !*force {
 		return usageErr("run: %s already holds a run; --force overwrites it, --resume %s continues it, --out DIR writes elsewhere", *out, *out)
 	}
+	if prev == nil && *force {
+		// What the overwritten run left: its build logs are not this run's
+		// (its charts are replaced by report.WriteDir).
+		if err := os.RemoveAll(filepath.Join(*out, "logs")); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
 	res, err := runner.Run(ctx, eng, runner.Options{
 		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,

@@ -120,3 +120,29 @@ func TestStaleIndexFails(t *testing.T) {
 		t.Error("IndexIfPresent wrote an index where there was none")
 	}
 }
+
+// WriteDir leaves in charts/ only what it draws: a chart an earlier run
+// left there (run --force into the folder) is removed.
+func TestWriteDirRemovesStaleCharts(t *testing.T) {
+	src, _ := filepath.Glob("../../results/*/results.json")
+	if len(src) == 0 {
+		t.Fatal("no committed results")
+	}
+	run, err := results.Read(filepath.Dir(src[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "charts"), 0o755)
+	stale := filepath.Join(dir, "charts", "rps-old-scenario.svg")
+	os.WriteFile(stale, []byte("<svg/>"), 0o644)
+	if err := WriteDir(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a stale chart survived WriteDir")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "charts", "*.svg")); len(left) == 0 {
+		t.Error("WriteDir drew no chart")
+	}
+}

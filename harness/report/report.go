@@ -38,9 +38,22 @@ func WriteDir(dir string, run *results.Run) error {
 			return err
 		}
 	}
+	drawn := map[string]bool{}
 	for _, c := range charts {
+		drawn[c.File] = true
 		if err := results.WriteFileAtomic(filepath.Join(dir, "charts", c.File), c.SVG); err != nil {
 			return err
+		}
+	}
+	// charts/ holds what this run draws and nothing else: a chart of an
+	// earlier run in the folder (run --force, or a cell no longer there)
+	// would be read as this run's.
+	stale, _ := filepath.Glob(filepath.Join(dir, "charts", "*.svg"))
+	for _, f := range stale {
+		if !drawn[filepath.Base(f)] {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
 		}
 	}
 	var b strings.Builder
