@@ -369,6 +369,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		*sequential = prev.Matrix.Order == results.Sequential
 	}
+	if *label != "" && !validLabel.MatchString(*label) {
+		// The label names a folder under results/ and is printed in
+		// READMEs: no path separators, no "..", nothing to escape.
+		return usageErr("run: --label %q: use letters, digits, '.', '_' and '-' (not first), at most 100", *label)
+	}
 	if *network != "" && !slices.Contains(matrix.Networks, matrix.Network(*network)) {
 		return usageErr("run: --network must be one of %v, got %q", matrix.Networks, *network)
 	}
@@ -444,6 +449,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	return err
 }
+
+// validLabel is a label that is one file name and needs no escaping.
+var validLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 

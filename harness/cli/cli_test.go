@@ -268,3 +268,17 @@ func TestNewTarget(t *testing.T) {
 		}
 	}
 }
+
+// A label names a folder under results/: one that would write elsewhere or
+// need escaping is refused before any Docker call.
+func TestLabelIsAFolderName(t *testing.T) {
+	path := writeMatrix(t, small)
+	for _, label := range []string{"../../escaped", "a/b", ".hidden", "a|b", strings.Repeat("x", 101)} {
+		if code, _, stderr := runMain("run", "-f", path, "--label", label); code != ExitUsage || !strings.Contains(stderr, "--label") {
+			t.Errorf("--label %q: exit %d, %q", label, code, stderr)
+		}
+	}
+	if !validLabel.MatchString(DefaultLabel(2, "Intel(R) Xeon(R) Processor")) || !validLabel.MatchString("two-engines-netns") {
+		t.Error("ordinary labels refused")
+	}
+}
