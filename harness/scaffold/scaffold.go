@@ -88,7 +88,7 @@ func Write(dir, name, lang string) (string, error) {
 		if err := tmpl.Execute(&b, struct{ Name string }{name}); err != nil {
 			return "", fmt.Errorf("template %s: %w", e.Name(), err)
 		}
-		file := strings.TrimSuffix(e.Name(), ".tmpl") // go.mod cannot be embedded under its own name
+		file := strings.TrimSuffix(e.Name(), ".tmpl") // go.mod cannot be embedded under its own name, nor main.go be a package of this module
 		if err := os.WriteFile(filepath.Join(out, file), b.Bytes(), 0o644); err != nil {
 			return "", err
 		}
