@@ -85,7 +85,7 @@ images:
   golang: golang:1.26-bookworm
   node: node:22-bookworm-slim
 network: {{.Network}}
-load: {duration: 2s, warmup: {{.Warmup}}, trials: 2, timeout: 2s, ready_timeout: 30s}
+load: {duration: {{.Duration}}, warmup: {{.Warmup}}, trials: 2, timeout: 2s, ready_timeout: 30s}
 cpus: [1]
 connections: [16]
 targets:
@@ -107,8 +107,16 @@ scenarios:
 `
 
 // writeMatrix writes a small matrix over the named targets (from targets/
-// or from testdata/) into a temporary folder.
+// or from testdata/) into a temporary folder: 2 trials of 2 s each.
 func writeMatrix(t *testing.T, network, warmup string, targets ...string) string {
+	t.Helper()
+	return writeMatrixTrials(t, network, warmup, "2s", targets...)
+}
+
+// writeMatrixTrials is writeMatrix with trials of the given duration, for
+// tests that assert behaviour, not figures that need a few seconds of
+// CPU samples.
+func writeMatrixTrials(t *testing.T, network, warmup, duration string, targets ...string) string {
 	t.Helper()
 	root := repoRoot(t)
 	builds, only := map[string]string{}, map[string]bool{}
@@ -121,7 +129,7 @@ func writeMatrix(t *testing.T, network, warmup string, targets ...string) string
 	}
 	var b bytes.Buffer
 	err := template.Must(template.New("m").Parse(matrixTemplate)).Execute(&b, map[string]any{
-		"Network": network, "Warmup": warmup, "Targets": targets, "Builds": builds, "Only": only})
+		"Network": network, "Warmup": warmup, "Duration": duration, "Targets": targets, "Builds": builds, "Only": only})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -629,7 +637,7 @@ func exitCode(err error) int {
 func TestInterruptAndResume(t *testing.T) {
 	eng := connect(t)
 	bin := harnessBinary(t)
-	file := writeMatrix(t, "shared", "0", "go-nethttp", "go-fasthttp")
+	file := writeMatrixTrials(t, "shared", "0", "1s", "go-nethttp", "go-fasthttp")
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
@@ -843,18 +851,22 @@ func TestInterruptPhases(t *testing.T) {
 			for _, f := range []string{"main.go", "go.mod", "Dockerfile"} {
 				data, _ := os.ReadFile(filepath.Join(src, f))
 				if f == "Dockerfile" && phase == "build" {
-					data = bytes.Replace(data, []byte("FROM ${DEBIAN_IMAGE}\n"), []byte("FROM ${DEBIAN_IMAGE}\nRUN sleep 15\n"), 1)
+					data = bytes.Replace(data, []byte("FROM ${DEBIAN_IMAGE}\n"), []byte("FROM ${DEBIAN_IMAGE}\nRUN sleep 6\n"), 1)
 				}
 				os.WriteFile(filepath.Join(ctxDir, f), data, 0o644)
 			}
 			os.WriteFile(filepath.Join(ctxDir, "nonce"), []byte(strconv.FormatInt(time.Now().UnixNano(), 10)), 0o644)
+			mode := "slow-start" // readiness takes START_DELAY: long enough to interrupt it
+			if phase == "build" {
+				mode = "normal" // only the build is slow
+			}
 			file := filepath.Join(t.TempDir(), "matrix.yaml")
 			os.WriteFile(file, []byte(`version: 1
 images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm}
 load: {duration: 1s, warmup: 0, trials: 1, ready_timeout: 60s}
 connections: [8]
 targets:
-  slow: {build: `+ctxDir+`, port: 8080, env: {MODE: slow-start}}
+  slow: {build: `+ctxDir+`, port: 8080, env: {MODE: `+mode+`, START_DELAY: 6s}}
 scenarios:
   plaintext: {path: /plaintext, expect: {status: 200, body: "Hello, World!"}}
 `), 0o644)

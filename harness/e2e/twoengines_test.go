@@ -83,7 +83,7 @@ func TestTwoEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng2.Close()
-	file := writeMatrix(t, "shared", "1s", "go-nethttp")
+	file := writeMatrix(t, "shared", "1s", "node-http")
 	out := t.TempDir()
 	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--label", "e2e-two",
 		"--target-engine", second.Host, "--link", "veth pair between two network namespaces of one machine")
@@ -110,7 +110,7 @@ func TestTwoEngines(t *testing.T) {
 		t.Errorf("no ceiling measured across the engines: %+v", run.Ceilings)
 	}
 	cells := cellsByID(run)
-	for _, id := range []string{"go-nethttp/plaintext/1cpu/c16", "go-nethttp/json/1cpu/c16"} {
+	for _, id := range []string{"node-http/plaintext/1cpu/c16", "node-http/json/1cpu/c16"} {
 		c := cells[id]
 		if c == nil || c.Status != results.OK || len(c.Trials) != 2 || c.Trials[0].RPS <= 0 || c.Trials[0].TargetCPUCores <= 0 {
 			t.Errorf("%s: %+v", id, c)

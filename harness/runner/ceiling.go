@@ -66,6 +66,24 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 	return nil
 }
 
+// ceilingEstimate is about how long measuring the ceilings of cells takes:
+// one visit per (cores, connections, keep-alive), warmed up and measured
+// like a cell run sequentially.
+func (r *runner) ceilingEstimate(cells []matrix.Cell) time.Duration {
+	if r.opt.NoCeiling {
+		return 0
+	}
+	keys := map[ceilingKey]bool{}
+	var one []matrix.Cell
+	for _, c := range cells {
+		if k := (ceilingKey{c.CPUs, c.Connections, c.Close}); c.Skip == "" && !keys[k] {
+			keys[k] = true
+			one = append(one, c)
+		}
+	}
+	return matrix.Estimate(r.m, one, matrix.VisitOverhead, matrix.GuessedRPS, false)
+}
+
 func closeText(close bool) string {
 	if close {
 		return " without keep-alive"

@@ -359,7 +359,8 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	}
 	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
-	r.timing.estCells = matrix.Estimate(r.m, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.interleave)
+	r.timing.estCells = matrix.Estimate(r.m, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.interleave) +
+		r.ceilingEstimate(r.timing.likely(cells))
 	r.progress.Start(units, r.timing.estBuilds+r.timing.estCells)
 	defer r.progress.Finish()
 	defer r.timing.report(r.log)

@@ -8,7 +8,7 @@
 //	stall           stops answering (requests hang)
 //	ignore-sigterm  ignores SIGTERM (answers correctly)
 //	log-flood       writes its log as fast as it can (answers correctly)
-//	slow-start      takes 20 s before it listens (answers correctly)
+//	slow-start      takes 20 s (or START_DELAY) before it listens (answers correctly)
 //
 // It is never a target of the default matrix: the end-to-end tests use it
 // to prove that each fault ends as a failed cell (or a warning) with a
@@ -40,7 +40,11 @@ func main() {
 	case "ignore-sigterm":
 		signal.Ignore(syscall.SIGTERM)
 	case "slow-start":
-		time.Sleep(20 * time.Second)
+		delay := 20 * time.Second
+		if d, err := time.ParseDuration(os.Getenv("START_DELAY")); err == nil {
+			delay = d
+		}
+		time.Sleep(delay)
 	case "log-flood":
 		go func() {
 			line := strings.Repeat("flood ", 40) + "\n"
