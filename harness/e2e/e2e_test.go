@@ -161,7 +161,7 @@ func cellsByID(run *results.Run) map[string]*results.Cell {
 // run goes on past them.
 func TestRunMatrix(t *testing.T) {
 	eng := connect(t)
-	file := writeMatrix(t, "shared", "1s", "go-nethttp", "wrong-body", "go-fasthttp", "exits-at-start", "node-http")
+	file := writeMatrix(t, "shared", "0", "go-nethttp", "wrong-body", "go-fasthttp", "exits-at-start", "node-http")
 	out := t.TempDir()
 	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--label", "e2e")
 	if code != cli.ExitFailed {
@@ -367,7 +367,7 @@ func TestInterrupt(t *testing.T) {
 // is recorded.
 func TestHostNetwork(t *testing.T) {
 	eng := connect(t)
-	file := writeMatrix(t, "host", "0", "go-nethttp")
+	file := writeMatrixTrials(t, "host", "0", "1s", "go-nethttp")
 	out := t.TempDir()
 	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext")
 	if code != cli.ExitOK {
@@ -811,7 +811,7 @@ func TestRegistryPull(t *testing.T) {
 	removeRef()
 	t.Cleanup(removeRef)
 
-	file := writeMatrix(t, "shared", "0", "go-nethttp")
+	file := writeMatrixTrials(t, "shared", "0", "1s", "go-nethttp")
 	text, _ := os.ReadFile(file)
 	os.WriteFile(file, bytes.Replace(text, []byte("debian: debian:bookworm-slim"), []byte("debian: "+ref), 1), 0o644)
 	for i, wantPulled := range []bool{true, false} {
