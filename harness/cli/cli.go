@@ -26,6 +26,7 @@ import (
 	"github.com/webbench/webbench/harness/compare"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/progress"
 	"github.com/webbench/webbench/harness/report"
@@ -407,6 +408,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		*out = filepath.Join("results", *label)
 	}
+	// Claim the folder before looking at it: two runs started together
+	// must not both find it empty.
+	claim, err := lock.Folder(*out)
+	if err != nil {
+		return withCode(ExitFailed, err)
+	}
+	defer claim.Release()
 	if _, err := os.Stat(filepath.Join(*out, "results.json")); err == nil && prev == nil && !*force {
 		return usageErr("run: %s already holds a run; --force overwrites it, --resume %s continues it, --out DIR writes elsewhere", *out, *out)
 	}

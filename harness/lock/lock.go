@@ -57,8 +57,14 @@ var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 // or ctx ends.
 func Acquire(ctx context.Context, dir, engineID string, cores cpuset.Set, wait bool, note func(string)) (*Held, error) {
 	dir = filepath.Join(dir, unsafe.ReplaceAllString(engineID, "_"))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock folder: %w", err)
+	}
+	// Nobody else may plant files where this run opens its locks.
+	if fi, err := os.Lstat(dir); err != nil {
+		return nil, fmt.Errorf("lock folder: %w", err)
+	} else if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("lock folder %s is %s: it must be a folder that only its owner can write (chmod go-w)", dir, fi.Mode())
 	}
 	noted := false
 	for {
@@ -85,7 +91,7 @@ func Acquire(ctx context.Context, dir, engineID string, cores cpuset.Set, wait b
 func try(dir string, cores cpuset.Set) (h *Held, busy string, err error) {
 	h = &Held{}
 	for _, c := range cores { // in order: two runs never wait on each other in a cycle
-		f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("cpu%d.lock", c)), os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := openNoFollow(filepath.Join(dir, fmt.Sprintf("cpu%d.lock", c)))
 		if err != nil {
 			h.Release()
 			return nil, "", fmt.Errorf("lock core %d: %w", c, err)
@@ -103,9 +109,56 @@ func try(dir string, cores cpuset.Set) (h *Held, busy string, err error) {
 			}
 			return nil, "", fmt.Errorf("lock core %d: %w", c, err)
 		}
-		f.Truncate(0)
-		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		stamp(f)
 		h.files = append(h.files, f)
 	}
 	return h, "", nil
+}
+
+// Folder claims a results folder for one run: an exclusive flock(2) on
+// DIR/.run.lock, taken before the run checks whether the folder already
+// holds a run, so that two runs started together cannot both pass that
+// check. It returns an error naming the other run when one holds it. The
+// kernel drops the claim of a process that dies.
+func Folder(dir string) (*Held, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := openNoFollow(filepath.Join(dir, ".run.lock"))
+	if err != nil {
+		return nil, fmt.Errorf("claim %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		owner, _ := os.ReadFile(f.Name())
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			who := "another run"
+			if pid := strings.TrimSpace(string(owner)); pid != "" {
+				who += " (pid " + pid + ")"
+			}
+			return nil, fmt.Errorf("%s is being written by %s; wait for it, or write elsewhere (--out)", dir, who)
+		}
+		return nil, fmt.Errorf("claim %s: %w", dir, err)
+	}
+	stamp(f)
+	return &Held{files: []*os.File{f}}, nil
+}
+
+// openNoFollow opens a lock file for writing without following a symbolic
+// link planted in its place (which would have it truncate the link's
+// target), creating it readable by its owner only.
+func openNoFollow(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link; a lock file never is (remove it)", path)
+	}
+	return f, err
+}
+
+// stamp writes this process's pid into a lock file it holds, over what a
+// previous holder wrote; the file is a regular one (openNoFollow), so this
+// writes nowhere else.
+func stamp(f *os.File) {
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 }

@@ -2,6 +2,8 @@ package lock
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,4 +50,53 @@ func TestAcquire(t *testing.T) {
 	if _, err := Acquire(cctx, dir, "engine-a", cpuset.Set{1}, true, func(string) {}); err != context.DeadlineExceeded {
 		t.Errorf("waiting past the context: %v", err)
 	}
+}
+
+// A symbolic link planted as a lock file is refused, and its target is
+// neither truncated nor written; lock files are the owner's alone; a lock
+// folder others can write to is refused.
+func TestPlantedLink(t *testing.T) {
+	dir, ctx := t.TempDir(), context.Background()
+	victim := filepath.Join(t.TempDir(), "victim.txt")
+	os.WriteFile(victim, []byte("precious\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "engine-a"), 0o700)
+	os.Symlink(victim, filepath.Join(dir, "engine-a", "cpu0.lock"))
+	if _, err := Acquire(ctx, dir, "engine-a", cpuset.Set{0}, false, nil); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("planted link: %v", err)
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "precious\n" {
+		t.Errorf("the link's target was changed: %q", data)
+	}
+	h, err := Acquire(ctx, dir, "engine-b", cpuset.Set{0}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	if fi, err := os.Stat(filepath.Join(dir, "engine-b", "cpu0.lock")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("lock file mode %v, %v; want 0600", fi.Mode(), err)
+	}
+	open := filepath.Join(dir, "engine-c")
+	os.MkdirAll(open, 0o777)
+	os.Chmod(open, 0o777)
+	if _, err := Acquire(ctx, dir, "engine-c", cpuset.Set{0}, false, nil); err == nil || !strings.Contains(err.Error(), "only its owner can write") {
+		t.Errorf("world-writable lock folder: %v", err)
+	}
+}
+
+// A results folder is claimed by one run at a time.
+func TestFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	first, err := Folder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Folder(dir); err == nil || !strings.Contains(err.Error(), "is being written by another run (pid ") {
+		t.Errorf("second claim: %v", err)
+	}
+	first.Release()
+	again, err := Folder(dir)
+	if err != nil {
+		t.Errorf("after release: %v", err)
+	}
+	again.Release()
 }

@@ -62,6 +62,19 @@ func Open(path string) (*Matrix, error) {
 	return Parse(path, data)
 }
 
+// MaxContainers bounds the containers of one target (replicas summed over
+// its services): each gets its own limits, so nothing else bounds the
+// target as a whole.
+const MaxContainers = 64
+
+// shorten cuts a long value for a message.
+func shorten(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "…"
+	}
+	return s
+}
+
 // MaxFileSize bounds a matrix file and a Dockerfile the harness reads.
 const MaxFileSize = 1 << 20
 
@@ -340,7 +353,23 @@ func (d *decoder) names(field string) []string {
 	return out
 }
 
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]*$`)
+// validName is a name that is also a component of an image reference
+// (webbench/target-<target>-<service>) and a file name: lowercase letters
+// and digits, separated by one '.', one or two '_', or dashes; at most
+// maxName characters.
+var validName = regexp.MustCompile(`^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$`)
+
+// maxName bounds a name: image names, container names and file names are
+// built from several of them.
+const maxName = 63
+
+// AddrsVar is the environment variable that tells a target's services
+// where service name listens: A_B_ADDRS for a-b, a.b and a_b alike.
+func AddrsVar(service string) string {
+	return nonEnv.ReplaceAllString(strings.ToUpper(service), "_") + "_ADDRS"
+}
+
+var nonEnv = regexp.MustCompile(`[^A-Z0-9]+`)
 
 // walk checks node n against schema type t with the check and why tags of
 // its field, reporting each problem at its position, and records the node
@@ -391,8 +420,8 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 		}
 		_, named := has("names")
 		d.keys(n, path, "name", func(k, v *yaml.Node) {
-			if named && !validName.MatchString(k.Value) {
-				d.errorf(k, join(path, k.Value), "name must match %s", validName)
+			if named && (!validName.MatchString(k.Value) || len(k.Value) > maxName) {
+				d.errorf(k, join(path, k.Value), "name %q: use lowercase letters and digits, separated by single '.', '_' or '-' (at most %d characters)", shorten(k.Value), maxName)
 				return
 			}
 			d.at[join(path, k.Value)] = v
@@ -407,14 +436,24 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 			d.errorf(n, path, "must not be empty")
 		}
 		_, unique := has("unique")
-		seen := map[string]bool{}
+		seen := map[string]*yaml.Node{}
 		for i, e := range n.Content {
 			f := fmt.Sprintf("%s[%d]", path, i)
-			if unique && e.Kind == yaml.ScalarNode && seen[e.Value] {
-				d.errorf(e, f, "duplicate value %q", e.Value)
+			// Values are compared as the decoder reads them: 0o10, 010
+			// and 8 are one value, and so are true and True.
+			key := e.Value
+			if v := reflect.New(t.Elem()); e.Kind == yaml.ScalarNode && e.Decode(v.Interface()) == nil {
+				key = fmt.Sprint(v.Elem().Interface())
+			}
+			if first := seen[key]; unique && e.Kind == yaml.ScalarNode && first != nil {
+				if first.Value == e.Value {
+					d.errorf(e, f, "duplicate value %q (also at line %d, column %d)", e.Value, first.Line, first.Column)
+				} else {
+					d.errorf(e, f, "duplicate value %q: the same as %q at line %d, column %d", e.Value, first.Value, first.Line, first.Column)
+				}
 				continue
 			}
-			seen[e.Value] = true
+			seen[key] = e
 			d.at[f] = e
 			d.walk(e, t.Elem(), f, check, why)
 		}
@@ -851,6 +890,24 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 			svc.BuildRel, svc.Build, svc.Images, svc.Undeclared = d.buildDir(ss.Build, sp+".build", m)
 			t.Services = append(t.Services, svc)
 		}
+		// Names that become one environment variable, ports past 65535,
+		// and a target of more containers than any machine here runs.
+		vars, total := map[string]string{}, 0
+		for _, svc := range t.Services {
+			v, sp := AddrsVar(svc.Name), path+".services."+svc.Name
+			if first, ok := vars[v]; ok {
+				d.errAt(sp, "services %q and %q both become %s; rename one", first, svc.Name, v)
+			} else {
+				vars[v] = svc.Name
+			}
+			if last := svc.Port + svc.Replicas - 1; svc.Port > 0 && last > 65535 {
+				d.errAt(sp+".replicas", "%d replicas from port %d need ports up to %d, past 65535", svc.Replicas, svc.Port, last)
+			}
+			total += svc.Replicas
+		}
+		if total > MaxContainers {
+			d.errAt(path+".services", "%d containers in all (replicas summed over services); a target may have at most %d", total, MaxContainers)
+		}
 		if !d.set(path + ".entry") {
 			d.errAt(path+".entry", "missing: the service the load generator hits")
 		} else if !d.bad[path+".entry"] && !slices.ContainsFunc(t.Services, func(s Service) bool { return s.Name == t.Entry }) {
@@ -873,7 +930,11 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 // has a Dockerfile, and lists the images keys that Dockerfile uses and the
 // images its FROM lines name that are no key (hard-coded bases).
 func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir string, keys, undeclared []string) {
-	if build == nil || *build == "" || d.at[field].Tag != "!!str" {
+	if build == nil || d.at[field].Tag != "!!str" {
+		return "", "", nil, nil
+	}
+	if strings.TrimSpace(*build) == "" {
+		d.errAt(field, "empty: name the folder holding the Dockerfile")
 		return "", "", nil, nil
 	}
 	if rel, dir = *build, *build; !filepath.IsAbs(dir) {

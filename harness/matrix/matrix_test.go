@@ -129,6 +129,11 @@ func TestParseErrors(t *testing.T) {
 		{"short duration", "duration: 10s", "duration: 500ms", []string{"load.duration: bombardier runs for at least 1s"}},
 		{"short warmup", "warmup: 3s", "warmup: 200ms", []string{"load.warmup: bombardier runs for at least 1s"}},
 		{"several at once", "duration: 10s", "duration: 10x\n  bogus: 1", []string{"load.duration: invalid duration", "load.bogus: unknown key"}},
+		{"same connections spelled thrice", "connections: [64, 256]", "connections: [0o10, 010, 8]", []string{
+			`matrix.yaml:12:21: connections[1]: duplicate value "010": the same as "0o10" at line 12, column 15`,
+			`matrix.yaml:12:26: connections[2]: duplicate value "8": the same as "0o10" at line 12, column 15`}},
+		{"same keepalive", "connections: [64, 256]", "connections: [64, 256]\nkeepalive: [true, True]", []string{`keepalive[1]: duplicate value "True": the same as "true" at line 13`}},
+		{"same rate", "connections: [64, 256]", "connections: [64, 256]\nrate: [100, 0x64]", []string{`rate[1]: duplicate value "0x64": the same as "100" at line 13`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(good, tc.edit, tc.from, 1)
@@ -622,6 +627,40 @@ func TestHostileShapes(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 100<<20 {
 			t.Errorf("%d bytes starting %q allocated %d MB", len(text), text[:min(20, len(text))], grew>>20)
+		}
+	}
+}
+
+// Values that collide or cannot be what they name: each is an input error
+// naming the field (and, for a collision, both names).
+func TestCollidingValues(t *testing.T) {
+	services := `
+  multi:
+    services:
+      a-b: {build: t1, port: 9000}
+      a.b: {build: t1, port: 9100}
+      a_b: {build: t1, port: 65535, replicas: 3}
+      big: {build: t1, replicas: 1000}
+    entry: a-b
+    port: 9000
+`
+	for _, tc := range []struct{ name, edit, from, want string }{
+		{"services become one variable", "targets:\n", "targets:" + services, `targets.multi.services.a.b: services "a-b" and "a.b" both become A_B_ADDRS`},
+		{"third one too", "targets:\n", "targets:" + services, `services "a-b" and "a_b" both become A_B_ADDRS`},
+		{"ports past 65535", "targets:\n", "targets:" + services, "targets.multi.services.a_b.replicas: 3 replicas from port 65535 need ports up to 65537, past 65535"},
+		{"too many containers", "targets:\n", "targets:" + services, "targets.multi.services: 1005 containers in all (replicas summed over services); a target may have at most 64"},
+		{"double dot", "  two:\n", "  a..b:\n", `targets.a..b: name "a..b": use lowercase letters and digits`},
+		{"trailing dash", "  two:\n", "  a-:\n", `targets.a-: name "a-"`},
+		{"too long", "  two:\n", "  " + strings.Repeat("a", 253) + ":\n", "(at most 63 characters)"},
+		{"empty build", "build: t1\n    port: 8081", "build: \"\"\n    port: 8081", "targets.two.build: empty: name the folder holding the Dockerfile"},
+	} {
+		text := strings.Replace(good, tc.edit, tc.from, 1)
+		if text == good {
+			t.Fatalf("%s: edit %q not found", tc.name, tc.edit)
+		}
+		_, err := parse(t, text)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant %q", tc.name, err, tc.want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +62,6 @@ func layout(t matrix.Target, mode matrix.Network) map[string][]place {
 	return out
 }
 
-var nonEnv = regexp.MustCompile(`[^A-Z0-9]+`)
 
 // HarnessEnv are the environment keys the harness sets on every target
 // container; a matrix cannot override them.
@@ -91,7 +89,7 @@ func env(t matrix.Target, svc matrix.Service, c matrix.Cell, p place, lay map[st
 			}
 		}
 		if len(addrs) > 0 {
-			vars[nonEnv.ReplaceAllString(strings.ToUpper(s.Name), "_")+"_ADDRS"] = strings.Join(addrs, ",")
+			vars[matrix.AddrsVar(s.Name)] = strings.Join(addrs, ",")
 		}
 	}
 	out := make([]string, 0, len(vars))
