@@ -62,7 +62,6 @@ func layout(t matrix.Target, mode matrix.Network) map[string][]place {
 	return out
 }
 
-
 // HarnessEnv are the environment keys the harness sets on every target
 // container; a matrix cannot override them.
 var HarnessEnv = []string{"CPUS", "PORT", "<SERVICE>_ADDRS"}
