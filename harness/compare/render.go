@@ -39,17 +39,31 @@ func delta(d float64, t stats.Comparison) string {
 	return fmt.Sprintf("%+.1f%%", 100*d)
 }
 
+// text is a name or value from a results.json as Markdown on one line: no
+// pipe splits a row, no angle bracket opens a tag, no backtick opens code.
+func text(s string) string {
+	return strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;", "`", "'", "\n", " ", "\r", " ").Replace(s)
+}
+
+func texts(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = text(s)
+	}
+	return out
+}
+
 // Markdown renders the comparison for a reviewer.
 func Markdown(w io.Writer, c *Comparison) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Comparison: %s\n\n", strings.Join(c.Names, " vs "))
+	fmt.Fprintf(&b, "# Comparison: %s\n\n", text(strings.Join(c.Names, " vs ")))
 	b.WriteString("## Environment\n\nFacts that differ between the runs are in bold: a different base image or runtime version explains many \"regressions\".\n\n")
 	t := table(&b)
-	t.Header(append([]any{"fact"}, anys(c.Names)...)...)
+	t.Header(append([]any{"fact"}, anys(texts(c.Names))...)...)
 	for _, e := range c.Env {
 		row := []any{e.Field}
 		for _, v := range e.Values {
-			v = strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;", "`", "'", "\n", " ").Replace(v)
+			v = text(v)
 			if e.Differs && v != "" {
 				v = "**" + v + "**"
 			}
@@ -64,15 +78,15 @@ func Markdown(w io.Writer, c *Comparison) error {
 	}
 	untestable := false
 	for _, sc := range c.Scenarios {
-		fmt.Fprintf(&b, "\n## %s (requests/s)\n\n", sc.Name)
+		fmt.Fprintf(&b, "\n## %s (requests/s)\n\n", text(sc.Name))
 		t := table(&b)
-		header := []any{"cell", c.Names[0]}
+		header := []any{"cell", text(c.Names[0])}
 		for _, n := range c.Names[1:] {
-			header = append(header, n, "vs "+c.Names[0], "p")
+			header = append(header, text(n), "vs "+text(c.Names[0]), "p")
 		}
 		t.Header(header...)
 		for _, l := range sc.Lines {
-			row := []any{l.Cell, center(l.Stats[0])}
+			row := []any{text(l.Cell), center(l.Stats[0])}
 			for i := 1; i < len(c.Names); i++ {
 				p := strconv.FormatFloat(l.Test[i].P, 'f', 3, 64)
 				if !l.Test[i].Testable {
@@ -107,7 +121,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 	if len(c.Unmatched) > 0 {
 		b.WriteString("\n## Cells not in every run\n\n")
 		for _, u := range c.Unmatched {
-			fmt.Fprintf(&b, "- `%s`: only in %s\n", u.Cell, strings.Join(u.In, ", "))
+			fmt.Fprintf(&b, "- `%s`: only in %s\n", strings.NewReplacer("`", "'", "|", "\\|", "\n", " ").Replace(u.Cell), text(strings.Join(u.In, ", ")))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

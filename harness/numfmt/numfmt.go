@@ -16,6 +16,11 @@ func Sig(x float64) string {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 3, 64), 64)
+	if a := math.Abs(r); a >= 1e15 || a < 1e-9 {
+		// No measurement here is that large or small: a forged or broken
+		// value reads as a number, not as 309 digits.
+		return strconv.FormatFloat(r, 'e', 2, 64)
+	}
 	decimals := 2 - int(math.Floor(math.Log10(math.Abs(r))))
 	if decimals > 0 {
 		return strconv.FormatFloat(r, 'f', decimals, 64)

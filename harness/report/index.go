@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -77,8 +78,8 @@ func Index(root string) error {
 			profile = "—"
 		}
 		fmt.Fprintf(&b, "| [%s](%s/README.md) | %s | %s, %d CPUs | %s | %s | %s | %s | %d/%d/%d |\n",
-			name, name, env.Label, env.CPUModel, env.OnlineCPUs, env.StartedAt.UTC().Format("2006-01-02"),
-			profile, env.NetworkMode, trials, counts[results.OK], counts[results.Failed], counts[results.Skipped])
+			oneLine(name), (&url.URL{Path: name}).EscapedPath(), oneLine(env.Label), oneLine(env.CPUModel), env.OnlineCPUs, env.StartedAt.UTC().Format("2006-01-02"),
+			oneLine(profile), oneLine(string(env.NetworkMode)), trials, counts[results.OK], counts[results.Failed], counts[results.Skipped])
 	}
 	sort.Strings(compares)
 	if len(compares) > 0 {

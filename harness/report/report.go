@@ -66,7 +66,7 @@ func WriteDir(dir string, run *results.Run) error {
 func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	b := &strings.Builder{}
 	env := run.Environment
-	fmt.Fprintf(b, "# Results: %s\n\n", env.Label)
+	fmt.Fprintf(b, "# Results: %s\n\n", oneLine(env.Label))
 	switch {
 	case run.Stopped != "":
 		fmt.Fprintf(b, "**This run stopped early: %s.** Only the cells below were measured; `bin/harness run --resume DIR` continues it.\n\n", oneLine(run.Stopped))
@@ -87,10 +87,10 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if len(env.Machines) > 0 {
 		machines(b, env)
 	} else {
-		fmt.Fprintf(b, "- Machine: %s, %d online CPUs, kernel %s\n", env.CPUModel, env.OnlineCPUs, env.Kernel)
-		fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode `%s`\n", env.DockerVersion, env.DockerAPI, env.StorageDriver, env.NetworkMode)
+		fmt.Fprintf(b, "- Machine: %s, %d online CPUs, kernel %s\n", oneLine(env.CPUModel), env.OnlineCPUs, oneLine(env.Kernel))
+		fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode %s\n", oneLine(env.DockerVersion), oneLine(env.DockerAPI), oneLine(env.StorageDriver), code(string(env.NetworkMode)))
 	}
-	fmt.Fprintf(b, "- Harness: %s, load generator %s\n", env.HarnessVersion, env.LoadGenerator)
+	fmt.Fprintf(b, "- Harness: %s, load generator %s\n", oneLine(env.HarnessVersion), oneLine(env.LoadGenerator))
 	fmt.Fprintf(b, "- Started: %s\n", env.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	if line := ceilings(run.Ceilings); line != "" {
 		b.WriteString(line)
@@ -100,8 +100,8 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		if !nf.HasCI {
 			interval = "min…max, fewer than 6 pairs"
 		}
-		fmt.Fprintf(b, "- Noise floor (A/A control: `%s` measured twice, %d paired trials): %+.1f%% (%s %+.1f%%…%+.1f%%); differences smaller than ±%.1f%% are noise on this machine\n",
-			nf.Cell, nf.N, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor)
+		fmt.Fprintf(b, "- Noise floor (A/A control: %s measured twice, %d paired trials): %+.1f%% (%s %+.1f%%…%+.1f%%); differences smaller than ±%.1f%% are noise on this machine\n",
+			code(nf.Cell), nf.N, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor)
 	}
 	m := run.Matrix
 	profile := m.Profile
@@ -116,10 +116,10 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if agg == "" {
 		agg = matrix.AggregateMedian
 	}
-	fmt.Fprintf(b, "- Matrix: `%s`, profile `%s`; each trial %s, warm-up %s, %d trial(s), %s shown; load generator on %d core(s)\n",
-		m.File, profile, how, m.Load.Warmup, m.Load.Trials, agg, m.Load.LoadgenCPUs)
+	fmt.Fprintf(b, "- Matrix: %s, profile %s; each trial %s, warm-up %s, %d trial(s), %s shown; load generator on %d core(s)\n",
+		code(m.File), code(profile), how, m.Load.Warmup, m.Load.Trials, agg, m.Load.LoadgenCPUs)
 	if m.Only != "" {
-		fmt.Fprintf(b, "- Cells selected with `--only %s`\n", m.Only)
+		fmt.Fprintf(b, "- Cells selected with %s\n", code("--only "+m.Only))
 	}
 	switch m.Order {
 	case results.Interleaved:
@@ -139,7 +139,7 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		var links []string
 		for _, c := range charts {
 			if strings.HasSuffix(c.File, "-"+unsafeName.ReplaceAllString(sc, "_")+".svg") {
-				links = append(links, fmt.Sprintf("[%s](charts/%s)", c.Title, c.File))
+				links = append(links, fmt.Sprintf("[%s](charts/%s)", oneLine(strings.NewReplacer("[", "(", "]", ")").Replace(c.Title)), c.File))
 			}
 		}
 		if len(links) > 0 {
@@ -186,7 +186,7 @@ func baseImages(b *strings.Builder, run *results.Run) error {
 		case bi.Pulled:
 			how = "official image, pulled by this run"
 		}
-		if err := t.Append(k, "`"+bi.Official+"`", "`"+used+"`", oneLine(how)); err != nil {
+		if err := t.Append(oneLine(k), code(bi.Official), code(used), oneLine(how)); err != nil {
 			return err
 		}
 	}
@@ -256,7 +256,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if len(rows) > 0 {
 		agg = rows[0].Aggregate
 	}
-	fmt.Fprintf(b, "## %s\n\n", scenario)
+	fmt.Fprintf(b, "## %s\n\n", oneLine(scenario))
 	t := newTable(b)
 	header := []any{"target"}
 	if hasParams {
@@ -271,7 +271,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		rps := numfmt.Sig(r.RPS)
 		if len(r.BoundBy) > 0 {
 			rps += " †"
-			bound = append(bound, fmt.Sprintf("† `%s`: %s.", r.ID, strings.Join(r.BoundBy, "; ")))
+			bound = append(bound, fmt.Sprintf("† %s: %s.", code(r.ID), oneLine(strings.Join(r.BoundBy, "; "))))
 		}
 		ceiling := "—"
 		if r.CeilingShare > 0 {
@@ -298,9 +298,9 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 			ratio += " ?"
 			unsure = true
 		}
-		row := []any{r.Target}
+		row := []any{oneLine(r.Target)}
 		if hasParams {
-			row = append(row, r.Params)
+			row = append(row, oneLine(r.Params))
 		}
 		row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
 			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.MBps), numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median), meanText(r.MeanMS), numfmt.Sig(r.MaxMS),
@@ -310,9 +310,9 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		}
 	}
 	for _, c := range failing {
-		row := []any{targetLabel(c)}
+		row := []any{oneLine(targetLabel(c))}
 		if hasParams {
-			row = append(row, paramText(c))
+			row = append(row, oneLine(paramText(c)))
 		}
 		row = append(row, strconv.Itoa(c.CPUs), connsText(c.Connections, c.Close), "**fails**")
 		for len(row) < len(header)-1 {
@@ -349,7 +349,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 			"MB/s: bytes read (headers included) per second; p50, p99 and mean: medians over the trials; max: the longest request of any trial.")
 	}
 	for _, c := range failing {
-		notes = append(notes, fmt.Sprintf("**fails** `%s`: %s", c.ID(), oneLine(c.Reason)))
+		notes = append(notes, fmt.Sprintf("**fails** %s: %s", code(c.ID()), oneLine(c.Reason)))
 	}
 	if len(notes) > 0 {
 		b.WriteString("\n" + strings.Join(notes, "  \n") + "\n")
@@ -377,7 +377,7 @@ func serviceTable(b *strings.Builder, scenario string, rows []*Row, hasParams bo
 	if len(split) == 0 {
 		return nil
 	}
-	fmt.Fprintf(b, "### %s: CPU and memory by service\n\n", scenario)
+	fmt.Fprintf(b, "### %s: CPU and memory by service\n\n", oneLine(scenario))
 	t := newTable(b)
 	header := []any{"target"}
 	if hasParams {
@@ -417,7 +417,7 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*Row, hasParams 
 	if len(fixed) == 0 {
 		return nil
 	}
-	fmt.Fprintf(b, "### %s at a fixed rate\n\n", scenario)
+	fmt.Fprintf(b, "### %s at a fixed rate\n\n", oneLine(scenario))
 	t := newTable(b)
 	header := []any{"target"}
 	if hasParams {
@@ -426,9 +426,9 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*Row, hasParams 
 	t.Header(append(header, "cores", "conns", "rate", "p50 ms", "p99 ms", "mean ms", "max ms", "achieved RPS", "errors", "sustained")...)
 	unsustained := false
 	for _, r := range fixed {
-		row := []any{r.Target}
+		row := []any{oneLine(r.Target)}
 		if hasParams {
-			row = append(row, r.Params)
+			row = append(row, oneLine(r.Params))
 		}
 		sustained := "yes"
 		if r.Unsustained > 0 {
@@ -483,7 +483,7 @@ func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
 	if sc == nil {
 		return nil
 	}
-	fmt.Fprintf(b, "### %s: core scaling\n\n", scenario)
+	fmt.Fprintf(b, "### %s: core scaling\n\n", oneLine(scenario))
 	t := newTable(b)
 	t.Header("target", "params", "conns", "cores", "RPS", "speed-up", "efficiency")
 	for _, s := range sc {
@@ -492,7 +492,7 @@ func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
 			if p.GeneratorBound {
 				rps += " †"
 			}
-			if err := t.Append(s.Target, s.Params, connsText(s.Connections, s.Close), strconv.Itoa(p.CPUs), rps,
+			if err := t.Append(oneLine(s.Target), oneLine(s.Params), connsText(s.Connections, s.Close), strconv.Itoa(p.CPUs), rps,
 				numfmt.Sig(p.SpeedUp)+"×", numfmt.Sig(100*p.Efficiency)+"%"); err != nil {
 				return err
 			}
@@ -519,7 +519,7 @@ func notOK(b *strings.Builder, run *results.Run) {
 			if _, ok := cells[r]; !ok {
 				reasons = append(reasons, r)
 			}
-			cells[r] = append(cells[r], "`"+c.ID()+"`")
+			cells[r] = append(cells[r], code(c.ID()))
 		}
 		if len(reasons) == 0 {
 			continue
@@ -546,7 +546,7 @@ func notOK(b *strings.Builder, run *results.Run) {
 			}
 		}
 		if len(w) > 0 {
-			warns = append(warns, fmt.Sprintf("- `%s`: %s", c.ID(), oneLine(strings.Join(w, "; "))))
+			warns = append(warns, fmt.Sprintf("- %s: %s", code(c.ID()), oneLine(strings.Join(w, "; "))))
 		}
 	}
 	if len(warns) > 0 {
@@ -554,9 +554,21 @@ func notOK(b *strings.Builder, run *results.Run) {
 	}
 }
 
-// oneLine makes text that targets and engines print (reasons, runtime
-// lines) safe in a Markdown table or list: one line, no table or HTML
-// syntax, at most 400 characters.
+// code is s as an inline code span on one line: backticks cannot end it
+// early, and a pipe cannot split the table row it stands in.
+func code(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.NewReplacer("`", "'", "|", "\\|").Replace(s)
+	if r := []rune(s); len(r) > 400 {
+		s = string(r[:400]) + "…"
+	}
+	return "`" + s + "`"
+}
+
+// oneLine is s as Markdown text on one line: a pipe cannot split a table
+// row, an angle bracket cannot open an HTML tag, a backtick cannot open
+// code. Every string a user or a machine supplied goes through it (or
+// code) wherever it is rendered; at most 400 characters.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;", "`", "'").Replace(s)
@@ -574,8 +586,8 @@ func machines(b *strings.Builder, env results.Environment) {
 	if link == "" {
 		link = "not described (--link or placement.link)"
 	}
-	fmt.Fprintf(b, "- Two machines: targets on engine `%s`, the load generator on engine `%s`, each on its machine's host network; the link between them: %s\n\n",
-		tg.Engine, lg.Engine, oneLine(link))
+	fmt.Fprintf(b, "- Two machines: targets on engine %s, the load generator on engine %s, each on its machine's host network; the link between them: %s\n\n",
+		code(tg.Engine), code(lg.Engine), oneLine(link))
 	rows := [][3]string{
 		{"engine", tg.Engine + " (" + tg.Host + ")", lg.Engine + " (" + lg.Host + ")"},
 		{"reached at", tg.Address, ""},
@@ -608,15 +620,15 @@ func cores(m results.Machine) string {
 func relativeTable(b *strings.Builder, run *results.Run, rel matrix.Relative) {
 	rows := results.Relatives(run, rel)
 	dim, value := rel.Dimension()
-	fmt.Fprintf(b, "## Relative to %s `%s`\n\n", dim, oneLine(value))
+	fmt.Fprintf(b, "## Relative to %s %s\n\n", dim, code(value))
 	if len(rows) == 0 {
-		fmt.Fprintf(b, "No ok cell has an ok baseline with %s `%s`.\n\n", dim, oneLine(value))
+		fmt.Fprintf(b, "No ok cell has an ok baseline with %s %s.\n\n", dim, code(value))
 		return
 	}
 	noise := results.Noise(run)
 	down, up := results.NoiseReach(run)
-	fmt.Fprintf(b, "Each cell's RPS over its baseline's (the same cell with %s `%s`), trial by trial: trial k of one over trial k of the other, "+
-		"which ran in the same round when trials are interleaved. Median of those ratios; 95%% interval from six pairs, min…max below.", dim, oneLine(value))
+	fmt.Fprintf(b, "Each cell's RPS over its baseline's (the same cell with %s %s), trial by trial: trial k of one over trial k of the other, "+
+		"which ran in the same round when trials are interleaved. Median of those ratios; 95%% interval from six pairs, min…max below.", dim, code(value))
 	if noise > 0 {
 		fmt.Fprintf(b, " A change reads as noise when its interval does not reach past what the A/A controls moved by themselves in that direction (down %s%%, up %s%%).",
 			numfmt.Sig(100*down), numfmt.Sig(100*up))

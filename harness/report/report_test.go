@@ -192,3 +192,58 @@ func TestRelativeTable(t *testing.T) {
 		}
 	}
 }
+
+// Whatever a user or a machine supplied reaches the README escaped: no
+// HTML tag opens, no pipe splits a table row, no backtick ends a code span,
+// and a forged huge number reads as a number.
+func TestMarkdownInjection(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := "<img src=x onerror=alert(1)>"
+	run.Environment.Label = "lab|el" + evil
+	run.Environment.CPUModel = "cpu|model`" + evil
+	run.Environment.HarnessVersion = "v1`|" + evil
+	run.Matrix.Only = "a`b|c"
+	for _, c := range run.Cells {
+		c.Target = "a|b|c" + evil
+		c.Params = []matrix.KV{{Name: "records", Value: evil + "|x`"}}
+		c.Warnings = append(c.Warnings, evil)
+		if c.Image != nil {
+			c.Image.RuntimeVersion = "node|" + evil
+		}
+		if c.Summary != nil {
+			c.Summary.RPSMax = 1e308
+		}
+	}
+	md := string(markdownOf(t, run))
+	// Inside a code span an angle bracket is text; outside it must be an entity.
+	if strings.Contains(regexp.MustCompile("`[^`\n]*`").ReplaceAllString(md, ""), "<img") {
+		t.Errorf("an HTML tag reached the README:\n%s", md)
+	}
+	if strings.Contains(md, "1000000000000000") {
+		t.Errorf("a huge number printed digit by digit")
+	}
+	// Every row of a table has as many unescaped pipes as its header.
+	pipes := regexp.MustCompile(`(^|[^\\])\|`)
+	want := -1
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			want = -1
+			continue
+		}
+		n := len(pipes.FindAllString(line, -1))
+		if want < 0 {
+			want = n
+		} else if n != want {
+			t.Errorf("row with %d cells' pipes, header %d: %s", n, want, line)
+		}
+	}
+	// Code spans open and close on the same line.
+	for _, line := range strings.Split(md, "\n") {
+		if strings.Count(line, "`")%2 != 0 {
+			t.Errorf("unbalanced backticks: %s", line)
+		}
+	}
+}
