@@ -101,7 +101,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "harness: interrupted: containers removed, measured cells saved")
 	default:
-		fmt.Fprintln(stderr, "harness:", err)
+		// Errors from the Docker SDK repeat the host they failed on as it
+		// was given, password and all.
+		fmt.Fprintln(stderr, "harness:", engine.RedactText(err.Error()))
 	}
 	return ExitCode(err)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/docker/cli/cli/config"
@@ -32,22 +33,35 @@ func IsURL(spec string) bool { return strings.Contains(spec, "://") }
 //
 // name is how errors call the engine (a matrix's engines key).
 func Dial(ctx context.Context, name, spec string) (*Engine, error) {
+	shown := spec
+	if shown == "" || shown == "default" {
+		if shown = os.Getenv("DOCKER_HOST"); shown == "" {
+			shown = client.DefaultDockerHost
+		}
+	}
 	opts, err := clientOpts(spec)
 	if err != nil {
-		return nil, fmt.Errorf("engine %s (%s): %w", name, Redact(spec), err)
+		return nil, fmt.Errorf("engine %s (%s): %w", name, Redact(shown), err)
 	}
 	cli, err := client.NewClientWithOpts(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("engine %s (%s): docker client: %w", name, Redact(spec), err)
+		return nil, fmt.Errorf("engine %s (%s): docker client: %w", name, Redact(shown), err)
 	}
 	if _, err := cli.Ping(ctx); err != nil {
 		cli.Close()
-		return nil, fmt.Errorf("engine %s (%s) not reachable: %w", name, Redact(spec), err)
+		return nil, fmt.Errorf("engine %s (%s) not reachable: %w", name, Redact(shown), err)
 	}
 	return &Engine{cli: cli, Name: name, Spec: spec}, nil
 }
 
 func clientOpts(spec string) ([]client.Opt, error) {
+	if spec == "" || spec == "default" {
+		// The CLI dials DOCKER_HOST=ssh://… through its connection
+		// helper; the SDK's FromEnv would take it for a TCP host name.
+		if h := os.Getenv("DOCKER_HOST"); strings.HasPrefix(h, "ssh://") {
+			spec = h
+		}
+	}
 	switch {
 	case spec == "" || spec == "default":
 		return []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}, nil
@@ -83,15 +97,29 @@ func clientOpts(spec string) ([]client.Opt, error) {
 	return ep.ClientOpts()
 }
 
-// Redact drops a URL's password, should one be written into it.
+// Redact drops a URL's password and token-like query values, should one
+// be written into it.
 func Redact(spec string) string {
 	if u, err := url.Parse(spec); err == nil && u.User != nil {
 		if _, has := u.User.Password(); has {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-			return u.String()
+			return RedactText(u.String())
 		}
 	}
-	return spec
+	return RedactText(spec)
+}
+
+var (
+	userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):[^@/\s]*@`)
+	secretQ  = regexp.MustCompile(`(?i)([?&](?:token|access_token|password|secret|key)=)[^&\s"']*`)
+)
+
+// RedactText drops the passwords of every URL in s and the values of
+// token-like query parameters: what an error from the Docker SDK may carry
+// (it repeats the host it failed to reach, as it was given).
+func RedactText(s string) string {
+	s = userinfo.ReplaceAllString(s, "${1}:xxxxx@")
+	return secretQ.ReplaceAllString(s, "${1}xxxxx")
 }
 
 // Host is what the client talks to: the URL or context it was given, or

@@ -59,6 +59,42 @@ func TestRedact(t *testing.T) {
 	}
 }
 
+// A tcp:// engine with a password in its URL, unreachable: no error that
+// reaches the user repeats the password, however the SDK words it; token
+// query values are dropped too.
+func TestRedactErrors(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, "server", "tcp://admin:hunter2@127.0.0.1:1")
+	if err == nil {
+		t.Fatal("dialled a closed port")
+	}
+	if got := RedactText(err.Error()); strings.Contains(got, "hunter2") || !strings.Contains(got, "admin:xxxxx@") {
+		t.Errorf("redacted error %q", got)
+	}
+	for in, want := range map[string]string{
+		"Get \"http://u:p%40ss@h:2375/_ping\": refused": "Get \"http://u:xxxxx@h:2375/_ping\": refused",
+		"https://h/v2/?token=abc&x=1":                   "https://h/v2/?token=xxxxx&x=1",
+		"ssh://bench@10.0.0.5 and tcp://10.0.0.5:2375":  "ssh://bench@10.0.0.5 and tcp://10.0.0.5:2375",
+	} {
+		if got := RedactText(in); got != want {
+			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// DOCKER_HOST=ssh://… in the environment goes through the connection
+// helper, as the CLI does, not to a TCP host named "ssh".
+func TestDialEnvSSH(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "ssh://nobody@127.0.0.1:1")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := Dial(ctx, "default", "")
+	if err == nil || !strings.Contains(err.Error(), "engine default (ssh://nobody@127.0.0.1:1)") || !strings.Contains(err.Error(), "dial-stdio") {
+		t.Errorf("DOCKER_HOST=ssh://: %v", err)
+	}
+}
+
 // ssh:// goes through the docker CLI's connection helper (ssh running
 // `docker system dial-stdio` there); with nothing listening, the error
 // names the engine and its URL.

@@ -567,6 +567,18 @@ func (r *runner) labels(role, target, cell string) map[string]string {
 // save writes results.json; a failure to write is reported but does not
 // stop the run: the next visit tries again.
 func (r *runner) save() {
+	// What engines and targets said may carry a host as it was given,
+	// password included: results.json is committed.
+	r.out.Stopped = engine.RedactText(r.out.Stopped)
+	for _, c := range r.out.Cells {
+		c.Reason = engine.RedactText(c.Reason)
+		for i, w := range c.Warnings {
+			c.Warnings[i] = engine.RedactText(w)
+		}
+	}
+	for i, w := range r.out.Warnings {
+		r.out.Warnings[i] = engine.RedactText(w)
+	}
 	if err := results.Write(r.opt.OutDir, r.out); err != nil {
 		fmt.Fprintf(r.log, "error: writing results: %v\n", err)
 	}
