@@ -257,12 +257,14 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 			line += "; skipped unless the engine has or can pull " + strings.Join(risky, ", ") + " (no local stand-in)"
 		}
 		fmt.Fprintln(stdout, line)
+		if len(risky) == 0 { // else, without a registry, it is skipped: nothing to build
+			for _, s := range t.Services {
+				builds = append(builds, s.Build)
+			}
+		}
 		for _, img := range t.Undeclared() {
 			fmt.Fprintf(stdout, "  %-24s its Dockerfile names %s in FROM, not under images: skipped unless the engine has it or can pull it; %s\n",
 				"", img, matrix.UndeclaredFix(img))
-		}
-		for _, s := range t.Services {
-			builds = append(builds, s.Build)
 		}
 	}
 	keys := map[string]bool{"debian": true, "golang": true} // the load generator's
@@ -275,7 +277,8 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	book := buildtime.Open(buildtime.Path())
 	image, learned := book.Guess(buildtime.Image)
-	buildTime := time.Duration(len(builds)+1) * image
+	lg, lgLearned := book.Guess(buildtime.Loadgen)
+	buildTime, learned := time.Duration(len(builds))*image+lg, learned && lgLearned
 	for k := range keys {
 		if !baseimage.HasStandIn(k) {
 			continue
@@ -292,7 +295,7 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		source = "partly documented defaults"
 	}
 	fmt.Fprintf(stdout, "\nimages: %d base image key(s) (%s) and %d target image(s) plus the load generator; "+
-		"on an empty engine without a registry, building them takes about %s (%s; cached images are not rebuilt)\n",
+		"on an empty engine without a registry, building them takes about %s (%s; cached images are not rebuilt, nor those of targets skipped for want of a base image)\n",
 		len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), ", "), len(builds), buildTime.Round(time.Minute), source)
 	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs, this machine's count: run asks the engine); %d trial(s) of %s after %s warm-up; estimated %s of measuring plus image builds\n",
 		len(cells), runnable, len(cells)-runnable, len(online), m.Load.Trials, how, m.Load.Warmup, est.Round(time.Second))

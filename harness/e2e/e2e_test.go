@@ -6,6 +6,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/client"
 
 	"github.com/webbench/webbench/harness/cli"
@@ -360,6 +362,61 @@ func TestInterrupt(t *testing.T) {
 	}
 	if c := run.Cells[0]; c.Status != results.OK || c.Summary == nil {
 		t.Errorf("first cell = %+v, want measured", c)
+	}
+}
+
+// In bridge mode a target reaches nothing but the run's containers: the
+// host keeps no address on the run's network, so a listener on the host
+// (on every interface) does not answer at the network's gateway, from a
+// container on that network. Host mode, by design, shares the host's
+// network (the README and the run's header say so).
+func TestBridgeIsolated(t *testing.T) {
+	eng := connect(t)
+	ctx := context.Background()
+	if _, _, ok, _ := eng.ImageLabels(ctx, "webbench/loadgen:latest"); !ok {
+		t.Fatal("no load generator image (the end-to-end tests before this one build it)")
+	}
+	l, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "the host") }))
+	port := l.Addr().(*net.TCPAddr).Port
+	labels := map[string]string{engine.LabelRun: "e2e-isolation", engine.LabelPID: strconv.Itoa(os.Getpid())}
+	name := fmt.Sprintf("webbench-e2e-isolation-%d", os.Getpid())
+	id, err := eng.CreateNetwork(ctx, name, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.RemoveNetwork(ctx, id)
+	c, err := eng.Start(ctx, engine.ContainerSpec{Name: name, Image: "webbench/loadgen:latest", Network: name, Labels: labels})
+	if c != "" {
+		defer eng.RemoveContainer(ctx, c)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	insp, err := dc.NetworkInspect(ctx, id, network.InspectOptions{})
+	if err != nil || len(insp.IPAM.Config) == 0 {
+		t.Fatalf("inspect the run's network: %v %+v", err, insp.IPAM)
+	}
+	gw := insp.IPAM.Config[0].Gateway
+	res, err := eng.Exec(ctx, c, []string{"probe", "-timeout", "2s", "-tcp", net.JoinHostPort(gw, strconv.Itoa(port))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		Error string `json:"error"`
+	}
+	json.Unmarshal(res.Stdout, &resp)
+	if resp.Error == "" {
+		t.Errorf("a container on the run's network reached the host's listener at the gateway %s:%d: %s", gw, port, res.Stdout)
 	}
 }
 

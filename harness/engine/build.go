@@ -42,7 +42,7 @@ func (e *Engine) Cached(ctx context.Context, s BuildSpec) (bool, error) {
 	if s.Dockerfile == "" {
 		s.Dockerfile = "Dockerfile"
 	}
-	_, hash, err := TarContext(s.Context, s.Dockerfile, s.BuildArgs)
+	hash, err := WriteContext(io.Discard, s.Context, s.Dockerfile, s.BuildArgs)
 	if err != nil {
 		return false, err
 	}
@@ -58,7 +58,9 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 	if s.Dockerfile == "" {
 		s.Dockerfile = "Dockerfile"
 	}
-	tarball, hash, err := TarContext(s.Context, s.Dockerfile, s.BuildArgs)
+	// One pass to hash (nothing held), a second to stream to the engine
+	// if the image is not already built from these inputs.
+	hash, err := WriteContext(io.Discard, s.Context, s.Dockerfile, s.BuildArgs)
 	if err != nil {
 		return Built{}, err
 	}
@@ -76,7 +78,13 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 	for k, v := range s.Labels {
 		labels[k] = v
 	}
-	resp, err := e.cli.ImageBuild(ctx, bytes.NewReader(tarball), build.ImageBuildOptions{
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := WriteContext(pw, s.Context, s.Dockerfile, s.BuildArgs)
+		pw.CloseWithError(err)
+	}()
+	defer pr.Close() // ends the writer if the engine stops reading
+	resp, err := e.cli.ImageBuild(ctx, pr, build.ImageBuildOptions{
 		Tags: []string{s.Tag}, Dockerfile: s.Dockerfile, BuildArgs: args, Labels: labels,
 		Remove: true, ForceRemove: true, Version: build.BuilderV1,
 	})
@@ -99,26 +107,39 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 	return Built{ID: id}, nil
 }
 
-// TarContext packs fsys as a build context, leaving out what its
-// .dockerignore excludes (never the Dockerfile itself), with fixed times and
-// owners so that the same files give the same bytes. The hash covers the
-// files' names, modes and contents, the Dockerfile name and the build args:
-// touching a file does not change it, editing one does.
+// MaxContext bounds a build context: a larger one is almost always a
+// folder a .dockerignore should have left out (a data file, a VM image).
+const MaxContext = 2 << 30
+
+// TarContext packs fsys as a build context in memory; see WriteContext.
+// Tests use it; builds stream.
 func TarContext(fsys fs.FS, dockerfile string, buildArgs map[string]string) ([]byte, string, error) {
+	var buf bytes.Buffer
+	hash, err := WriteContext(&buf, fsys, dockerfile, buildArgs)
+	return buf.Bytes(), hash, err
+}
+
+// WriteContext streams fsys to w as a build context, leaving out what its
+// .dockerignore excludes (never the Dockerfile itself), with fixed times
+// and owners so that the same files give the same bytes, and returns its
+// hash. The hash covers the files' names, modes and contents, the
+// Dockerfile name and the build args: touching a file does not change it,
+// editing one does. Files are copied, never held whole: a context of any
+// size takes a few buffers of memory; one past MaxContext is refused.
+func WriteContext(w io.Writer, fsys fs.FS, dockerfile string, buildArgs map[string]string) (string, error) {
 	var excludes []string
 	if f, err := fsys.Open(".dockerignore"); err == nil {
 		excludes, err = ignorefile.ReadAll(f)
 		f.Close()
 		if err != nil {
-			return nil, "", fmt.Errorf(".dockerignore: %w", err)
+			return "", fmt.Errorf(".dockerignore: %w", err)
 		}
 	}
 	pm, err := patternmatcher.New(excludes)
 	if err != nil {
-		return nil, "", fmt.Errorf(".dockerignore: %w", err)
+		return "", fmt.Errorf(".dockerignore: %w", err)
 	}
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
+	tw := tar.NewWriter(w)
 	h := sha256.New()
 	fmt.Fprintf(h, "dockerfile %q\n", dockerfile)
 	keys := make([]string, 0, len(buildArgs))
@@ -130,6 +151,7 @@ func TarContext(fsys fs.FS, dockerfile string, buildArgs map[string]string) ([]b
 		fmt.Fprintf(h, "arg %q=%q\n", k, buildArgs[k])
 	}
 	epoch := time.Unix(0, 0)
+	var total int64
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -168,28 +190,34 @@ func TarContext(fsys fs.FS, dockerfile string, buildArgs map[string]string) ([]b
 			fmt.Fprintf(h, "link %q %q\n", p, target)
 			return tw.WriteHeader(hdr)
 		case d.Type().IsRegular():
-			data, err := fs.ReadFile(fsys, p)
+			if total += info.Size(); total > MaxContext {
+				return fmt.Errorf("more than %d GiB (at %s, %d MiB): leave large files out with a .dockerignore", MaxContext>>30, p, info.Size()>>20)
+			}
+			f, err := fsys.Open(p)
 			if err != nil {
 				return err
 			}
-			hdr.Typeflag, hdr.Size = tar.TypeReg, int64(len(data))
-			sum := sha256.Sum256(data)
-			fmt.Fprintf(h, "file %q %o %x\n", p, hdr.Mode, sum)
+			defer f.Close()
+			hdr.Typeflag, hdr.Size = tar.TypeReg, info.Size()
 			if err := tw.WriteHeader(hdr); err != nil {
 				return err
 			}
-			_, err = tw.Write(data)
-			return err
+			sum := sha256.New()
+			if _, err := io.Copy(io.MultiWriter(tw, sum), f); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			fmt.Fprintf(h, "file %q %o %x\n", p, hdr.Mode, sum.Sum(nil))
+			return nil
 		}
 		return nil // sockets, devices: not part of a build context
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("build context: %w", err)
+		return "", fmt.Errorf("build context: %w", err)
 	}
 	if err := tw.Close(); err != nil {
-		return nil, "", err
+		return "", err
 	}
-	return buf.Bytes(), hex.EncodeToString(h.Sum(nil))[:16], nil
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
 // message is one line of the engine's JSON progress stream.

@@ -4,7 +4,11 @@ import (
 	"archive/tar"
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sort"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -111,3 +115,40 @@ func TestRates(t *testing.T) {
 }
 
 func timeSeconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// A context is streamed, never held: a 3 GiB sparse file is refused by
+// size before it is read, and a 200 MiB one is hashed and written with
+// a few buffers of memory.
+func TestContextStreams(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\n"), 0o644)
+	big := filepath.Join(dir, "big.img")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(200 << 20)
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	n := &countWriter{}
+	if _, err := WriteContext(n, os.DirFS(dir), "Dockerfile", nil); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n.n < 200<<20 {
+		t.Errorf("wrote %d bytes, want the 200 MiB file", n.n)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<20 {
+		t.Errorf("streaming 200 MiB allocated %d MiB", grew>>20)
+	}
+	os.Truncate(big, MaxContext+1)
+	if _, err := WriteContext(io.Discard, os.DirFS(dir), "Dockerfile", nil); err == nil || !strings.Contains(err.Error(), "leave large files out with a .dockerignore") {
+		t.Errorf("a context past MaxContext: %v", err)
+	}
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }

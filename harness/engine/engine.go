@@ -228,7 +228,13 @@ func (e *Engine) RunningContainers(ctx context.Context) ([]Running, error) {
 // CreateNetwork makes a user-defined bridge network for one run. It is
 // internal: its containers reach each other and nothing outside it.
 func (e *Engine) CreateNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
-	r, err := e.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Internal: true, Labels: withTool(labels)})
+	// Internal drops the route out, but the host keeps an address on the
+	// bridge (its gateway), where every listener of the host answers;
+	// inhibit_ipv4 leaves the bridge without one, so target code reaches
+	// nothing but the run's containers (Docker 20.10+; older engines ignore
+	// the option).
+	r, err := e.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Internal: true, Labels: withTool(labels),
+		Options: map[string]string{"com.docker.network.bridge.inhibit_ipv4": "true"}})
 	if err != nil {
 		return "", fmt.Errorf("create network: %w", err)
 	}

@@ -130,8 +130,8 @@ type Target struct {
 // Service is one container image of a target, started Replicas times.
 type Service struct {
 	Name     string            `json:"name"`
-	Build    string            `json:"build"` // build context, absolute
-	BuildRel string            `json:"-"`     // as written in the file
+	Build    string            `json:"-"`     // build context, absolute (this machine's)
+	BuildRel string            `json:"build"` // as written in the file, relative to it: what results record
 	Replicas int               `json:"replicas"`
 	Env      map[string]string `json:"-"`
 	EnvKeys  []string          `json:"env_keys,omitempty"`

@@ -89,6 +89,9 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	} else {
 		fmt.Fprintf(b, "- Machine: %s, %d online CPUs, kernel %s\n", oneLine(env.CPUModel), env.OnlineCPUs, oneLine(env.Kernel))
 		fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode %s\n", oneLine(env.DockerVersion), oneLine(env.DockerAPI), oneLine(env.StorageDriver), code(string(env.NetworkMode)))
+		if env.NetworkMode == matrix.NetworkHost {
+			b.WriteString("- ⚠ Host network mode: each target listened on every interface of this machine while it ran, and its code could reach whatever the machine can\n")
+		}
 	}
 	fmt.Fprintf(b, "- Harness: %s, load generator %s\n", oneLine(env.HarnessVersion), oneLine(env.LoadGenerator))
 	fmt.Fprintf(b, "- Started: %s\n", env.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))

@@ -72,7 +72,7 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 		spec := engine.BuildSpec{Context: files, Dockerfile: "docker/loadgen/Dockerfile", Tag: "webbench/loadgen:latest",
 			BuildArgs: map[string]string{"DEBIAN_IMAGE": used("debian"), "GOLANG_IMAGE": used("golang")}}
 		if cached, err := r.eng.Cached(ctx, spec); err != nil || !cached {
-			kinds = append(kinds, buildtime.Image)
+			kinds = append(kinds, buildtime.Loadgen)
 		}
 	}
 	for _, t := range r.m.Targets {

@@ -204,14 +204,15 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 	return out
 }
 
-// keptCell is the cell a resumed run measured, and whether it is done:
-// failed, or ok with every trial (sequential runs save whole visits only).
+// keptCell is the cell a resumed run measured, and whether it is done: ok
+// with every trial (resume keeps no failed cell, and a partly measured one
+// only when trials are interleaved).
 func (r *runner) keptCell(c matrix.Cell) (rc *results.Cell, done bool) {
 	rc = r.kept[c.ID()]
 	if rc == nil {
 		return nil, false
 	}
-	return rc, rc.Status == results.Failed || !r.interleave || len(rc.Trials) >= r.m.Load.Trials
+	return rc, len(rc.Trials) >= r.m.Load.Trials
 }
 
 // schedule runs the runnable cells: each with all its trials in turn

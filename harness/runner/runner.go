@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
@@ -32,6 +33,7 @@ import (
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -319,7 +321,13 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		r.out.Matrix.Order = results.Sequential
 	}
 	if prev := r.opt.Resume; prev != nil {
-		r.resume(prev)
+		made := map[string]bool{}
+		for _, c := range cells {
+			if c.Skip == "" {
+				made[c.ID()] = true
+			}
+		}
+		r.resume(prev, made)
 	}
 	units := 0
 	for _, c := range cells {
@@ -594,7 +602,7 @@ func (r *runner) record(c *results.Cell) {
 // in, its seed and order, its ceilings, and its cells that are finished
 // (failed, or ok with every trial) or partly measured (ok with some
 // trials, interleaved); skipped cells are judged again.
-func (r *runner) resume(prev *results.Run) {
+func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 	env := r.out.Environment
 	r.out.Environment = prev.Environment
 	r.out.Environment.Resumed = append(prev.Environment.Resumed, env.StartedAt)
@@ -611,9 +619,52 @@ func (r *runner) resume(prev *results.Run) {
 		if c == nil || c.Status == results.Skipped || c.Status == results.OK && len(c.Trials) == 0 {
 			continue
 		}
+		if why := r.untrusted(c, cells); why != "" {
+			w := fmt.Sprintf("resume: cell %s of results.json not kept (%s); it is measured again", c.ID(), why)
+			fmt.Fprintln(r.log, w)
+			r.out.Warnings = append(r.out.Warnings, w)
+			continue
+		}
 		r.kept[c.ID()] = c
 		r.out.Cells = append(r.out.Cells, c)
 	}
+}
+
+// untrusted says why a cell of the run being resumed is not kept as
+// measured ("" when it is): results.json is a file anyone can edit, so a
+// cell is kept only if the matrix makes it, once, ok, with no more trials
+// than asked, each consistent with itself and with the load asked. A
+// failed cell is measured again: a failure cannot be checked from the
+// file, and measuring it again costs one visit.
+func (r *runner) untrusted(c *results.Cell, cells map[string]bool) string {
+	load := r.m.Load
+	switch {
+	case !cells[c.ID()]:
+		return "the matrix makes no such cell"
+	case r.kept[c.ID()] != nil:
+		return "a second copy of a cell"
+	case c.Status == results.Failed:
+		return "it failed"
+	case c.Status != results.OK:
+		return fmt.Sprintf("unknown status %q", c.Status)
+	case len(c.Trials) > load.Trials:
+		return fmt.Sprintf("%d trials where the matrix asks %d", len(c.Trials), load.Trials)
+	case !r.interleave && len(c.Trials) < load.Trials:
+		return fmt.Sprintf("%d of %d trials, and trials run cell by cell", len(c.Trials), load.Trials)
+	}
+	for i, t := range c.Trials {
+		switch {
+		case t.Seconds <= 0 || t.Requests < 0 || t.Errors < 0 || math.IsNaN(t.RPS) || math.IsInf(t.RPS, 0) || t.RPS < 0:
+			return fmt.Sprintf("trial %d has impossible figures", i+1)
+		case math.Abs(t.RPS-float64(t.Requests)/t.Seconds) > 0.01*t.RPS+1:
+			return fmt.Sprintf("trial %d: %s rps is not its %d requests in %.3g s", i+1, numfmt.Sig(t.RPS), t.Requests, t.Seconds)
+		case load.Requests > 0 && t.Requests+t.Errors != load.Requests:
+			return fmt.Sprintf("trial %d: %d requests where the matrix asks %d", i+1, t.Requests+t.Errors, load.Requests)
+		case load.Requests == 0 && (t.Seconds < 0.5*load.Duration.Seconds() || t.Seconds > 2*load.Duration.Seconds()+5):
+			return fmt.Sprintf("trial %d lasted %.3g s where the matrix asks %s", i+1, t.Seconds, load.Duration)
+		}
+	}
+	return ""
 }
 
 // startLoadgen builds the load generator image and starts its container,
@@ -649,7 +700,10 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	}
 	r.loadgenID, err = r.lg.Start(ctx, engine.ContainerSpec{Name: "webbench-" + r.id + "-loadgen", Image: r.loadgenImage,
 		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", ""),
-	}) // bombardier (Go) raises its own soft open-files limit to the hard one
+		// Bounded like a target by default: a generator that runs away
+		// must not take the machine with it.
+		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
+	}) // bombardier (Go) raises its own soft open-files limit to the hard one, which the engine bounds
 	if err != nil {
 		return err
 	}
@@ -707,7 +761,7 @@ func (r *runner) buildLoadgen(ctx context.Context, e Engine, res *baseimage.Reso
 		return "", fmt.Errorf("build load generator: %w", err)
 	}
 	if !built.Cached {
-		r.times.Record(buildtime.Image, time.Since(started))
+		r.times.Record(buildtime.Loadgen, time.Since(started))
 		fmt.Fprintf(r.log, "built image webbench/loadgen:latest%s in %s\n", onEngine(r.engineName(e)), time.Since(started).Round(time.Second))
 	}
 	return built.ID, nil

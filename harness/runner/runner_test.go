@@ -693,6 +693,7 @@ func TestBuildEstimate(t *testing.T) {
 	m := testMatrix(t, twoTargets, "one", "a", "b")
 	book := buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))
 	book.Record(buildtime.Image, 40*time.Second)
+	book.Record(buildtime.Loadgen, 40*time.Second)
 	var log strings.Builder
 	res, err, p := run(t, newFake(), m, Options{BuildTimes: book, Log: &log})
 	if err != nil || len(res.Cells) != 2 {
@@ -773,5 +774,65 @@ func TestFixedRate(t *testing.T) {
 	}
 	if rated != 4 { // warm-up and trial of each cell; the ceiling runs unlimited
 		t.Errorf("%d runs at a fixed rate, want 4: %q", rated, f.bombardArgs)
+	}
+}
+
+// --resume trusts nothing in results.json it can check: a cell the matrix
+// does not make, a second copy of a cell, more trials than asked, a trial
+// whose figures do not add up, a failed status and a partly measured cell
+// under sequential trials are all measured again, each named in a warning.
+func TestResumeDistrusts(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	out := t.TempDir()
+	if _, err, _ := run(t, newFake(), m, Options{Seed: 9, OutDir: out}); err != nil {
+		t.Fatal(err)
+	}
+	forge := func(edit func(r *results.Run)) *results.Run {
+		prev, err := results.Read(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev.FinishedAt = nil
+		edit(prev)
+		return prev
+	}
+	for _, tc := range []struct {
+		name, want string
+		edit       func(r *results.Run)
+	}{
+		{"too many trials", "50 trials where the matrix asks 3", func(r *results.Run) {
+			tr := r.Cells[0].Trials[0]
+			tr.RPS, tr.Requests = 9.9e9, int64(9.9e9*tr.Seconds)
+			r.Cells[0].Trials = slices.Repeat([]results.Trial{tr}, 50)
+		}},
+		{"figures that do not add up", "rps is not its", func(r *results.Run) { r.Cells[0].Trials[1].RPS = 9.9e9 }},
+		{"forged failure", "it failed", func(r *results.Run) { r.Cells[0].Status = results.Failed }},
+		{"not in the matrix", "the matrix makes no such cell", func(r *results.Run) {
+			c := *r.Cells[1]
+			c.Target = "zzz"
+			r.Cells = append(r.Cells, &c)
+		}},
+		{"a second copy", "a second copy of a cell", func(r *results.Run) { r.Cells = append(r.Cells, r.Cells[1]) }},
+	} {
+		f := newFake()
+		var log strings.Builder
+		res, err, _ := run(t, f, m, Options{OutDir: t.TempDir(), Resume: forge(tc.edit), Seed: 9, Log: &log})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !strings.Contains(log.String(), tc.want) || !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, tc.want) }) {
+			t.Errorf("%s: no warning %q:\n%s", tc.name, tc.want, log.String())
+		}
+		if len(res.Cells) != 2 {
+			t.Errorf("%s: %d cells, want the matrix's 2", tc.name, len(res.Cells))
+		}
+		for _, c := range res.Cells {
+			if c.Status != results.OK || len(c.Trials) != 3 || c.Summary == nil || c.Summary.RPS > 1e6 {
+				t.Errorf("%s: %s: %s, %d trials, summary %+v", tc.name, c.ID(), c.Status, len(c.Trials), c.Summary)
+			}
+		}
+		if tc.name != "not in the matrix" && tc.name != "a second copy" && len(f.loads()) != 3 {
+			t.Errorf("%s: %d trials measured again, want cell a's 3", tc.name, len(f.loads()))
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/webbench/webbench/harness/matrix"
@@ -43,27 +45,29 @@ func SelectionDiff(prev *results.Run, m *matrix.Matrix, only string, mode matrix
 	if prev.Selection == "" {
 		return "the results folder records no selection (written by an older harness, or damaged)"
 	}
-	now, was := results.SettingsOf(m, only), prev.Matrix
+	// Every recorded setting, compared as written: a field added to the
+	// settings later is compared too.
+	var now, was map[string]json.RawMessage
+	jn, _ := json.Marshal(results.SettingsOf(m, only))
+	jw, _ := json.Marshal(prev.Matrix)
+	json.Unmarshal(jn, &now)
+	json.Unmarshal(jw, &was)
 	var diffs []string
-	field := func(name string, a, b any) {
-		ja, _ := json.Marshal(a)
-		jb, _ := json.Marshal(b)
-		if string(ja) != string(jb) {
-			diffs = append(diffs, fmt.Sprintf("%s was %s, is %s", name, trim(jb), trim(ja)))
+	for _, k := range slices.Sorted(maps.Keys(now)) {
+		switch k {
+		case "path", "order", "seed":
+			continue // where the file is given from; what a resume takes over
+		}
+		if string(now[k]) != string(was[k]) {
+			diffs = append(diffs, fmt.Sprintf("%s was %s, is %s", k, trim(was[k]), trim(now[k])))
 		}
 	}
-	field("profile", now.Profile, was.Profile)
-	field("--only", now.Only, was.Only)
-	field("control", now.Control, was.Control)
-	field("load", now.Load, was.Load)
-	field("cpus", now.CPUs, was.CPUs)
-	field("connections", now.Connections, was.Connections)
-	field("images", now.Images, was.Images)
-	field("targets", now.Targets, was.Targets)
-	field("scenarios", now.Scenarios, was.Scenarios)
-	field("network mode", mode, prev.Environment.NetworkMode)
+	if mode != prev.Environment.NetworkMode {
+		diffs = append(diffs, fmt.Sprintf("network mode was %s, is %s", prev.Environment.NetworkMode, mode))
+	}
 	if len(diffs) == 0 {
-		return "the cells to measure differ (another machine's CPU count?)"
+		return "the recorded settings match this matrix but its selection hash does not: the cells to measure differ " +
+			"(another machine's CPU count?), or results.json was edited; start a new run (--force or another --out)"
 	}
 	return "the matrix differs from the run's: " + strings.Join(diffs, "; ")
 }
