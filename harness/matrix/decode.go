@@ -723,6 +723,10 @@ func (d *decoder) env(env map[string]string, path string) []string {
 			d.errAt(path+"."+k, "not an environment variable name (letters, digits, _ . -; not starting with a digit)")
 		case harnessKey.MatchString(k):
 			d.errAt(path+"."+k, "set by the harness (CPUS, PORT and <SERVICE>_ADDRS); a matrix cannot override it")
+		case d.at[path+"."+k] != nil && d.at[path+"."+k].Tag == "!!null":
+			// YAML reads "A:" or "A: null" as no value, which would
+			// silently become "".
+			d.errAt(path+"."+k, `no value (null); write "" for an empty one`)
 		}
 	}
 	return keys

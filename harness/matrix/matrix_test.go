@@ -653,6 +653,7 @@ func TestCollidingValues(t *testing.T) {
 		{"trailing dash", "  two:\n", "  a-:\n", `targets.a-: name "a-"`},
 		{"too long", "  two:\n", "  " + strings.Repeat("a", 253) + ":\n", "(at most 63 characters)"},
 		{"empty build", "build: t1\n    port: 8081", "build: \"\"\n    port: 8081", "targets.two.build: empty: name the folder holding the Dockerfile"},
+		{"null env", `env: {A: "b"}`, `env: {A: null}`, `targets.one.env.A: no value (null); write "" for an empty one`},
 	} {
 		text := strings.Replace(good, tc.edit, tc.from, 1)
 		if text == good {
