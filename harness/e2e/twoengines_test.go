@@ -76,6 +76,7 @@ func startSecondEngine(t *testing.T) *secondEngine {
 // any load, naming both ends.
 func TestTwoEngines(t *testing.T) {
 	eng := connect(t)
+	t.Parallel() // beside TestRunLeavesTestsGreen, whose run is another process
 	second := startSecondEngine(t)
 	ctx := context.Background()
 	eng2, err := engine.Dial(ctx, "second", second.Host)
@@ -83,7 +84,7 @@ func TestTwoEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng2.Close()
-	file := writeMatrix(t, "shared", "1s", "node-http")
+	file := writeMatrix(t, "shared", "0", "node-http") // warm-up is covered by TestRunLeavesTestsGreen (quick profile)
 	out := t.TempDir()
 	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--label", "e2e-two",
 		"--target-engine", second.Host, "--link", "veth pair between two network namespaces of one machine")

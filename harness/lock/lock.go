@@ -97,14 +97,10 @@ func try(dir string, cores cpuset.Set) (h *Held, busy string, err error) {
 			return nil, "", fmt.Errorf("lock core %d: %w", c, err)
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			owner, _ := os.ReadFile(f.Name())
+			who := holder(f)
 			f.Close()
 			h.Release()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
-				who := "another run"
-				if pid := strings.TrimSpace(string(owner)); pid != "" {
-					who += " (pid " + pid + ")"
-				}
 				return nil, fmt.Sprintf("core %d is in use by %s", c, who), nil
 			}
 			return nil, "", fmt.Errorf("lock core %d: %w", c, err)
@@ -129,13 +125,9 @@ func Folder(dir string) (*Held, error) {
 		return nil, fmt.Errorf("claim %s: %w", dir, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		owner, _ := os.ReadFile(f.Name())
+		who := holder(f)
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			who := "another run"
-			if pid := strings.TrimSpace(string(owner)); pid != "" {
-				who += " (pid " + pid + ")"
-			}
 			return nil, fmt.Errorf("%s is being written by %s; wait for it, or write elsewhere (--out)", dir, who)
 		}
 		return nil, fmt.Errorf("claim %s: %w", dir, err)
@@ -153,6 +145,15 @@ func openNoFollow(path string) (*os.File, error) {
 		return nil, fmt.Errorf("%s is a symbolic link; a lock file never is (remove it)", path)
 	}
 	return f, err
+}
+
+// holder names the run holding a lock file, by the pid it wrote there.
+func holder(f *os.File) string {
+	owner, _ := os.ReadFile(f.Name())
+	if pid := strings.TrimSpace(string(owner)); pid != "" {
+		return "another run (pid " + pid + ")"
+	}
+	return "another run"
 }
 
 // stamp writes this process's pid into a lock file it holds, over what a
