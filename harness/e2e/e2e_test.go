@@ -833,6 +833,11 @@ func TestConcurrentRuns(t *testing.T) {
 // first one pulled, without pulling.
 func TestRegistryPull(t *testing.T) {
 	eng := connect(t)
+	harness := harnessBinary(t)
+	// Its runs are processes of their own (leftovers judged by their pids):
+	// it runs beside the other parallel tests, its registry's start and
+	// push overlapping their runs.
+	t.Parallel()
 	bin, err := exec.LookPath("docker-registry")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -899,8 +904,14 @@ func TestRegistryPull(t *testing.T) {
 	os.WriteFile(file, bytes.Replace(text, []byte("debian: debian:bookworm-slim"), []byte("debian: "+ref), 1), 0o644)
 	for i, wantPulled := range []bool{true, false} {
 		out := filepath.Join(t.TempDir(), "run")
-		if code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext"); code != cli.ExitOK {
-			t.Fatalf("run %d: exit %d", i+1, code)
+		cmd := exec.Command(harness, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext")
+		text, err := cmd.CombinedOutput()
+		t.Logf("run %d → %v\n%s", i+1, err, text)
+		if err != nil {
+			t.Fatalf("run %d: %v", i+1, err)
+		}
+		if left, err := eng.List(ctx, engine.LabelPID+"="+strconv.Itoa(cmd.Process.Pid)); err != nil || len(left) > 0 {
+			t.Errorf("run %d left behind: %v %v", i+1, left, err)
 		}
 		run, err := results.Read(out)
 		if err != nil {
@@ -914,7 +925,6 @@ func TestRegistryPull(t *testing.T) {
 			t.Errorf("run %d: %s %s", i+1, c.Status, c.Reason)
 		}
 	}
-	noLeftovers(t, eng)
 }
 
 // SIGINT while an image builds and while a target is not yet ready stops
