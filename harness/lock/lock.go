@@ -1,7 +1,7 @@
 // Package lock keeps runs that share a Docker engine off each other's
 // cores: a run holds an exclusive flock(2) on one file per core it uses,
-// in a folder per engine under the user's cache dir, for as long as it
-// runs. The kernel drops the locks of a process that dies, so a killed run
+// in a folder per engine under /tmp/webbench-<uid>/locks, for as long as
+// it runs. The kernel drops the locks of a process that dies, so a killed run
 // never blocks the next one.
 package lock
 
@@ -23,13 +23,46 @@ import (
 // PollInterval is how often a waiting run tries the locks again.
 const PollInterval = 500 * time.Millisecond
 
-// Dir is the default folder of lock files: <user cache dir>/webbench/locks.
+// Dir is the default folder of lock files: /tmp/webbench-<uid>/locks. It
+// depends on no environment variable (XDG_CACHE_HOME, TMPDIR, HOME), so
+// that two runs of one user on one engine always see each other's locks
+// however their environments differ. Users do not see each other's: each
+// has a folder of their own (a shared one would have to be writable by all).
 func Dir() string {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
+	return filepath.Join("/tmp", fmt.Sprintf("webbench-%d", os.Getuid()), "locks")
+}
+
+// private makes dir for this user alone and checks it, and every folder
+// between it and this user's /tmp/webbench-<uid> when it lies below that:
+// each must be a folder, not a link, owned by this user, writable by no one
+// else. Nobody may plant files where locks are opened.
+func private(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
 	}
-	return filepath.Join(base, "webbench", "locks")
+	check := []string{dir}
+	root := filepath.Dir(Dir())
+	if rel, err := filepath.Rel(root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		for d := filepath.Dir(dir); strings.HasPrefix(d, root); d = filepath.Dir(d) {
+			check = append(check, d)
+		}
+	}
+	for _, d := range check {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return err
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		switch {
+		case !fi.IsDir():
+			return fmt.Errorf("lock folder %s is %s, not a folder (remove it)", d, fi.Mode())
+		case ok && st.Uid != uint32(os.Getuid()):
+			return fmt.Errorf("lock folder %s belongs to user %d, not to this user (%d): remove it", d, st.Uid, os.Getuid())
+		case fi.Mode().Perm()&0o022 != 0:
+			return fmt.Errorf("lock folder %s is %s: it must be a folder that only its owner can write (chmod go-w)", d, fi.Mode())
+		}
+	}
+	return nil
 }
 
 // Held is the cores a run holds.
@@ -57,14 +90,8 @@ var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 // or ctx ends.
 func Acquire(ctx context.Context, dir, engineID string, cores cpuset.Set, wait bool, note func(string)) (*Held, error) {
 	dir = filepath.Join(dir, unsafe.ReplaceAllString(engineID, "_"))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := private(dir); err != nil {
 		return nil, fmt.Errorf("lock folder: %w", err)
-	}
-	// Nobody else may plant files where this run opens its locks.
-	if fi, err := os.Lstat(dir); err != nil {
-		return nil, fmt.Errorf("lock folder: %w", err)
-	} else if !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 {
-		return nil, fmt.Errorf("lock folder %s is %s: it must be a folder that only its owner can write (chmod go-w)", dir, fi.Mode())
 	}
 	noted := false
 	for {

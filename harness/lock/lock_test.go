@@ -100,3 +100,26 @@ func TestFolder(t *testing.T) {
 	}
 	again.Release()
 }
+
+// The default folder depends on no environment variable: two runs of one
+// user with different XDG_CACHE_HOME, TMPDIR or HOME lock the same files.
+// A folder of this user's planted by someone else is refused.
+func TestDirIgnoresEnvironment(t *testing.T) {
+	a := Dir()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	if b := Dir(); a != b {
+		t.Errorf("Dir() moved with the environment: %s, then %s", a, b)
+	}
+	if os.Getuid() != 0 {
+		t.Skip("chown to another user needs root")
+	}
+	dir := t.TempDir()
+	other := filepath.Join(dir, "engine-x")
+	os.MkdirAll(other, 0o700)
+	os.Chown(other, 4242, 4242)
+	if err := private(other); err == nil || !strings.Contains(err.Error(), "belongs to user 4242") {
+		t.Errorf("a lock folder of another user: %v", err)
+	}
+}
