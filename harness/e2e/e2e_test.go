@@ -276,7 +276,7 @@ func TestRunMatrix(t *testing.T) {
 
 const misbehaving = `version: 1
 images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm}
-load: {duration: 2s, warmup: 0, trials: 2, timeout: 2s, ready_timeout: 30s}
+load: {duration: 1s, warmup: 0, trials: 2, timeout: 2s, ready_timeout: 30s}
 connections: [16]
 control: go-nethttp/plaintext
 targets:
@@ -334,7 +334,7 @@ func TestErrorsUnderLoad(t *testing.T) {
 // container and network it made, and exits 130.
 func TestInterrupt(t *testing.T) {
 	eng := connect(t)
-	file := writeMatrix(t, "bridge", "0", "go-nethttp", "go-fasthttp")
+	file := writeMatrixTrials(t, "bridge", "0", "1s", "go-nethttp", "go-fasthttp")
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
