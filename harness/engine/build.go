@@ -34,6 +34,9 @@ type BuildSpec struct {
 type Built struct {
 	ID     string
 	Cached bool // an image with this tag and content hash existed; nothing was built
+	// Warm: the engine's layer cache served some of its RUN steps, so
+	// its time says little about a first build (what estimates learn).
+	Warm bool
 }
 
 // Cached reports whether an image tagged s.Tag already carries the content
@@ -97,14 +100,15 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 		log = io.Discard
 	}
 	var tail tailBuffer
-	if err := readMessages(resp.Body, io.MultiWriter(log, &tail)); err != nil {
+	var steps stepCounter
+	if err := readMessages(resp.Body, io.MultiWriter(log, &tail, &steps)); err != nil {
 		return Built{}, fmt.Errorf("build %s: %w\n%s", s.Tag, err, tail.String())
 	}
 	id, _, ok, err := e.ImageLabels(ctx, s.Tag)
 	if err != nil || !ok {
 		return Built{}, fmt.Errorf("build %s: no image after a build that reported success (%v)", s.Tag, err)
 	}
-	return Built{ID: id}, nil
+	return Built{ID: id, Warm: steps.cached > 0 && steps.cached*2 >= steps.run}, nil
 }
 
 // MaxContext bounds a build context: a larger one is almost always a
@@ -254,6 +258,31 @@ func readMessages(r io.Reader, w io.Writer) error {
 			return errors.New(strings.TrimSpace(m.Error))
 		}
 	}
+}
+
+// stepCounter reads the classic builder's output: how many RUN steps it
+// ran, and how many of them its layer cache served (" ---> Using cache"
+// right after a "Step N/M : RUN" line).
+type stepCounter struct {
+	run, cached int
+	inRun       bool
+}
+
+func (c *stepCounter) Write(p []byte) (int, error) {
+	for _, l := range strings.Split(string(p), "\n") {
+		switch t := strings.TrimSpace(l); {
+		case strings.HasPrefix(t, "Step "):
+			_, instr, _ := strings.Cut(t, " : ")
+			c.inRun = strings.HasPrefix(strings.ToUpper(instr), "RUN ")
+			if c.inRun {
+				c.run++
+			}
+		case c.inRun && t == "---> Using cache":
+			c.cached++
+			c.inRun = false
+		}
+	}
+	return len(p), nil
 }
 
 // tailBuffer keeps the last lines written to it, to quote a failing step.

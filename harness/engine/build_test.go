@@ -152,3 +152,14 @@ func TestContextStreams(t *testing.T) {
 type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// A build whose RUN steps the layer cache served is warm: its time is not
+// learned as a first build's.
+func TestStepCounter(t *testing.T) {
+	var c stepCounter
+	io.WriteString(&c, "Step 1/4 : FROM x\n ---> abc\nStep 2/4 : RUN go build\n ---> Using cache\n ---> def\n")
+	io.WriteString(&c, "Step 3/4 : COPY a b\n ---> Using cache\nStep 4/4 : RUN sleep 1\n ---> Running in 123\n")
+	if c.run != 2 || c.cached != 1 {
+		t.Errorf("run %d cached %d, want 2 and 1", c.run, c.cached)
+	}
+}

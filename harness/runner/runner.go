@@ -760,7 +760,7 @@ func (r *runner) buildLoadgen(ctx context.Context, e Engine, res *baseimage.Reso
 	if err != nil {
 		return "", fmt.Errorf("build load generator: %w", err)
 	}
-	if !built.Cached {
+	if !built.Cached && !built.Warm {
 		r.times.Record(buildtime.Loadgen, time.Since(started))
 		fmt.Fprintf(r.log, "built image webbench/loadgen:latest%s in %s\n", onEngine(r.engineName(e)), time.Since(started).Round(time.Second))
 	}
