@@ -1021,10 +1021,11 @@ func dockerContainers(t *testing.T) ([]string, error) {
 }
 
 // What a run leaves never fails the tests: in a clone, a one-cell run into
-// the default results folder (as make matrix writes it), then the
-// committed-results test of that clone passes — the new folder renders as
-// committed and the index lists it — without weakening that test (a stale
-// README still fails it: harness/report's TestStaleIndexFails).
+// the default results folder (as make matrix writes it) and the leftovers
+// of a killed one, then the committed-results test of that clone passes —
+// the run's folder renders as written and the index lists it, the killed
+// run's untracked folder is not judged — without weakening that test (a
+// stale README still fails it: harness/report's TestStaleIndexFails).
 func TestRunLeavesTestsGreen(t *testing.T) {
 	eng := connect(t)
 	// Beside the two-engine test (the other parallel one): its clone, build
@@ -1067,6 +1068,15 @@ func TestRunLeavesTestsGreen(t *testing.T) {
 	if !strings.Contains(string(index), "]("+filepath.Base(m[1])+"/README.md)") {
 		t.Errorf("results/README.md does not list %s", m[1])
 	}
+	// What a killed run leaves beside it: its results.json (this run's,
+	// as written), no README.md, no row in the index, untracked by git.
+	killed := filepath.Join(clone, "results", "zz-killed-run")
+	os.MkdirAll(filepath.Join(killed, "logs"), 0o755)
+	data, err := os.ReadFile(filepath.Join(clone, m[1], "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(killed, "results.json"), data, 0o644)
 	command(clone, "go", "test", "-count=1", "-run", "^TestCommittedResultsRender$", "./harness/report")
 	if left, err := eng.List(context.Background(), engine.LabelPID+"="+strconv.Itoa(runPID)); err != nil || len(left) > 0 {
 		t.Errorf("the run left behind: %v %v", left, err)

@@ -2,8 +2,13 @@ package report
 
 import (
 	"bytes"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/webbench/webbench/harness/internal/golden"
@@ -13,18 +18,18 @@ import (
 // Every committed result set is what the code renders from its
 // results.json: README.md and each chart, byte for byte. A change to the
 // rendering must re-render them (bin/harness report DIR), so reviewers
-// never read tables that the code would no longer print.
+// never read tables that the code would no longer print. Only what git
+// tracks is checked: a folder a run left beside them (make matrix's, a
+// killed run's without a README, one an older harness rendered) is the
+// user's to commit or delete, and never fails the tests.
 func TestCommittedResultsRender(t *testing.T) {
-	dirs, err := filepath.Glob("../../results/*/results.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dirs) == 0 {
+	sets := committedSets(t, "../..")
+	if len(sets) == 0 {
 		t.Fatal("no committed results under results/")
 	}
-	for _, path := range dirs {
-		dir := filepath.Dir(path)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+	for _, name := range sets {
+		dir := filepath.Join("../../results", name)
+		t.Run(name, func(t *testing.T) {
 			run, err := results.Read(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -51,16 +56,47 @@ func TestCommittedResultsRender(t *testing.T) {
 			}
 		})
 	}
-	// The index between the markers is what `harness index` writes.
-	if ok, diff := indexCurrent("../../results"); !ok {
+	// The index between the markers is what `harness index` writes for the
+	// committed sets; rows of folders git does not track are not judged.
+	if ok, diff := indexCurrent("../../results", sets); !ok {
 		t.Errorf("results/README.md's index is stale (run bin/harness index):\n%s", diff)
 	}
 }
 
+// committedSets lists the result sets git tracks under root/results (a
+// folder whose results.json is tracked), sorted. Outside a git checkout
+// (an unpacked archive) every folder holding a results.json counts.
+func committedSets(t *testing.T, root string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "ls-files", "-z", "--", "results")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	var sets []string
+	if err != nil {
+		t.Logf("git ls-files: %v; checking every results folder", err)
+		paths, _ := filepath.Glob(filepath.Join(root, "results", "*", "results.json"))
+		for _, p := range paths {
+			sets = append(sets, filepath.Base(filepath.Dir(p)))
+		}
+		return sets
+	}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if parts := strings.Split(f, "/"); len(parts) == 3 && parts[2] == "results.json" {
+			sets = append(sets, parts[1])
+		}
+	}
+	sort.Strings(sets)
+	return sets
+}
+
+// indexRow matches a row of the index and captures its folder link.
+var indexRow = regexp.MustCompile(`^\| \[[^\]]*\]\(([^)]*)/README\.md\) \|`)
+
 // indexCurrent reports whether root/README.md's index is what Index would
-// write for the result sets and comparisons in root, and the diff if not.
-// It works on a copy, so it never rewrites root.
-func indexCurrent(root string) (bool, string) {
+// write for the result sets named (and the comparisons in root), and the
+// diff if not; rows of other folders in the README are left out of the
+// comparison. It works on a copy, so it never rewrites root.
+func indexCurrent(root string, sets []string) (bool, string) {
 	tmp, err := os.MkdirTemp("", "index")
 	if err != nil {
 		return false, err.Error()
@@ -70,13 +106,26 @@ func indexCurrent(root string) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "*", "results.json"))
-	for _, path := range dirs {
-		dir := filepath.Dir(path)
-		os.MkdirAll(filepath.Join(tmp, filepath.Base(dir)), 0o755)
-		data, _ := os.ReadFile(path)
-		os.WriteFile(filepath.Join(tmp, filepath.Base(dir), "results.json"), data, 0o644)
+	named := map[string]bool{}
+	for _, name := range sets {
+		named[name] = true
+		data, err := os.ReadFile(filepath.Join(root, name, "results.json"))
+		if err != nil {
+			return false, err.Error()
+		}
+		os.MkdirAll(filepath.Join(tmp, name), 0o755)
+		os.WriteFile(filepath.Join(tmp, name, "results.json"), data, 0o644)
 	}
+	var kept []string
+	for _, line := range strings.SplitAfter(string(readme), "\n") {
+		if m := indexRow.FindStringSubmatch(line); m != nil {
+			if folder, err := url.PathUnescape(m[1]); err == nil && !named[folder] {
+				continue // a folder git does not track: the user's to commit
+			}
+		}
+		kept = append(kept, line)
+	}
+	readme = []byte(strings.Join(kept, ""))
 	compares, _ := filepath.Glob(filepath.Join(root, "compare-*.md"))
 	for _, c := range compares {
 		os.WriteFile(filepath.Join(tmp, filepath.Base(c)), nil, 0o644)
@@ -96,22 +145,38 @@ func indexCurrent(root string) (bool, string) {
 // the index does not list, or a row that no longer matches its run.
 func TestStaleIndexFails(t *testing.T) {
 	dir := t.TempDir()
-	src, err := filepath.Glob("../../results/*/results.json")
-	if err != nil || len(src) == 0 {
-		t.Fatal("no committed results", err)
+	sets := committedSets(t, "../..")
+	if len(sets) == 0 {
+		t.Fatal("no committed results")
 	}
-	data, _ := os.ReadFile(src[0])
+	data, _ := os.ReadFile(filepath.Join("../../results", sets[0], "results.json"))
 	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
 	os.WriteFile(filepath.Join(dir, "a", "results.json"), data, 0o644)
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# r\n\n"+IndexStart+"\n"+IndexEnd+"\n"), 0o644)
-	if ok, _ := indexCurrent(dir); ok {
+	if ok, _ := indexCurrent(dir, []string{"a"}); ok {
 		t.Error("an index that lists nothing passes for current")
 	}
 	if did, err := IndexIfPresent(dir); !did || err != nil {
 		t.Fatalf("IndexIfPresent: %v, %v", did, err)
 	}
-	if ok, diff := indexCurrent(dir); !ok {
+	if ok, diff := indexCurrent(dir, []string{"a"}); !ok {
 		t.Errorf("after IndexIfPresent the index is stale:\n%s", diff)
+	}
+	// A run's folder that git does not track (b, and its row) is not
+	// judged; a tracked folder's row that no longer matches still fails.
+	os.MkdirAll(filepath.Join(dir, "b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "b", "results.json"), data, 0o644)
+	if _, err := IndexIfPresent(dir); err != nil {
+		t.Fatal(err)
+	}
+	if ok, diff := indexCurrent(dir, []string{"a"}); !ok {
+		t.Errorf("an untracked folder's row failed the check:\n%s", diff)
+	}
+	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	stale := strings.Replace(string(readme), "| [a](a/README.md) | ", "| [a](a/README.md) | edited ", 1)
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte(stale), 0o644)
+	if ok, _ := indexCurrent(dir, []string{"a"}); ok {
+		t.Error("an edited row of a tracked folder passes for current")
 	}
 	// A folder with no index is left alone.
 	plain := t.TempDir()
@@ -124,11 +189,11 @@ func TestStaleIndexFails(t *testing.T) {
 // WriteDir leaves in charts/ only what it draws: a chart an earlier run
 // left there (run --force into the folder) is removed.
 func TestWriteDirRemovesStaleCharts(t *testing.T) {
-	src, _ := filepath.Glob("../../results/*/results.json")
-	if len(src) == 0 {
+	sets := committedSets(t, "../..")
+	if len(sets) == 0 {
 		t.Fatal("no committed results")
 	}
-	run, err := results.Read(filepath.Dir(src[0]))
+	run, err := results.Read(filepath.Join("../../results", sets[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
