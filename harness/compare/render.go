@@ -3,7 +3,6 @@ package compare
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/webbench/webbench/harness/numfmt"
 	"io"
 	"math"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/webbench/webbench/harness/internal/mdtext"
+	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -39,16 +40,10 @@ func delta(d float64, t stats.Comparison) string {
 	return fmt.Sprintf("%+.1f%%", 100*d)
 }
 
-// text is a name or value from a results.json as Markdown on one line: no
-// pipe splits a row, no angle bracket opens a tag, no backtick opens code.
-func text(s string) string {
-	return strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;", "`", "'", "\n", " ", "\r", " ").Replace(s)
-}
-
 func texts(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = text(s)
+		out[i] = mdtext.Text(s)
 	}
 	return out
 }
@@ -56,14 +51,14 @@ func texts(ss []string) []string {
 // Markdown renders the comparison for a reviewer.
 func Markdown(w io.Writer, c *Comparison) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Comparison: %s\n\n", text(strings.Join(c.Names, " vs ")))
+	fmt.Fprintf(&b, "# Comparison: %s\n\n", mdtext.Text(strings.Join(c.Names, " vs ")))
 	b.WriteString("## Environment\n\nFacts that differ between the runs are in bold: a different base image or runtime version explains many \"regressions\".\n\n")
 	t := table(&b)
 	t.Header(append([]any{"fact"}, anys(texts(c.Names))...)...)
 	for _, e := range c.Env {
 		row := []any{e.Field}
 		for _, v := range e.Values {
-			v = text(v)
+			v = mdtext.Text(v)
 			if e.Differs && v != "" {
 				v = "**" + v + "**"
 			}
@@ -78,15 +73,15 @@ func Markdown(w io.Writer, c *Comparison) error {
 	}
 	untestable := false
 	for _, sc := range c.Scenarios {
-		fmt.Fprintf(&b, "\n## %s (requests/s)\n\n", text(sc.Name))
+		fmt.Fprintf(&b, "\n## %s (requests/s)\n\n", mdtext.Text(sc.Name))
 		t := table(&b)
-		header := []any{"cell", text(c.Names[0])}
+		header := []any{"cell", mdtext.Text(c.Names[0])}
 		for _, n := range c.Names[1:] {
-			header = append(header, text(n), "vs "+text(c.Names[0]), "p")
+			header = append(header, mdtext.Text(n), "vs "+mdtext.Text(c.Names[0]), "p")
 		}
 		t.Header(header...)
 		for _, l := range sc.Lines {
-			row := []any{text(l.Cell), center(l.Stats[0])}
+			row := []any{mdtext.Text(l.Cell), center(l.Stats[0])}
 			for i := 1; i < len(c.Names); i++ {
 				p := strconv.FormatFloat(l.Test[i].P, 'f', 3, 64)
 				if !l.Test[i].Testable {
@@ -121,7 +116,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 	if len(c.Unmatched) > 0 {
 		b.WriteString("\n## Cells not in every run\n\n")
 		for _, u := range c.Unmatched {
-			fmt.Fprintf(&b, "- `%s`: only in %s\n", strings.NewReplacer("`", "'", "|", "\\|", "\n", " ").Replace(u.Cell), text(strings.Join(u.In, ", ")))
+			fmt.Fprintf(&b, "- %s: only in %s\n", mdtext.Code(u.Cell), mdtext.Text(strings.Join(u.In, ", ")))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

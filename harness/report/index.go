@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
@@ -78,8 +79,8 @@ func Index(root string) error {
 			profile = "—"
 		}
 		fmt.Fprintf(&b, "| [%s](%s/README.md) | %s | %s, %d CPUs | %s | %s | %s | %s | %d/%d/%d |\n",
-			oneLine(name), (&url.URL{Path: name}).EscapedPath(), oneLine(env.Label), oneLine(env.CPUModel), env.OnlineCPUs, env.StartedAt.UTC().Format("2006-01-02"),
-			oneLine(profile), oneLine(string(env.NetworkMode)), trials, counts[results.OK], counts[results.Failed], counts[results.Skipped])
+			mdtext.Text(name), (&url.URL{Path: name}).EscapedPath(), mdtext.Text(env.Label), mdtext.Text(env.CPUModel), env.OnlineCPUs, env.StartedAt.UTC().Format("2006-01-02"),
+			mdtext.Text(profile), mdtext.Text(string(env.NetworkMode)), trials, counts[results.OK], counts[results.Failed], counts[results.Skipped])
 	}
 	sort.Strings(compares)
 	if len(compares) > 0 {

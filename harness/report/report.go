@@ -20,6 +20,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
@@ -66,10 +67,10 @@ func WriteDir(dir string, run *results.Run) error {
 func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	b := &strings.Builder{}
 	env := run.Environment
-	fmt.Fprintf(b, "# Results: %s\n\n", oneLine(env.Label))
+	fmt.Fprintf(b, "# Results: %s\n\n", mdtext.Text(env.Label))
 	switch {
 	case run.Stopped != "":
-		fmt.Fprintf(b, "**This run stopped early: %s.** Only the cells below were measured; `bin/harness run --resume DIR` continues it.\n\n", oneLine(run.Stopped))
+		fmt.Fprintf(b, "**This run stopped early: %s.** Only the cells below were measured; `bin/harness run --resume DIR` continues it.\n\n", mdtext.Text(run.Stopped))
 	case run.Interrupted:
 		b.WriteString("**This run was interrupted; only the cells below were measured.** `bin/harness run --resume DIR` continues it.\n\n")
 	case run.FinishedAt == nil:
@@ -79,7 +80,7 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		fmt.Fprintf(b, "**Resumed %d time(s)** (last at %s): the trials of one cell may come from different sittings.\n\n", n, run.Environment.Resumed[n-1].UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
 	for _, w := range run.Warnings {
-		fmt.Fprintf(b, "- ⚠ %s\n", oneLine(w))
+		fmt.Fprintf(b, "- ⚠ %s\n", mdtext.Text(w))
 	}
 	if len(run.Warnings) > 0 {
 		b.WriteString("\n")
@@ -87,13 +88,13 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if len(env.Machines) > 0 {
 		machines(b, env)
 	} else {
-		fmt.Fprintf(b, "- Machine: %s, %d online CPUs, kernel %s\n", oneLine(env.CPUModel), env.OnlineCPUs, oneLine(env.Kernel))
-		fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode %s\n", oneLine(env.DockerVersion), oneLine(env.DockerAPI), oneLine(env.StorageDriver), code(string(env.NetworkMode)))
+		fmt.Fprintf(b, "- Machine: %s, %d online CPUs, kernel %s\n", mdtext.Text(env.CPUModel), env.OnlineCPUs, mdtext.Text(env.Kernel))
+		fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode %s\n", mdtext.Text(env.DockerVersion), mdtext.Text(env.DockerAPI), mdtext.Text(env.StorageDriver), mdtext.Code(string(env.NetworkMode)))
 		if env.NetworkMode == matrix.NetworkHost {
 			b.WriteString("- ⚠ Host network mode: each target listened on every interface of this machine while it ran, and its code could reach whatever the machine can\n")
 		}
 	}
-	fmt.Fprintf(b, "- Harness: %s, load generator %s\n", oneLine(env.HarnessVersion), oneLine(env.LoadGenerator))
+	fmt.Fprintf(b, "- Harness: %s, load generator %s\n", mdtext.Text(env.HarnessVersion), mdtext.Text(env.LoadGenerator))
 	fmt.Fprintf(b, "- Started: %s\n", env.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
 	if line := ceilings(run.Ceilings); line != "" {
 		b.WriteString(line)
@@ -104,7 +105,7 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 			interval = "min…max, fewer than 6 pairs"
 		}
 		fmt.Fprintf(b, "- Noise floor (A/A control: %s measured twice, %d paired trials): %+.1f%% (%s %+.1f%%…%+.1f%%); differences smaller than ±%.1f%% are noise on this machine\n",
-			code(nf.Cell), nf.N, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor)
+			mdtext.Code(nf.Cell), nf.N, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor)
 	}
 	m := run.Matrix
 	profile := m.Profile
@@ -120,9 +121,9 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		agg = matrix.AggregateMedian
 	}
 	fmt.Fprintf(b, "- Matrix: %s, profile %s; each trial %s, warm-up %s, %d trial(s), %s shown; load generator on %d core(s)\n",
-		code(m.File), code(profile), how, m.Load.Warmup, m.Load.Trials, agg, m.Load.LoadgenCPUs)
+		mdtext.Code(m.File), mdtext.Code(profile), how, m.Load.Warmup, m.Load.Trials, agg, m.Load.LoadgenCPUs)
 	if m.Only != "" {
-		fmt.Fprintf(b, "- Cells selected with %s\n", code("--only "+m.Only))
+		fmt.Fprintf(b, "- Cells selected with %s\n", mdtext.Code("--only "+m.Only))
 	}
 	switch m.Order {
 	case results.Interleaved:
@@ -142,7 +143,7 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		var links []string
 		for _, c := range charts {
 			if strings.HasSuffix(c.File, "-"+unsafeName.ReplaceAllString(sc, "_")+".svg") {
-				links = append(links, fmt.Sprintf("[%s](charts/%s)", oneLine(strings.NewReplacer("[", "(", "]", ")").Replace(c.Title)), c.File))
+				links = append(links, fmt.Sprintf("[%s](charts/%s)", mdtext.Text(strings.NewReplacer("[", "(", "]", ")").Replace(c.Title)), c.File))
 			}
 		}
 		if len(links) > 0 {
@@ -189,7 +190,7 @@ func baseImages(b *strings.Builder, run *results.Run) error {
 		case bi.Pulled:
 			how = "official image, pulled by this run"
 		}
-		if err := t.Append(oneLine(k), code(bi.Official), code(used), oneLine(how)); err != nil {
+		if err := t.Append(mdtext.Text(k), mdtext.Code(bi.Official), mdtext.Code(used), mdtext.Text(how)); err != nil {
 			return err
 		}
 	}
@@ -259,7 +260,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if len(rows) > 0 {
 		agg = rows[0].Aggregate
 	}
-	fmt.Fprintf(b, "## %s\n\n", oneLine(scenario))
+	fmt.Fprintf(b, "## %s\n\n", mdtext.Text(scenario))
 	t := newTable(b)
 	header := []any{"target"}
 	if hasParams {
@@ -274,7 +275,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		rps := numfmt.Sig(r.RPS)
 		if len(r.BoundBy) > 0 {
 			rps += " †"
-			bound = append(bound, fmt.Sprintf("† %s: %s.", code(r.ID), oneLine(strings.Join(r.BoundBy, "; "))))
+			bound = append(bound, fmt.Sprintf("† %s: %s.", mdtext.Code(r.ID), mdtext.Text(strings.Join(r.BoundBy, "; "))))
 		}
 		ceiling := "—"
 		if r.CeilingShare > 0 {
@@ -301,21 +302,21 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 			ratio += " ?"
 			unsure = true
 		}
-		row := []any{oneLine(r.Target)}
+		row := []any{mdtext.Text(r.Target)}
 		if hasParams {
-			row = append(row, oneLine(r.Params))
+			row = append(row, mdtext.Text(r.Params))
 		}
 		row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
 			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.MBps), numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median), meanText(r.MeanMS), numfmt.Sig(r.MaxMS),
-			numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), oneLine(r.Runtime))
+			numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
 		if err := t.Append(row...); err != nil {
 			return err
 		}
 	}
 	for _, c := range failing {
-		row := []any{oneLine(targetLabel(c))}
+		row := []any{mdtext.Text(targetLabel(c))}
 		if hasParams {
-			row = append(row, oneLine(paramText(c)))
+			row = append(row, mdtext.Text(paramText(c)))
 		}
 		row = append(row, strconv.Itoa(c.CPUs), connsText(c.Connections, c.Close), "**fails**")
 		for len(row) < len(header)-1 {
@@ -323,7 +324,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		}
 		runtime := ""
 		if c.Image != nil {
-			runtime = oneLine(c.Image.RuntimeVersion)
+			runtime = mdtext.Text(c.Image.RuntimeVersion)
 		}
 		if err := t.Append(append(row, runtime)...); err != nil {
 			return err
@@ -352,7 +353,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 			"MB/s: bytes read (headers included) per second; p50, p99 and mean: medians over the trials; max: the longest request of any trial.")
 	}
 	for _, c := range failing {
-		notes = append(notes, fmt.Sprintf("**fails** %s: %s", code(c.ID()), oneLine(c.Reason)))
+		notes = append(notes, fmt.Sprintf("**fails** %s: %s", mdtext.Code(c.ID()), mdtext.Text(c.Reason)))
 	}
 	if len(notes) > 0 {
 		b.WriteString("\n" + strings.Join(notes, "  \n") + "\n")
@@ -380,7 +381,7 @@ func serviceTable(b *strings.Builder, scenario string, rows []*Row, hasParams bo
 	if len(split) == 0 {
 		return nil
 	}
-	fmt.Fprintf(b, "### %s: CPU and memory by service\n\n", oneLine(scenario))
+	fmt.Fprintf(b, "### %s: CPU and memory by service\n\n", mdtext.Text(scenario))
 	t := newTable(b)
 	header := []any{"target"}
 	if hasParams {
@@ -420,7 +421,7 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*Row, hasParams 
 	if len(fixed) == 0 {
 		return nil
 	}
-	fmt.Fprintf(b, "### %s at a fixed rate\n\n", oneLine(scenario))
+	fmt.Fprintf(b, "### %s at a fixed rate\n\n", mdtext.Text(scenario))
 	t := newTable(b)
 	header := []any{"target"}
 	if hasParams {
@@ -429,9 +430,9 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*Row, hasParams 
 	t.Header(append(header, "cores", "conns", "rate", "p50 ms", "p99 ms", "mean ms", "max ms", "achieved RPS", "errors", "sustained")...)
 	unsustained := false
 	for _, r := range fixed {
-		row := []any{oneLine(r.Target)}
+		row := []any{mdtext.Text(r.Target)}
 		if hasParams {
-			row = append(row, oneLine(r.Params))
+			row = append(row, mdtext.Text(r.Params))
 		}
 		sustained := "yes"
 		if r.Unsustained > 0 {
@@ -470,7 +471,7 @@ func ceilings(cs []results.Ceiling) string {
 	var parts []string
 	for _, c := range cs {
 		if c.Error != "" {
-			parts = append(parts, fmt.Sprintf("%d core(s) c%s: not measured (%s)", c.CPUs, connsText(c.Connections, c.Close), oneLine(c.Error)))
+			parts = append(parts, fmt.Sprintf("%d core(s) c%s: not measured (%s)", c.CPUs, connsText(c.Connections, c.Close), mdtext.Text(c.Error)))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%d core(s) c%s: %s rps", c.CPUs, connsText(c.Connections, c.Close), numfmt.Sig(c.RPS)))
@@ -486,7 +487,7 @@ func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
 	if sc == nil {
 		return nil
 	}
-	fmt.Fprintf(b, "### %s: core scaling\n\n", oneLine(scenario))
+	fmt.Fprintf(b, "### %s: core scaling\n\n", mdtext.Text(scenario))
 	t := newTable(b)
 	t.Header("target", "params", "conns", "cores", "RPS", "speed-up", "efficiency")
 	for _, s := range sc {
@@ -495,7 +496,7 @@ func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
 			if p.GeneratorBound {
 				rps += " †"
 			}
-			if err := t.Append(oneLine(s.Target), oneLine(s.Params), connsText(s.Connections, s.Close), strconv.Itoa(p.CPUs), rps,
+			if err := t.Append(mdtext.Text(s.Target), mdtext.Text(s.Params), connsText(s.Connections, s.Close), strconv.Itoa(p.CPUs), rps,
 				numfmt.Sig(p.SpeedUp)+"×", numfmt.Sig(100*p.Efficiency)+"%"); err != nil {
 				return err
 			}
@@ -518,11 +519,11 @@ func notOK(b *strings.Builder, run *results.Run) {
 			if c.Status != status {
 				continue
 			}
-			r := oneLine(c.Reason)
+			r := mdtext.Text(c.Reason)
 			if _, ok := cells[r]; !ok {
 				reasons = append(reasons, r)
 			}
-			cells[r] = append(cells[r], code(c.ID()))
+			cells[r] = append(cells[r], mdtext.Code(c.ID()))
 		}
 		if len(reasons) == 0 {
 			continue
@@ -549,36 +550,12 @@ func notOK(b *strings.Builder, run *results.Run) {
 			}
 		}
 		if len(w) > 0 {
-			warns = append(warns, fmt.Sprintf("- %s: %s", code(c.ID()), oneLine(strings.Join(w, "; "))))
+			warns = append(warns, fmt.Sprintf("- %s: %s", mdtext.Code(c.ID()), mdtext.Text(strings.Join(w, "; "))))
 		}
 	}
 	if len(warns) > 0 {
 		fmt.Fprintf(b, "## Warnings\n\n%s\n", strings.Join(warns, "\n"))
 	}
-}
-
-// code is s as an inline code span on one line: backticks cannot end it
-// early, and a pipe cannot split the table row it stands in.
-func code(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.NewReplacer("`", "'", "|", "\\|").Replace(s)
-	if r := []rune(s); len(r) > 400 {
-		s = string(r[:400]) + "…"
-	}
-	return "`" + s + "`"
-}
-
-// oneLine is s as Markdown text on one line: a pipe cannot split a table
-// row, an angle bracket cannot open an HTML tag, a backtick cannot open
-// code. Every string a user or a machine supplied goes through it (or
-// code) wherever it is rendered; at most 400 characters.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.NewReplacer("|", "\\|", "<", "&lt;", ">", "&gt;", "`", "'").Replace(s)
-	if r := []rune(s); len(r) > 400 {
-		s = string(r[:400]) + "…"
-	}
-	return s
 }
 
 // machines writes the two machines of a run on two engines side by side.
@@ -590,7 +567,7 @@ func machines(b *strings.Builder, env results.Environment) {
 		link = "not described (--link or placement.link)"
 	}
 	fmt.Fprintf(b, "- Two machines: targets on engine %s, the load generator on engine %s, each on its machine's host network; the link between them: %s\n\n",
-		code(tg.Engine), code(lg.Engine), oneLine(link))
+		mdtext.Code(tg.Engine), mdtext.Code(lg.Engine), mdtext.Text(link))
 	rows := [][3]string{
 		{"engine", tg.Engine + " (" + tg.Host + ")", lg.Engine + " (" + lg.Host + ")"},
 		{"reached at", tg.Address, ""},
@@ -604,7 +581,7 @@ func machines(b *strings.Builder, env results.Environment) {
 	t := newTable(b)
 	t.Header("", "targets", "load generator")
 	for _, r := range rows {
-		t.Append(r[0], oneLine(r[1]), oneLine(r[2]))
+		t.Append(r[0], mdtext.Text(r[1]), mdtext.Text(r[2]))
 	}
 	t.Render()
 	b.WriteString("\n")
@@ -623,15 +600,15 @@ func cores(m results.Machine) string {
 func relativeTable(b *strings.Builder, run *results.Run, rel matrix.Relative) {
 	rows := results.Relatives(run, rel)
 	dim, value := rel.Dimension()
-	fmt.Fprintf(b, "## Relative to %s %s\n\n", dim, code(value))
+	fmt.Fprintf(b, "## Relative to %s %s\n\n", dim, mdtext.Code(value))
 	if len(rows) == 0 {
-		fmt.Fprintf(b, "No ok cell has an ok baseline with %s %s.\n\n", dim, code(value))
+		fmt.Fprintf(b, "No ok cell has an ok baseline with %s %s.\n\n", dim, mdtext.Code(value))
 		return
 	}
 	noise := results.Noise(run)
 	down, up := results.NoiseReach(run)
 	fmt.Fprintf(b, "Each cell's RPS over its baseline's (the same cell with %s %s), trial by trial: trial k of one over trial k of the other, "+
-		"which ran in the same round when trials are interleaved. Median of those ratios; 95%% interval from six pairs, min…max below.", dim, code(value))
+		"which ran in the same round when trials are interleaved. Median of those ratios; 95%% interval from six pairs, min…max below.", dim, mdtext.Code(value))
 	if noise > 0 {
 		fmt.Fprintf(b, " A change reads as noise when its interval does not reach past what the A/A controls moved by themselves in that direction (down %s%%, up %s%%).",
 			numfmt.Sig(100*down), numfmt.Sig(100*up))
@@ -644,7 +621,7 @@ func relativeTable(b *strings.Builder, run *results.Run, rel matrix.Relative) {
 		if !r.HasCI {
 			interval += " (min…max)"
 		}
-		t.Append(oneLine(r.Cell.ID()), oneLine(r.Base.ID()), numfmt.Sig(r.Cell.Summary.RPSMedian), numfmt.Sig(r.Base.Summary.RPSMedian),
+		t.Append(mdtext.Text(r.Cell.ID()), mdtext.Text(r.Base.ID()), numfmt.Sig(r.Cell.Summary.RPSMedian), numfmt.Sig(r.Base.Summary.RPSMedian),
 			numfmt.Sig(r.Ratio)+"×", interval, strconv.Itoa(r.N), reading(r.PairedRatio, down, up))
 	}
 	t.Render()
