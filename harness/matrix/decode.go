@@ -363,6 +363,11 @@ var validName = regexp.MustCompile(`^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$`)
 // built from several of them.
 const maxName = 63
 
+// ValidName reports whether name is valid for a target, service, variant,
+// scenario, profile or engine: a component of an image reference and a
+// file name.
+func ValidName(name string) bool { return validName.MatchString(name) && len(name) <= maxName }
+
 // AddrsVar is the environment variable that tells a target's services
 // where service name listens: A_B_ADDRS for a-b, a.b and a_b alike.
 func AddrsVar(service string) string {
@@ -420,7 +425,7 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 		}
 		_, named := has("names")
 		d.keys(n, path, "name", func(k, v *yaml.Node) {
-			if named && (!validName.MatchString(k.Value) || len(k.Value) > maxName) {
+			if named && !ValidName(k.Value) {
 				d.errorf(k, join(path, k.Value), "name %q: use lowercase letters and digits, separated by single '.', '_' or '-' (at most %d characters)", shorten(k.Value), maxName)
 				return
 			}

@@ -13,10 +13,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/webbench/webbench/harness/matrix"
 )
 
 //go:embed templates
@@ -46,15 +47,11 @@ func LangNames() []string {
 	return n
 }
 
-// validName is a target name that is also a valid image-name component
-// and file name: lowercase letters and digits, single dashes between.
-var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
 // Write creates dir/name from the template of lang, refusing a folder
 // that exists; it returns the folder written.
 func Write(dir, name, lang string) (string, error) {
-	if !validName.MatchString(name) || len(name) > 63 {
-		return "", fmt.Errorf("target name %q: use lowercase letters and digits, dashes between (at most 63 characters)", name)
+	if !matrix.ValidName(name) {
+		return "", fmt.Errorf("target name %q: use lowercase letters and digits, separated by single '.', '_' or '-' (at most 63 characters)", name)
 	}
 	if !slices.Contains(LangNames(), lang) {
 		return "", fmt.Errorf("--lang %q: must be one of %s", lang, strings.Join(LangNames(), ", "))
