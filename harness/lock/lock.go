@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/webbench/webbench/harness/cpuset"
 )
 
@@ -174,13 +176,71 @@ func openNoFollow(path string) (*os.File, error) {
 	return f, err
 }
 
-// holder names the run holding a lock file, by the pid it wrote there.
+// holder names the run holding a lock file. The kernel's own table of
+// locks (/proc/locks) says which process holds the flock on that file, so
+// the name is never stale; the pid the holder wrote into the file is only
+// a fallback (it can be a previous holder's for the instant between a
+// run's flock and its stamp, or a pid of another PID namespace).
 func holder(f *os.File) string {
+	if pid := kernelHolder(f); pid > 0 {
+		return describe(pid)
+	}
 	owner, _ := os.ReadFile(f.Name())
 	if pid := strings.TrimSpace(string(owner)); pid != "" {
-		return "another run (pid " + pid + ")"
+		return "another run (pid " + pid + ", as it wrote; not confirmed by the kernel)"
 	}
 	return "another run"
+}
+
+// describe names a process by its pid and, when it can be read, its command.
+func describe(pid int) string {
+	cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if args := strings.Fields(strings.ReplaceAll(string(cmd), "\x00", " ")); len(args) > 0 {
+		name := filepath.Base(args[0])
+		if len(args) > 1 {
+			name += " " + args[1]
+		}
+		return fmt.Sprintf("another run (pid %d: %s)", pid, name)
+	}
+	return fmt.Sprintf("another run (pid %d)", pid)
+}
+
+// kernelHolder is the pid that /proc/locks gives for the FLOCK on f's
+// file, or 0 when it cannot tell.
+func kernelHolder(f *os.File) int {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0
+	}
+	table, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return 0
+	}
+	return flockHolder(string(table), st.Dev, st.Ino)
+}
+
+// flockHolder reads /proc/locks lines such as
+//
+//	1: FLOCK  ADVISORY  WRITE 1446 fe:00:762126 0 EOF
+//
+// and returns the pid of the FLOCK on device dev, inode ino, or 0. Lines
+// of locks that others wait for ("->") are not holders.
+func flockHolder(table string, dev, ino uint64) int {
+	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(dev), unix.Minor(dev), ino)
+	for _, line := range strings.Split(table, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 6 || fields[1] != "FLOCK" || fields[5] != want {
+			continue
+		}
+		if pid, err := strconv.Atoi(fields[4]); err == nil && pid > 0 {
+			return pid
+		}
+	}
+	return 0
 }
 
 // stamp writes this process's pid into a lock file it holds, over what a

@@ -2,11 +2,14 @@ package lock
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/webbench/webbench/harness/cpuset"
 )
@@ -121,5 +124,45 @@ func TestDirIgnoresEnvironment(t *testing.T) {
 	os.Chown(other, 4242, 4242)
 	if err := private(other); err == nil || !strings.Contains(err.Error(), "belongs to user 4242") {
 		t.Errorf("a lock folder of another user: %v", err)
+	}
+}
+
+// The holder named when a core is busy is the process the kernel says holds
+// the flock, not whatever pid the lock file holds: a previous holder's pid
+// left in the file (as in the instant between a run's flock and its stamp)
+// is never named.
+func TestHolderIsTheKernels(t *testing.T) {
+	dir, ctx := t.TempDir(), context.Background()
+	held, err := Acquire(ctx, dir, "engine", cpuset.Set{0}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	if err := os.WriteFile(filepath.Join(dir, "engine", "cpu0.lock"), []byte("4194304\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Acquire(ctx, dir, "engine", cpuset.Set{0}, false, nil)
+	want := fmt.Sprintf("core 0 is in use by another run (pid %d: ", os.Getpid())
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "4194304") {
+		t.Errorf("busy core: %v; want it to name %q", err, want)
+	}
+}
+
+func TestFlockHolder(t *testing.T) {
+	table := "1: FLOCK  ADVISORY  WRITE 1446 fe:00:762126 0 EOF\n" +
+		"1: -> FLOCK  ADVISORY  WRITE 77 fe:00:762127 0 EOF\n" +
+		"2: POSIX  ADVISORY  WRITE 88 fe:00:762127 0 EOF\n" +
+		"3: FLOCK  ADVISORY  WRITE 1462 fe:00:762127 0 EOF\n"
+	dev := unix.Mkdev(0xfe, 0)
+	for _, c := range []struct {
+		ino  uint64
+		want int
+	}{{762126, 1446}, {762127, 1462}, {1, 0}} {
+		if got := flockHolder(table, dev, c.ino); got != c.want {
+			t.Errorf("inode %d: holder %d, want %d", c.ino, got, c.want)
+		}
+	}
+	if got := flockHolder(table, unix.Mkdev(8, 1), 762126); got != 0 {
+		t.Errorf("another device: holder %d, want 0", got)
 	}
 }
