@@ -1,5 +1,6 @@
-// Package loadgen owns the load generator, bombardier: the command line the
-// harness runs for a trial, and the parsing of its JSON report into a Trial.
+// Package loadgen owns the load-generating tools (Tool; today bombardier):
+// for each, the command line the harness runs for a trial and the reading
+// of its report into a Result, which every tool fills alike.
 package loadgen
 
 import (

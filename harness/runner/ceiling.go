@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/webbench/webbench/harness/cpuset"
@@ -101,17 +100,13 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 	}
 	spec := loadgen.Spec{URL: url, Connections: c.Connections, Duration: r.m.Load.Duration,
 		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: 200, Close: c.Close}
-	if r.m.Load.Warmup > 0 {
-		w := spec
-		w.Duration, w.Requests = r.m.Load.Warmup, 0
-		if _, err := r.bombard(ctx, w); err != nil {
-			return ce, fmt.Errorf("warm-up: %w", err)
-		}
+	if err := r.gen.warm(ctx, spec, r.m.Load.Warmup); err != nil {
+		return ce, err
 	}
 	var cpu []float64
 	for range r.m.Load.Trials {
 		start := time.Now()
-		res, err := r.bombard(ctx, spec)
+		res, err := r.gen.run(ctx, spec)
 		if err != nil {
 			return ce, err
 		}
@@ -119,7 +114,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 			return ce, fmt.Errorf("the fixed-response server failed: %s", problem)
 		}
 		ce.TrialRPS = append(ce.TrialRPS, roundTo(res.RPS, 1))
-		if cores, _, ok := engine.Rates(r.loadgenStats.Window(start, time.Now())); ok {
+		if cores, ok := r.gen.cpu(start, time.Now()); ok {
 			cpu = append(cpu, cores)
 		}
 	}
@@ -137,14 +132,14 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set) (string, error) {
 	host := "127.0.0.1"
 	switch {
-	case r.apart != nil:
-		host = r.apart.Target.Address
+	case r.tg.address != "": // two machines: the targets' machine's host network
+		host = r.tg.address
 	case r.mode == matrix.NetworkBridge:
 		host = "ceiling"
 	}
 	r.visits++
-	id, err := r.eng.Start(ctx, engine.ContainerSpec{
-		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.ceilingImage, Cmd: []string{"ceiling"},
+	id, err := r.tg.eng.Start(ctx, engine.ContainerSpec{
+		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.tg.lgImage, Cmd: []string{"ceiling"},
 		Env: []string{fmt.Sprintf("PORT=%d", ceilingPort)}, CPUSet: cores.String(), Network: r.targetNetwork(),
 		Aliases: []string{"ceiling"}, Labels: r.labels("ceiling", "", ""),
 		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
@@ -166,11 +161,11 @@ func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set
 func (r *runner) reach(ctx context.Context) error {
 	d := &deployment{}
 	defer r.remove(ctx, d)
-	tg, lg := r.apart.Target, r.apart.Loadgen
-	url, err := r.startFixed(ctx, d, usable(r.out.Environment.OnlineCPUs, tg.Reserve)[:1])
+	tg, lg := r.tg, r.lg
+	url, err := r.startFixed(ctx, d, tg.usable()[:1])
 	if err == nil {
 		var resp verify.Response
-		if resp, err = r.probe(ctx, url, r.m.Load.Timeout, probeHTTP); err == nil && resp.Status != 200 {
+		if resp, err = r.gen.probe(ctx, url, r.m.Load.Timeout, probeHTTP); err == nil && resp.Status != 200 {
 			err = fmt.Errorf("answered status %d, not the fixed-response server's 200: is another server listening on port %d of that machine?", resp.Status, ceilingPort)
 		}
 	}
@@ -180,14 +175,12 @@ func (r *runner) reach(ctx context.Context) error {
 		}
 		return fmt.Errorf("the load generator on engine %s (%s) cannot reach the targets' machine, engine %s (%s), at %s: %v "+
 			"(check engines.%s.address and that the targets' machine accepts TCP from the load generator's on the targets' ports)",
-			lg.Name, engine.Redact(lg.Host), tg.Name, engine.Redact(tg.Host), url, err, tg.Name)
+			lg.name, engine.Redact(lg.host), tg.name, engine.Redact(tg.host), url, err, tg.name)
 	}
 	id := d.members[0].id
-	r.out.Environment.CPUModel = cpuModelIn(ctx, r.eng, id)
+	r.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng, id)
 	r.out.Environment.Machines[0].CPUModel = r.out.Environment.CPUModel
-	if res, err := r.eng.Exec(ctx, id, []string{"sh", "-c", "ulimit -Hn"}); err == nil && res.ExitCode == 0 {
-		r.maxNoFile, _ = strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64)
-	}
-	fmt.Fprintf(r.log, "engine %s reaches the targets' machine (engine %s) at %s\n", lg.Name, tg.Name, r.apart.Target.Address)
+	r.maxNoFile = hardNoFile(ctx, tg.eng, id)
+	fmt.Fprintf(r.log, "engine %s reaches the targets' machine (engine %s) at %s\n", lg.name, tg.name, tg.address)
 	return nil
 }

@@ -2,14 +2,12 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -123,7 +121,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 			return nil, err
 		}
 		started := time.Now()
-		built, err := r.eng.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
+		built, err := r.tg.eng.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
 		logf.Close()
 		if err == nil && !built.Cached && !built.Warm { // a warm rebuild teaches nothing about a first one
@@ -150,7 +148,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 // undeclaredBase says why ref, a base image no images key declares, is not
 // to be had ("" when the engine has it or pulled it).
 func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
-	_, _, have, err := r.eng.ImageLabels(ctx, ref)
+	_, _, have, err := r.tg.eng.ImageLabels(ctx, ref)
 	switch {
 	case err != nil:
 		return "the engine could not be asked for it: " + results.ShortCause(err.Error())
@@ -159,7 +157,7 @@ func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
 	case r.opt.NoPull:
 		return "the engine does not have it (--no-pull)"
 	}
-	if err := r.eng.Pull(ctx, ref); err != nil {
+	if err := r.tg.eng.Pull(ctx, ref); err != nil {
 		return "the engine does not have it and could not pull it (" + results.ShortCause(err.Error()) + ")"
 	}
 	return ""
@@ -363,7 +361,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			// Unique per visit, so that a leftover of one visit is never
 			// taken for the next one's container.
 			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.visits, p.alias)
-			id, err := r.eng.Start(ctx, engine.ContainerSpec{
+			id, err := r.tg.eng.Start(ctx, engine.ContainerSpec{
 				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(),
 				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
 				Memory: t.Limits.MemoryBytes, Pids: t.Limits.Pids, NoFile: nofile,
@@ -371,7 +369,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			m.id = id
 			if id != "" {
 				d.members = append(d.members, m)
-				m.stats = r.eng.Sample(ctx, id)
+				m.stats = r.tg.eng.Sample(ctx, id)
 			}
 			if err != nil {
 				return fmt.Errorf("service %s: %w", m.alias, err)
@@ -388,9 +386,9 @@ func (r *runner) remove(ctx context.Context, d *deployment) {
 		if m.stats != nil {
 			m.stats.Stop()
 		}
-		err := r.eng.RemoveContainer(cctx, m.id)
+		err := r.tg.eng.RemoveContainer(cctx, m.id)
 		if err == nil { // confirm: the next visit must not share the cores with it
-			if st, serr := r.eng.State(cctx, m.id); serr == nil {
+			if st, serr := r.tg.eng.State(cctx, m.id); serr == nil {
 				err = fmt.Errorf("container %s is still there (%s) after its removal", m.alias, st)
 			}
 		}
@@ -431,7 +429,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if c.Close {
 		kind = probeHTTPClose
 	}
-	resp, err := r.probe(ctx, url, r.m.Load.Timeout, kind)
+	resp, err := r.gen.probe(ctx, url, r.m.Load.Timeout, kind)
 	if err != nil {
 		return err
 	}
@@ -446,11 +444,9 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
 	if r.m.Load.Warmup > 0 {
 		r.progress.Phase(c, "warm-up")
-		w := spec
-		w.Duration, w.Requests = r.m.Load.Warmup, 0
-		if _, err := r.bombard(ctx, w); err != nil {
-			return fmt.Errorf("warm-up: %w", err)
-		}
+	}
+	if err := r.gen.warm(ctx, spec, r.m.Load.Warmup); err != nil {
+		return err
 	}
 	for k := first; k < first+trials; k++ {
 		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
@@ -503,7 +499,7 @@ func (e *trialError) Unwrap() error { return e.err }
 // allRunning fails naming the first container of d that has stopped.
 func (r *runner) allRunning(ctx context.Context, d *deployment, when string) error {
 	for _, m := range d.members {
-		st, err := r.eng.State(ctx, m.id)
+		st, err := r.tg.eng.State(ctx, m.id)
 		if err != nil {
 			return err
 		}
@@ -538,7 +534,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 		}
 		if len(pending) > 0 {
 			m := pending[0]
-			resp, err := r.probe(ctx, m.addr, probeTimeout, probeTCP)
+			resp, err := r.gen.probe(ctx, m.addr, probeTimeout, probeTCP)
 			if err != nil {
 				return err
 			}
@@ -548,7 +544,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 			}
 			lastErr = fmt.Sprintf("service %s at %s: %s", m.alias, m.addr, resp.Error)
 		} else {
-			resp, err := r.probe(ctx, url, probeTimeout, probeHTTP)
+			resp, err := r.gen.probe(ctx, url, probeTimeout, probeHTTP)
 			if err != nil {
 				return err
 			}
@@ -582,7 +578,7 @@ func (r *runner) runtimeVersions(ctx context.Context, d *deployment) string {
 			continue
 		}
 		seen[m.service] = true
-		logs, err := r.eng.Logs(ctx, m.id, 200)
+		logs, err := r.tg.eng.Logs(ctx, m.id, 200)
 		if v := runtimeVersion(logs); err == nil && v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
@@ -591,7 +587,7 @@ func (r *runner) runtimeVersions(ctx context.Context, d *deployment) string {
 }
 
 func (r *runner) lastLogs(ctx context.Context, id string) string {
-	logs, err := r.eng.Logs(context.WithoutCancel(ctx), id, 15)
+	logs, err := r.tg.eng.Logs(context.WithoutCancel(ctx), id, 15)
 	if err != nil {
 		return "(no logs: " + err.Error() + ")"
 	}
@@ -601,69 +597,12 @@ func (r *runner) lastLogs(ctx context.Context, id string) string {
 	return strings.TrimRight(logs, "\n")
 }
 
-// probeKind is what the probe asks for.
-type probeKind int
-
-const (
-	probeHTTP      probeKind = iota // one GET on a kept-alive connection, as bombardier asks by default
-	probeHTTPClose                  // one GET with Connection: close, as bombardier asks with keep-alive off
-	probeTCP                        // one TCP connection to host:port (services that do not speak HTTP)
-)
-
-// probe asks the probe in the load generator's container for one answer
-// from target, asked as kind says.
-func (r *runner) probe(ctx context.Context, target string, timeout time.Duration, kind probeKind) (verify.Response, error) {
-	if r.loadgenID == "" {
-		return verify.Response{}, errors.New("no load generator")
-	}
-	cmd := []string{"probe", "-timeout", timeout.String()}
-	switch kind {
-	case probeTCP:
-		cmd = append(cmd, "-tcp")
-	case probeHTTPClose:
-		cmd = append(cmd, "-close")
-	}
-	res, err := r.lg.Exec(ctx, r.loadgenID, append(cmd, target))
-	if err != nil {
-		return verify.Response{}, err
-	}
-	var resp verify.Response
-	if err := json.Unmarshal(res.Stdout, &resp); err != nil {
-		return verify.Response{}, fmt.Errorf("probe (exit %d): %v: %s%s", res.ExitCode, err, res.Stdout, res.Stderr)
-	}
-	return resp, nil
-}
-
-// bombard runs bombardier once, under a deadline (see loadgen.Deadline):
-// coreutils' timeout kills it there, so a target that stops answering
-// fails its cell instead of hanging the run.
-func (r *runner) bombard(ctx context.Context, s loadgen.Spec) (loadgen.Result, error) {
-	deadline := loadgen.Deadline(s)
-	cmd := append([]string{"timeout", "-s", "KILL", strconv.Itoa(int(deadline.Seconds())), "bombardier"}, loadgen.Args(s)...)
-	ectx, cancel := context.WithTimeout(ctx, deadline+execGrace)
-	defer cancel()
-	res, err := r.lg.Exec(ectx, r.loadgenID, cmd)
-	if err != nil {
-		if ctx.Err() == nil && ectx.Err() != nil {
-			return loadgen.Result{}, fmt.Errorf("stalled: the load generator did not return within %s", deadline+execGrace)
-		}
-		return loadgen.Result{}, err
-	}
-	if res.ExitCode == 137 { // killed by timeout -s KILL
-		return loadgen.Result{}, fmt.Errorf("stalled: bombardier was still running at the trial's deadline of %s and was killed (the target stopped answering?)", deadline)
-	}
-	if res.ExitCode != 0 {
-		return loadgen.Result{}, fmt.Errorf("bombardier exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
-	}
-	return loadgen.Parse(res.Stdout, s.Expect)
-}
-
-// trial runs one measured bombardier run; the samplers, running for the
+// trial runs one measured run of the load generator; the samplers, running for the
 // whole cell, say what CPU the target's containers (summed) and the load
 // generator used, and the target's peak memory (summed over containers).
 func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (results.Trial, []string, error) {
 	start := time.Now()
-	res, err := r.bombard(ctx, s)
+	res, err := r.gen.run(ctx, s)
 	end := time.Now()
 	if err != nil {
 		return results.Trial{}, nil, err
@@ -701,7 +640,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (resu
 			perService[name] = results.ServiceUsage{CPUCores: roundTo(u.CPUCores, 3), MemPeakMiB: roundTo(u.MemPeakMiB, 2)}
 		}
 	}
-	lCores, _, ok := engine.Rates(r.loadgenStats.Window(start, end))
+	lCores, ok := r.gen.cpu(start, end)
 	if !ok {
 		warnings = append(warnings, "trial too short for two stats samples: load generator CPU not measured")
 	}

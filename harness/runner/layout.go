@@ -24,8 +24,8 @@ func (p place) addr() string { return net.JoinHostPort(p.host, strconv.Itoa(p.po
 // reach it, or, with two engines, the targets' machine's address and p's
 // port (every replica there is on that machine's host network).
 func (r *runner) fromLoadgen(p place) string {
-	if r.apart != nil {
-		return net.JoinHostPort(r.apart.Target.Address, strconv.Itoa(p.port))
+	if r.tg.address != "" {
+		return net.JoinHostPort(r.tg.address, strconv.Itoa(p.port))
 	}
 	return p.addr()
 }

@@ -16,12 +16,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing/fstest"
 	"time"
@@ -31,6 +31,7 @@ import (
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
@@ -120,9 +121,15 @@ type Progress interface {
 // all or was interrupted (ctx.Err()); a cell's failure is recorded in its
 // cell, not returned.
 func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
-	r := &runner{eng: eng, lg: eng, opt: opt, m: opt.Matrix, log: opt.Log, progress: opt.Progress}
-	if opt.Machines != nil && opt.LoadgenEngine != nil {
-		r.lg, r.apart = opt.LoadgenEngine, opt.Machines
+	r := &runner{opt: opt, m: opt.Matrix, log: opt.Log, progress: opt.Progress}
+	r.tg = &side{eng: eng, reserve: opt.Reserve}
+	r.lg = r.tg
+	if ms := opt.Machines; ms != nil && opt.LoadgenEngine != nil {
+		r.machines = ms
+		r.tg = &side{eng: eng, name: ms.Target.Name, host: ms.Target.Host, address: ms.Target.Address, reserve: ms.Target.Reserve}
+		r.lg = &side{eng: opt.LoadgenEngine, name: ms.Loadgen.Name, host: ms.Loadgen.Host, address: ms.Loadgen.Address, reserve: ms.Loadgen.Reserve}
+	} else {
+		r.opt.Copy = nil // one engine: nothing to copy from
 	}
 	if r.log == nil {
 		r.log = io.Discard
@@ -133,28 +140,48 @@ func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 	return r.run(ctx)
 }
 
+// side is one end of a run: the engine its targets run on, or the one its
+// load generator runs on. On one engine both ends are one side; on two
+// machines each has its own engine, name, cores and address.
+type side struct {
+	eng      Engine
+	name     string // the engines key; "" on one engine
+	host     string // the engine's host as the matrix gives it
+	address  string // where the other machine reaches this one's host network; "" on one engine
+	reserve  int    // lowest cores no cell uses
+	info     engine.Info
+	cores    cpuset.Set          // what the run's cells use here
+	resolver *baseimage.Resolver // base images on this engine
+	lgImage  string              // the load generator image's id on this engine, once there
+}
+
+// where is " on engine NAME", or "" on one engine.
+func (s *side) where() string {
+	if s.name == "" {
+		return ""
+	}
+	return " on engine " + s.name
+}
+
+// usable are the side's cores after the reserved lowest ones.
+func (s *side) usable() cpuset.Set { return usable(s.info.NCPU, s.reserve) }
+
 type runner struct {
-	eng      Engine // the targets'
-	lg       Engine // the load generator's: eng, unless the run has two machines
-	apart    *Machines
+	tg, lg   *side     // the targets' side and the load generator's: one side on one engine
+	machines *Machines // the two machines, when the run spans two; nil on one engine
 	opt      Options
 	m        *matrix.Matrix
 	log      io.Writer
 	progress Progress
 
-	id           string
-	mode         matrix.Network
-	network      string // the bridge network's name, "host", or "none" (shared: the load generator holds the namespace)
-	networkID    string
-	visits       int // cell visits started, for unique container names
-	loadgenID    string
-	loadgenImage string                 // on the load generator's engine
-	ceilingImage string                 // the same image on the targets' engine
-	ceilings     map[ceilingKey]float64 // the load generator's ceiling RPS
-	loadgenStats engine.Sampler
-	resolver     *baseimage.Resolver // base images on the targets' engine
-	lgResolver   *baseimage.Resolver // on the load generator's (resolver, on one engine)
-	out          *results.Run
+	id        string
+	mode      matrix.Network
+	network   string // the bridge network's name, "host", or "none" (shared: the load generator holds the namespace)
+	networkID string
+	visits    int                    // cell visits started, for unique container names
+	gen       *generator             // the load generator; nil until started
+	ceilings  map[ceilingKey]float64 // the load generator's ceiling RPS
+	out       *results.Run
 
 	interleave bool   // trials in rounds over all cells
 	seed       uint64 // of the rounds' shuffles
@@ -166,22 +193,28 @@ type runner struct {
 	timing    timing                   // the run's estimate and its actual, per phase
 }
 
-// infraGone says what of the run's own infrastructure vanished: its load
-// generator container, or its network.
+// sides are the run's distinct sides: the targets', then the load
+// generator's when it is another engine.
+func (r *runner) sides() []*side {
+	if r.lg == r.tg {
+		return []*side{r.tg}
+	}
+	return []*side{r.tg, r.lg}
+}
+
+// infraGone says what of the run's own infrastructure vanished: an engine,
+// its load generator container, or its network.
 func (r *runner) infraGone(ctx context.Context) error {
-	for _, e := range r.engines() {
-		if err := e.Ping(ctx); err != nil {
+	for _, s := range r.sides() {
+		if err := s.eng.Ping(ctx); err != nil {
 			return err
 		}
 	}
-	if r.loadgenID != "" {
-		st, err := r.lg.State(ctx, r.loadgenID)
-		if err != nil || !st.Running {
-			return fmt.Errorf("the run's load generator container vanished or stopped (removed by someone, or the engine restarted): %v", errors.Join(err, stateErr(st, err)))
-		}
+	if err := r.gen.running(ctx); err != nil {
+		return err
 	}
 	if r.networkID != "" {
-		if ok, err := r.eng.NetworkExists(ctx, r.networkID); err == nil && !ok {
+		if ok, err := r.tg.eng.NetworkExists(ctx, r.networkID); err == nil && !ok {
 			return fmt.Errorf("the run's network %s vanished (removed by someone, or the engine restarted)", r.network)
 		}
 	}
@@ -195,121 +228,174 @@ func stateErr(st engine.State, err error) error {
 	return errors.New(st.String())
 }
 
+// run takes the run through its phases, in order.
 func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	r.id = newID()
-	info, err := r.eng.Info(ctx)
+	if err := r.connect(ctx); err != nil {
+		return nil, err
+	}
+	cells, selection, err := r.expand()
 	if err != nil {
 		return nil, err
 	}
-	lgInfo := info
-	if r.apart != nil {
-		if lgInfo, err = r.lg.Info(ctx); err != nil {
-			return nil, err
-		}
-		// The id comes from the host's /etc/docker/key.json: two engines of
-		// one host (or of VMs cloned with that file) share it; the data
-		// folder tells them apart.
-		if lgInfo.ID == info.ID && lgInfo.Root == info.Root {
-			return nil, fmt.Errorf("engines %s and %s are the same engine (id %s, data in %s): place the target and the load generator on one engine name, or on two machines' engines",
-				r.apart.Target.Name, r.apart.Loadgen.Name, info.ID, info.Root)
+	held, err := r.lockCores(ctx, cells)
+	defer held.Release()
+	if err != nil {
+		return nil, err
+	}
+	r.begin(selection)
+	// What a killed earlier run left would skew this one (a server still
+	// running on the same cores): remove it first. A live run's objects are
+	// left alone.
+	for _, s := range r.sides() {
+		r.reap(ctx, s)
+		r.out.Warnings = append(r.out.Warnings, r.foreignContainers(ctx, s)...)
+	}
+	defer r.cleanup(ctx)
+	r.order(cells)
+	standinLog, err := r.buildLog("standins")
+	if err != nil {
+		return nil, err
+	}
+	defer standinLog.Close()
+	r.resolvers(standinLog)
+	r.estimate(ctx, cells)
+	defer r.progress.Finish()
+	defer r.timing.report(r.log)
+	if err := r.createNetwork(ctx); err != nil {
+		return nil, err
+	}
+	return r.measure(ctx, cells)
+}
+
+// connect asks each side's engine what it is, refuses two names of one
+// engine, and settles the network mode.
+func (r *runner) connect(ctx context.Context) error {
+	for _, s := range r.sides() {
+		var err error
+		if s.info, err = s.eng.Info(ctx); err != nil {
+			return err
 		}
 	}
-	mode := r.m.Network
+	r.mode = r.m.Network
 	if r.opt.Network != "" {
-		mode = r.opt.Network
+		r.mode = r.opt.Network
 	}
-	if r.apart != nil && mode != matrix.NetworkHost {
+	if r.machines == nil {
+		return nil
+	}
+	// The id comes from the host's /etc/docker/key.json: two engines of
+	// one host (or of VMs cloned with that file) share it; the data folder
+	// tells them apart.
+	if tg, lg := r.tg.info, r.lg.info; lg.ID == tg.ID && lg.Root == tg.Root {
+		return fmt.Errorf("engines %s and %s are the same engine (id %s, data in %s): place the target and the load generator on one engine name, or on two machines' engines",
+			r.tg.name, r.lg.name, tg.ID, tg.Root)
+	}
+	if r.mode != matrix.NetworkHost {
 		// Two machines: no namespace or bridge spans them, and a published
 		// port would put docker-proxy in the path.
-		fmt.Fprintf(r.log, "two engines: targets and the load generator use their machines' host networks (network mode %s does not span machines)\n", mode)
-		mode = matrix.NetworkHost
+		fmt.Fprintf(r.log, "two engines: targets and the load generator use their machines' host networks (network mode %s does not span machines)\n", r.mode)
+		r.mode = matrix.NetworkHost
 	}
-	r.mode = mode
+	return nil
+}
+
+// expand makes the run's cells and its selection, and checks that a run
+// being resumed made the same.
+func (r *runner) expand() ([]matrix.Cell, string, error) {
 	sel, err := matrix.ParseSelector(r.opt.Only)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var cells []matrix.Cell
-	if r.apart != nil {
-		cells = matrix.ExpandApart(r.m, sel, usable(info.NCPU, r.apart.Target.Reserve), usable(lgInfo.NCPU, r.apart.Loadgen.Reserve))
+	if r.machines != nil {
+		cells = matrix.ExpandApart(r.m, sel, r.tg.usable(), r.lg.usable())
 	} else {
-		cells = matrix.Expand(r.m, sel, usable(info.NCPU, r.opt.Reserve))
+		cells = matrix.Expand(r.m, sel, r.tg.usable())
 	}
-	selection := Selection(r.m, r.opt.Only, mode, cells)
+	selection := Selection(r.m, r.opt.Only, r.mode, cells)
 	if prev := r.opt.Resume; prev != nil && prev.Selection != selection {
-		return nil, fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.m, r.opt.Only, mode))
+		return nil, "", fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.m, r.opt.Only, r.mode))
 	}
-
-	// One run at a time on a core of an engine: lock the cores first.
-	var cores, lgCores cpuset.Set
 	for _, c := range cells {
 		if c.Skip == "" {
-			cores, lgCores = cpuset.Union(cores, c.CPUSet), cpuset.Union(lgCores, c.LoadgenSet)
+			r.tg.cores = cpuset.Union(r.tg.cores, c.CPUSet)
+			r.lg.cores = cpuset.Union(r.lg.cores, c.LoadgenSet)
 		}
 	}
-	lockDir := r.opt.LockDir
-	if lockDir == "" {
-		lockDir = lock.Dir()
+	return cells, selection, nil
+}
+
+// heldCores are the core locks a run holds, on one or two engines.
+type heldCores []*lock.Held
+
+func (h heldCores) Release() {
+	for _, l := range h {
+		l.Release()
+	}
+}
+
+// lockCores takes, before anything runs, the lock of every core the run
+// uses on each engine (one run at a time on a core of an engine), or
+// waits for them. Two engines that report one host id share one lock set:
+// they may share the host's cores.
+func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores, error) {
+	dir := r.opt.LockDir
+	if dir == "" {
+		dir = lock.Dir()
+	}
+	byID := map[string]cpuset.Set{}
+	var ids []string
+	for _, s := range r.sides() {
+		if _, seen := byID[s.info.ID]; seen {
+			if other := byID[s.info.ID]; cpuset.Overlaps(other, s.cores) {
+				fmt.Fprintf(r.log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
+					r.tg.name, r.lg.name, other, s.cores)
+			}
+		} else {
+			ids = append(ids, s.info.ID)
+		}
+		byID[s.info.ID] = cpuset.Union(byID[s.info.ID], s.cores)
 	}
 	say := func(s string) { fmt.Fprintln(r.log, s) }
-	if r.apart == nil {
-		cores, lgCores = cpuset.Union(cores, lgCores), nil
-	}
-	locked := cores
-	if r.apart != nil && lgInfo.ID == info.ID {
-		// Two engines that say they share a host's cores (one id): one
-		// lock set.
-		if cpuset.Overlaps(cores, lgCores) {
-			fmt.Fprintf(r.log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
-				r.apart.Target.Name, r.apart.Loadgen.Name, cores, lgCores)
-		}
-		locked = cpuset.Union(cores, lgCores)
-	} else if r.apart != nil {
-		held, err := lock.Acquire(ctx, lockDir, lgInfo.ID, lgCores, !r.opt.NoWait, say)
+	var held heldCores
+	for i := len(ids) - 1; i >= 0; i-- { // the load generator's engine first, as always
+		h, err := lock.Acquire(ctx, dir, ids[i], byID[ids[i]], !r.opt.NoWait, say)
 		if err != nil {
-			return nil, err
+			return held, err
 		}
-		defer held.Release()
+		held = append(held, h)
 	}
-	held, err := lock.Acquire(ctx, lockDir, info.ID, locked, !r.opt.NoWait, say)
-	if err != nil {
-		return nil, err
-	}
-	defer held.Release()
+	return held, nil
+}
 
+// begin starts the run's results: where and how it runs.
+func (r *runner) begin(selection string) {
 	host, _ := os.Hostname()
+	info := r.tg.info
 	r.out = &results.Run{
 		Schema: results.Schema,
 		Environment: results.Environment{
 			Label: r.opt.Label, Hostname: host, CPUModel: CPUModel(), OnlineCPUs: info.NCPU, Kernel: info.Kernel,
 			OS: info.OS, DockerVersion: info.ServerVersion, DockerAPI: info.APIVersion, StorageDriver: info.Driver,
-			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: mode,
+			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: r.mode,
 		},
 		Matrix:    results.SettingsOf(r.m, r.opt.Only),
 		Selection: selection,
 		Images:    map[string]*results.BaseImage{},
 		Cells:     []*results.Cell{},
 	}
-
-	if r.apart != nil {
+	if r.machines != nil {
 		r.out.Environment.Hostname = info.Name
-		r.out.Environment.Link = r.apart.Link
+		r.out.Environment.Link = r.machines.Link
 		r.out.Environment.Machines = []results.Machine{
-			machine(results.RoleTarget, r.apart.Target, info), machine(results.RoleLoadgen, r.apart.Loadgen, lgInfo)}
+			machine(results.RoleTarget, r.tg), machine(results.RoleLoadgen, r.lg)}
 	}
+}
 
-	// What a killed earlier run left would skew this one (a server still
-	// running on the same cores): remove it first. A live run's objects are
-	// left alone.
-	for _, e := range r.engines() {
-		r.reap(ctx, e)
-	}
-	r.out.Warnings = r.foreignContainers(ctx, r.eng, cores)
-	if r.apart != nil {
-		r.out.Warnings = append(r.out.Warnings, r.foreignContainers(ctx, r.lg, lgCores)...)
-	}
-	defer r.cleanup(ctx)
-
+// order settles the order of trials (interleaved rounds, or cell by cell)
+// and takes over what a run being resumed measured.
+func (r *runner) order(cells []matrix.Cell) {
 	r.interleave = !r.opt.Sequential && r.m.Load.Trials > 1
 	if r.interleave {
 		r.seed = r.opt.Seed
@@ -329,6 +415,28 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		}
 		r.resume(prev, made)
 	}
+}
+
+// resolvers gives each side a resolver of base images, which copies from
+// the other side's engine when the run has two and a way to copy.
+func (r *runner) resolvers(standinLog io.Writer) {
+	images := maps.Clone(LoadgenImages)
+	maps.Copy(images, r.m.Images)
+	if r.times = r.opt.BuildTimes; r.times == nil {
+		r.times = buildtime.Open(buildtime.Path())
+	}
+	for _, s := range r.sides() {
+		opt := baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.times}
+		if toLoadgen := s == r.lg; r.opt.Copy != nil {
+			opt.Copy = func(ctx context.Context, ref string) (bool, error) { return r.opt.Copy(ctx, ref, toLoadgen) }
+		}
+		s.resolver = baseimage.NewResolver(s.eng, images, opt)
+	}
+}
+
+// estimate tells the progress display how much work the run has and how
+// long it should take.
+func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	units := 0
 	for _, c := range cells {
 		per := 1
@@ -344,51 +452,46 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		}
 		units += per
 	}
-	images := map[string]string{}
-	for k, v := range LoadgenImages {
-		images[k] = v
-	}
-	for k, v := range r.m.Images {
-		images[k] = v
-	}
-	standinLog, err := r.buildLog("standins")
-	if err != nil {
-		return nil, err
-	}
-	defer standinLog.Close()
-	if r.times = r.opt.BuildTimes; r.times == nil {
-		r.times = buildtime.Open(buildtime.Path())
-	}
-	bopt := baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.times}
-	r.resolver = baseimage.NewResolver(r.eng, images, r.copying(bopt, false))
-	r.lgResolver = r.resolver
-	if r.apart != nil {
-		r.lgResolver = baseimage.NewResolver(r.lg, images, r.copying(bopt, true))
-	}
 	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
 	r.timing.estCells = matrix.Estimate(r.m, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.interleave) +
 		r.ceilingEstimate(r.timing.likely(cells))
 	r.progress.Start(units, r.timing.estBuilds+r.timing.estCells)
-	defer r.progress.Finish()
-	defer r.timing.report(r.log)
+}
 
-	switch {
-	case mode == matrix.NetworkHost:
+// createNetwork makes the run's bridge network, in bridge mode.
+func (r *runner) createNetwork(ctx context.Context) error {
+	switch r.mode {
+	case matrix.NetworkHost:
 		r.network = "host"
-	case mode == matrix.NetworkShared:
+	case matrix.NetworkShared:
 		r.network = "none"
 	default:
 		r.network = "webbench-" + r.id
-		if r.networkID, err = r.eng.CreateNetwork(ctx, r.network, r.labels("network", "", "")); err != nil {
-			return nil, err
+		var err error
+		if r.networkID, err = r.tg.eng.CreateNetwork(ctx, r.network, r.labels("network", "", "")); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
+// measure starts the load generator, builds each target, measures the
+// ceilings and then every cell's visits, saving as it goes.
+func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run, error) {
+	stop := func(err error) (*results.Run, error) {
+		if ctx.Err() != nil {
+			r.out.Interrupted = true
+		} else {
+			r.out.Stopped = err.Error()
+		}
+		r.save()
+		return r.out, err
+	}
 	started := time.Now()
 	loadgenErr := r.startLoadgen(ctx, cells)
 	r.recalibrate(ctx, cells, time.Since(started))
-	if loadgenErr == nil && r.apart != nil && r.loadgenID != "" { // no load generator: no cell can run, nothing to reach
+	if loadgenErr == nil && r.machines != nil && r.gen != nil { // no load generator: no cell can run, nothing to reach
 		if err := r.reach(ctx); err != nil {
 			r.out.Stopped = err.Error()
 			r.save()
@@ -418,13 +521,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		return r.out, err
 	}
 	if err := r.schedule(ctx, cells, runnable); err != nil {
-		if ctx.Err() != nil {
-			r.out.Interrupted = true
-		} else {
-			r.out.Stopped = err.Error()
-		}
-		r.save()
-		return r.out, err
+		return stop(err)
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	r.out.FinishedAt = &now
@@ -432,32 +529,11 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	return r.out, nil
 }
 
-// copying gives opt a Copy from the run's other engine, if it has one.
-func (r *runner) copying(opt baseimage.Options, toLoadgen bool) baseimage.Options {
-	if r.apart != nil && r.opt.Copy != nil {
-		opt.Copy = func(ctx context.Context, ref string) (bool, error) { return r.opt.Copy(ctx, ref, toLoadgen) }
-	}
-	return opt
-}
-
-// engines are the run's engines: one, or the targets' then the load
-// generator's.
-func (r *runner) engines() []Engine {
-	if r.apart != nil {
-		return []Engine{r.eng, r.lg}
-	}
-	return []Engine{r.eng}
-}
-
-// reap removes from e what killed earlier runs left.
-func (r *runner) reap(ctx context.Context, e Engine) {
-	where := ""
-	if r.apart != nil {
-		where = " on engine " + r.engineName(e)
-	}
-	gone, err := e.Reap(ctx, false)
+// reap removes from s's engine what killed earlier runs left.
+func (r *runner) reap(ctx context.Context, s *side) {
+	gone, err := s.eng.Reap(ctx, false)
 	if err != nil {
-		fmt.Fprintf(r.log, "warning: reaping leftovers of earlier runs%s: %v\n", where, err)
+		fmt.Fprintf(r.log, "warning: reaping leftovers of earlier runs%s: %v\n", s.where(), err)
 		return
 	}
 	if len(gone) == 0 {
@@ -475,18 +551,7 @@ func (r *runner) reap(ctx context.Context, e Engine) {
 	if images > 0 {
 		named = append(named, fmt.Sprintf("%d dangling image(s) of earlier builds", images))
 	}
-	fmt.Fprintf(r.log, "removed leftovers of earlier runs%s: %s\n", where, strings.Join(named, ", "))
-}
-
-// engineName is the engines key of e in a run on two engines.
-func (r *runner) engineName(e Engine) string {
-	switch {
-	case r.apart == nil:
-		return ""
-	case e == r.lg:
-		return r.apart.Loadgen.Name
-	}
-	return r.apart.Target.Name
+	fmt.Fprintf(r.log, "removed leftovers of earlier runs%s: %s\n", s.where(), strings.Join(named, ", "))
 }
 
 // usable are the cores of an n-core machine after the lowest reserve.
@@ -494,32 +559,30 @@ func usable(n, reserve int) cpuset.Set {
 	return cpuset.Range(reserve, max(n-reserve, 0))
 }
 
-func machine(role string, spec matrix.EngineSpec, info engine.Info) results.Machine {
-	return results.Machine{Role: role, Engine: spec.Name, Host: engine.Redact(spec.Host), Address: spec.Address,
-		Hostname: info.Name, OnlineCPUs: info.NCPU, Reserved: spec.Reserve, Kernel: info.Kernel, OS: info.OS,
+func machine(role string, s *side) results.Machine {
+	info := s.info
+	return results.Machine{Role: role, Engine: s.name, Host: engine.Redact(s.host), Address: s.address,
+		Hostname: info.Name, OnlineCPUs: info.NCPU, Reserved: s.reserve, Kernel: info.Kernel, OS: info.OS,
 		DockerVersion: info.ServerVersion, StorageDriver: info.Driver}
 }
 
 // targetNetwork is the network mode of target containers: in shared mode
 // the load generator's namespace, else the run's network.
 func (r *runner) targetNetwork() string {
-	if r.mode == matrix.NetworkShared && r.apart == nil {
-		return "container:" + r.loadgenID
+	if r.mode == matrix.NetworkShared {
+		return "container:" + r.gen.id
 	}
 	return r.network
 }
 
-// foreignContainers warns of running containers on e that are not this
-// run's and may use its cores there: pinned to one of them, or not pinned
-// at all.
-func (r *runner) foreignContainers(ctx context.Context, e Engine, cores cpuset.Set) []string {
-	where := ""
-	if r.apart != nil {
-		where = " on engine " + r.engineName(e)
-	}
-	running, err := e.RunningContainers(ctx)
+// foreignContainers warns of running containers on s's engine that are
+// not this run's and may use its cores there: pinned to one of them, or
+// not pinned at all.
+func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
+	cores := s.cores // on one engine, the targets' and the load generator's
+	running, err := s.eng.RunningContainers(ctx)
 	if err != nil {
-		return []string{"could not list the containers" + where + ": " + err.Error()}
+		return []string{"could not list the containers" + s.where() + ": " + err.Error()}
 	}
 	var out []string
 	for _, c := range running {
@@ -529,9 +592,9 @@ func (r *runner) foreignContainers(ctx context.Context, e Engine, cores cpuset.S
 		set, err := cpuset.Parse(c.CPUSet)
 		switch {
 		case c.CPUSet == "" || err != nil:
-			out = append(out, fmt.Sprintf("container %s%s (not this run's) is not pinned to cores: it may run on this run's cores %s", c.Name, where, cores))
+			out = append(out, fmt.Sprintf("container %s%s (not this run's) is not pinned to cores: it may run on this run's cores %s", c.Name, s.where(), cores))
 		case cpuset.Overlaps(set, cores):
-			out = append(out, fmt.Sprintf("container %s%s (not this run's) is pinned to cores %s, which this run uses (%s)", c.Name, where, set, cores))
+			out = append(out, fmt.Sprintf("container %s%s (not this run's) is pinned to cores %s, which this run uses (%s)", c.Name, s.where(), set, cores))
 		}
 	}
 	for _, w := range out {
@@ -544,20 +607,16 @@ func (r *runner) foreignContainers(ctx context.Context, e Engine, cores cpuset.S
 func (r *runner) cleanup(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	if r.loadgenStats != nil {
-		r.loadgenStats.Stop()
-	}
-	if err := r.lg.RemoveContainer(cctx, r.loadgenID); err != nil {
+	if err := r.gen.stop(cctx); err != nil {
 		fmt.Fprintf(r.log, "warning: %v\n", err)
 	}
-	if err := r.eng.RemoveNetwork(cctx, r.networkID); err != nil {
+	if err := r.tg.eng.RemoveNetwork(cctx, r.networkID); err != nil {
 		fmt.Fprintf(r.log, "warning: %v\n", err)
 	}
-	if r.resolver != nil {
-		r.resolver.Close()
-	}
-	if r.lgResolver != nil && r.lgResolver != r.resolver {
-		r.lgResolver.Close()
+	for _, s := range r.sides() {
+		if s.resolver != nil {
+			s.resolver.Close()
+		}
 	}
 }
 
@@ -681,24 +740,16 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 		return nil // nothing will run
 	}
 	var err error
-	if r.loadgenImage, err = r.buildLoadgen(ctx, r.lg, r.lgResolver); err != nil {
+	if r.lg.lgImage, err = r.buildLoadgen(ctx, r.lg); err != nil {
 		return err
 	}
-	if r.ceilingImage = r.loadgenImage; r.apart != nil {
-		// The fixed-response server of the ceiling runs on the targets'
-		// engine: the very image, copied by id, else built there.
-		if r.opt.Copy != nil {
-			if _, err := r.opt.Copy(ctx, r.loadgenImage, false); err != nil {
-				fmt.Fprintf(r.log, "warning: %v\n", err)
-			}
-		}
-		if _, _, ok, _ := r.eng.ImageLabels(ctx, r.loadgenImage); !ok {
-			if r.ceilingImage, err = r.buildLoadgen(ctx, r.eng, r.resolver); err != nil {
-				return fmt.Errorf("on the targets' engine %s: %w", r.apart.Target.Name, err)
-			}
+	if r.tg.lgImage == "" { // two engines: the ceiling's server runs on the targets'
+		if r.tg.lgImage, err = r.ceilingImage(ctx); err != nil {
+			return fmt.Errorf("on the targets' engine %s: %w", r.tg.name, err)
 		}
 	}
-	r.loadgenID, err = r.lg.Start(ctx, engine.ContainerSpec{Name: "webbench-" + r.id + "-loadgen", Image: r.loadgenImage,
+	r.gen, err = startGenerator(ctx, r.lg.eng, loadgen.Bombardier{}, engine.ContainerSpec{
+		Name: "webbench-" + r.id + "-loadgen", Image: r.lg.lgImage,
 		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", ""),
 		// Bounded like a target by default: a generator that runs away
 		// must not take the machine with it.
@@ -707,33 +758,43 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	if err != nil {
 		return err
 	}
-	r.loadgenStats = r.lg.Sample(ctx, r.loadgenID)
-	ver, err := r.lg.Exec(ctx, r.loadgenID, []string{"cat", "/usr/local/bin/bombardier.version"})
-	if err != nil {
+	if r.out.Environment.LoadGenerator, err = r.gen.version(ctx); err != nil {
 		return err
 	}
-	r.out.Environment.LoadGenerator = "bombardier " + strings.TrimSpace(string(ver.Stdout))
 	// Engines grant different open-files limits (here a hard 20000; 1024
 	// soft elsewhere): what a container gets by default is the most a
-	// target can be given.
-	// With two engines this is the load generator's engine: the targets'
-	// is asked in reach.
-	if res, err := r.lg.Exec(ctx, r.loadgenID, []string{"sh", "-c", "ulimit -Hn"}); err == nil && res.ExitCode == 0 {
-		r.maxNoFile, _ = strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64) // "unlimited": 0, no bound
-	}
-	if r.apart != nil {
-		r.out.Environment.Machines[1].CPUModel = cpuModelIn(ctx, r.lg, r.loadgenID)
+	// target can be given. With two engines this is the load generator's
+	// engine: the targets' is asked in reach.
+	r.maxNoFile = r.gen.hardNoFile(ctx)
+	if ms := r.out.Environment.Machines; len(ms) > 1 {
+		ms[1].CPUModel = cpuModelIn(ctx, r.lg.eng, r.gen.id)
 	}
 	return nil
 }
 
-// buildLoadgen builds the load generator image on e, its base images
-// resolved by res, and returns its id.
-func (r *runner) buildLoadgen(ctx context.Context, e Engine, res *baseimage.Resolver) (string, error) {
+// ceilingImage puts the load generator image on the targets' engine, where
+// the fixed-response server of the ceiling runs: the very image, copied by
+// id from the load generator's engine, else built there.
+func (r *runner) ceilingImage(ctx context.Context) (string, error) {
+	id := r.lg.lgImage
+	if r.opt.Copy != nil {
+		if _, err := r.opt.Copy(ctx, id, false); err != nil {
+			fmt.Fprintf(r.log, "warning: %v\n", err)
+		}
+	}
+	if _, _, ok, _ := r.tg.eng.ImageLabels(ctx, id); ok {
+		return id, nil
+	}
+	return r.buildLoadgen(ctx, r.tg)
+}
+
+// buildLoadgen builds the load generator image on s's engine and returns
+// its id.
+func (r *runner) buildLoadgen(ctx context.Context, s *side) (string, error) {
 	args := map[string]string{}
 	for _, key := range []string{"debian", "golang"} {
-		b := res.Resolve(ctx, key)
-		if res == r.resolver {
+		b := s.resolver.Resolve(ctx, key)
+		if s == r.tg {
 			r.out.Images[key] = b
 		}
 		if b.Used == "" {
@@ -742,8 +803,8 @@ func (r *runner) buildLoadgen(ctx context.Context, e Engine, res *baseimage.Reso
 		args[strings.ToUpper(key)+"_IMAGE"] = b.Used
 	}
 	name := "loadgen"
-	if r.apart != nil {
-		name += "-" + r.engineName(e)
+	if s.name != "" {
+		name += "-" + s.name
 	}
 	logf, err := r.buildLog(name)
 	if err != nil {
@@ -755,23 +816,16 @@ func (r *runner) buildLoadgen(ctx context.Context, e Engine, res *baseimage.Reso
 		return "", err
 	}
 	started := time.Now()
-	built, err := e.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
+	built, err := s.eng.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
 		Tag: "webbench/loadgen:latest", BuildArgs: args, Labels: map[string]string{engine.LabelRole: "loadgen"}, Log: logf})
 	if err != nil {
 		return "", fmt.Errorf("build load generator: %w", err)
 	}
 	if !built.Cached && !built.Warm {
 		r.times.Record(buildtime.Loadgen, time.Since(started))
-		fmt.Fprintf(r.log, "built image webbench/loadgen:latest%s in %s\n", onEngine(r.engineName(e)), time.Since(started).Round(time.Second))
+		fmt.Fprintf(r.log, "built image webbench/loadgen:latest%s in %s\n", s.where(), time.Since(started).Round(time.Second))
 	}
 	return built.ID, nil
-}
-
-func onEngine(name string) string {
-	if name == "" {
-		return ""
-	}
-	return " on engine " + name
 }
 
 // cpuModelIn reads the processor's model name inside container id on e:
@@ -831,7 +885,7 @@ func (r *runner) buildLog(name string) (*os.File, error) {
 }
 
 func (r *runner) base(ctx context.Context, key string) *results.BaseImage {
-	b := r.resolver.Resolve(ctx, key)
+	b := r.tg.resolver.Resolve(ctx, key)
 	if _, ok := r.m.Images[key]; ok || key == "debian" || key == "golang" {
 		r.out.Images[key] = b
 	}

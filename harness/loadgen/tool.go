@@ -1,0 +1,31 @@
+package loadgen
+
+// Tool is one load-generating program, as the harness drives it: the
+// command that asks it for a Spec's load, and the reading of what it
+// printed into a Result. A second program is one more Tool; where it runs
+// (a container, a pinned core, a deadline) is the caller's.
+type Tool interface {
+	// Name is the program's name, as results and messages show it.
+	Name() string
+	// Command is the program and its arguments for one run of s.
+	Command(s Spec) []string
+	// Parse reads the program's standard output of a run of s.
+	Parse(stdout []byte, s Spec) (Result, error)
+	// VersionFile is where the load generator image records the
+	// program's version, read once per run.
+	VersionFile() string
+}
+
+// Bombardier is the Tool for bombardier (github.com/codesenberg/bombardier),
+// built from the version go.mod pins.
+type Bombardier struct{}
+
+var _ Tool = Bombardier{}
+
+func (Bombardier) Name() string { return "bombardier" }
+
+func (Bombardier) Command(s Spec) []string { return append([]string{"bombardier"}, Args(s)...) }
+
+func (Bombardier) Parse(stdout []byte, s Spec) (Result, error) { return Parse(stdout, s.Expect) }
+
+func (Bombardier) VersionFile() string { return "/usr/local/bin/bombardier.version" }

@@ -1,0 +1,171 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/loadgen"
+	"github.com/webbench/webbench/harness/verify"
+)
+
+// generator is the run's load generator: one container of the load
+// generator image on the load generator's engine, pinned to its cores and
+// idle until a probe or a run execs into it, its CPU sampled for the
+// container's whole life. It drives a loadgen.Tool: a run takes a Spec and
+// returns the tool's Result, under a deadline. Everything the runner does
+// with the load generator goes through here; a nil *generator (no cell
+// could run) fails every probe and run.
+type generator struct {
+	tool  loadgen.Tool
+	eng   Engine
+	id    string // the container
+	stats engine.Sampler
+}
+
+// startGenerator starts the load generator's container as spec says, with
+// tool as its program. It returns the generator even when starting fails,
+// so that stop removes what was made.
+func startGenerator(ctx context.Context, e Engine, tool loadgen.Tool, spec engine.ContainerSpec) (*generator, error) {
+	g := &generator{tool: tool, eng: e}
+	var err error
+	g.id, err = e.Start(ctx, spec)
+	if err != nil {
+		return g, err
+	}
+	g.stats = e.Sample(ctx, g.id)
+	return g, nil
+}
+
+// version is the tool's name and the version the image recorded.
+func (g *generator) version(ctx context.Context) (string, error) {
+	res, err := g.eng.Exec(ctx, g.id, []string{"cat", g.tool.VersionFile()})
+	if err != nil {
+		return "", err
+	}
+	return g.tool.Name() + " " + strings.TrimSpace(string(res.Stdout)), nil
+}
+
+// hardNoFile is the hard open-files limit of a container on the
+// generator's engine, 0 when unknown or unlimited.
+func (g *generator) hardNoFile(ctx context.Context) int64 {
+	return hardNoFile(ctx, g.eng, g.id)
+}
+
+func hardNoFile(ctx context.Context, e Engine, id string) int64 {
+	res, err := e.Exec(ctx, id, []string{"sh", "-c", "ulimit -Hn"})
+	if err != nil || res.ExitCode != 0 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64) // "unlimited": 0, no bound
+	return n
+}
+
+// running fails when the generator's container vanished or stopped.
+func (g *generator) running(ctx context.Context) error {
+	if g == nil || g.id == "" {
+		return nil
+	}
+	st, err := g.eng.State(ctx, g.id)
+	if err != nil || !st.Running {
+		return fmt.Errorf("the run's load generator container vanished or stopped (removed by someone, or the engine restarted): %v", errors.Join(err, stateErr(st, err)))
+	}
+	return nil
+}
+
+// probeKind is what the probe asks for.
+type probeKind int
+
+const (
+	probeHTTP      probeKind = iota // one GET on a kept-alive connection, as bombardier asks by default
+	probeHTTPClose                  // one GET with Connection: close, as bombardier asks with keep-alive off
+	probeTCP                        // one TCP connection to host:port (services that do not speak HTTP)
+)
+
+// probe asks the probe in the generator's container for one answer from
+// target, asked as kind says.
+func (g *generator) probe(ctx context.Context, target string, timeout time.Duration, kind probeKind) (verify.Response, error) {
+	if g == nil || g.id == "" {
+		return verify.Response{}, errors.New("no load generator")
+	}
+	cmd := []string{"probe", "-timeout", timeout.String()}
+	switch kind {
+	case probeTCP:
+		cmd = append(cmd, "-tcp")
+	case probeHTTPClose:
+		cmd = append(cmd, "-close")
+	}
+	res, err := g.eng.Exec(ctx, g.id, append(cmd, target))
+	if err != nil {
+		return verify.Response{}, err
+	}
+	var resp verify.Response
+	if err := json.Unmarshal(res.Stdout, &resp); err != nil {
+		return verify.Response{}, fmt.Errorf("probe (exit %d): %v: %s%s", res.ExitCode, err, res.Stdout, res.Stderr)
+	}
+	return resp, nil
+}
+
+// run runs the tool once for s, under a deadline (see loadgen.Deadline):
+// coreutils' timeout kills it there, so a target that stops answering
+// fails its cell instead of hanging the run.
+func (g *generator) run(ctx context.Context, s loadgen.Spec) (loadgen.Result, error) {
+	if g == nil || g.id == "" {
+		return loadgen.Result{}, errors.New("no load generator")
+	}
+	deadline := loadgen.Deadline(s)
+	cmd := append([]string{"timeout", "-s", "KILL", strconv.Itoa(int(deadline.Seconds()))}, g.tool.Command(s)...)
+	ectx, cancel := context.WithTimeout(ctx, deadline+execGrace)
+	defer cancel()
+	res, err := g.eng.Exec(ectx, g.id, cmd)
+	if err != nil {
+		if ctx.Err() == nil && ectx.Err() != nil {
+			return loadgen.Result{}, fmt.Errorf("stalled: the load generator did not return within %s", deadline+execGrace)
+		}
+		return loadgen.Result{}, err
+	}
+	name := g.tool.Name()
+	if res.ExitCode == 137 { // killed by timeout -s KILL
+		return loadgen.Result{}, fmt.Errorf("stalled: %s was still running at the trial's deadline of %s and was killed (the target stopped answering?)", name, deadline)
+	}
+	if res.ExitCode != 0 {
+		return loadgen.Result{}, fmt.Errorf("%s exited %d: %s", name, res.ExitCode, strings.TrimSpace(string(res.Stderr)))
+	}
+	return g.tool.Parse(res.Stdout, s)
+}
+
+// warm runs s for d, untimed and unjudged, when d is not zero: the warm-up
+// of a cell or of a ceiling.
+func (g *generator) warm(ctx context.Context, s loadgen.Spec, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	s.Duration, s.Requests = d, 0
+	if _, err := g.run(ctx, s); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	return nil
+}
+
+// cpu is the cores the generator used between start and end; ok is false
+// when the samples do not cover the span.
+func (g *generator) cpu(start, end time.Time) (cores float64, ok bool) {
+	cores, _, ok = engine.Rates(g.stats.Window(start, end))
+	return cores, ok
+}
+
+// stop removes the generator's container, even when ctx was cancelled.
+func (g *generator) stop(ctx context.Context) error {
+	if g == nil {
+		return nil
+	}
+	if g.stats != nil {
+		g.stats.Stop()
+	}
+	return g.eng.RemoveContainer(ctx, g.id)
+}
