@@ -213,7 +213,10 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if mc := place.machines; mc != nil {
 		// plan asks no engine: each machine is assumed to have this one's
 		// core count.
-		sel, _ := matrix.ParseSelector(mf.only)
+		sel, err := matrix.ParseSelector(mf.only)
+		if err != nil {
+			return err
+		}
 		cells = matrix.ExpandApart(m, sel, online[min(mc.Target.Reserve, len(online)):], online[min(mc.Loadgen.Reserve, len(online)):])
 		fmt.Fprintf(stdout, "two engines: targets on %s (%s, reached at %s), the load generator on %s (%s); plan asks no engine, so the cores below assume each machine has this one's %d CPUs\n\n",
 			mc.Target.Name, engine.Redact(mc.Target.Host), mc.Target.Address, mc.Loadgen.Name, engine.Redact(mc.Loadgen.Host), len(online))
@@ -233,18 +236,38 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	est := matrix.Estimate(m, cells, matrix.VisitOverhead, matrix.GuessedRPS, !*sequential)
 
-	// Per target: its cells, and the base images it needs that have no
-	// local stand-in: without the engine having them or a registry to
-	// pull them from, run will skip its cells (plan asks no engine).
+	keys, builds := planTargets(stdout, m, cells)
+	buildTime, learned := planBuildTime(buildtime.Open(buildtime.Path()), keys, len(builds))
+	source := "learned from this machine's builds"
+	if !learned {
+		source = "partly documented defaults"
+	}
+	fmt.Fprintf(stdout, "\nimages: %d base image key(s) (%s) and %d target image(s) plus the load generator; "+
+		"on an empty engine without a registry, building them takes about %s (%s; cached images are not rebuilt, nor those of targets skipped for want of a base image)\n",
+		len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), ", "), len(builds), buildTime.Round(time.Minute), source)
+	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs, this machine's count: run asks the engine); %d trial(s) of %s after %s warm-up; estimated %s of measuring plus image builds\n",
+		len(cells), runnable, len(cells)-runnable, len(online), m.Load.Trials, how, m.Load.Warmup, est.Round(time.Second))
+	return nil
+}
+
+// planTargets lists per target its cells and the base images it needs that
+// have no local stand-in: without the engine having them or a registry to
+// pull them from, run will skip its cells (plan asks no engine). It returns
+// the base image keys the run needs and the build folders of the images
+// it would build.
+func planTargets(stdout io.Writer, m *matrix.Matrix, cells []matrix.Cell) (keys map[string]bool, builds []string) {
 	fmt.Fprintln(stdout, "\ntargets:")
 	perTarget := map[string]int{}
 	for _, c := range cells {
 		perTarget[c.Target]++
 	}
-	var builds []string
+	keys = map[string]bool{"debian": true, "golang": true} // the load generator's
 	for _, t := range m.Targets {
 		if perTarget[t.Name] == 0 {
 			continue
+		}
+		for _, k := range t.Images() {
+			keys[k] = true
 		}
 		line := fmt.Sprintf("  %-24s %3d cell(s), %d image(s) to build", t.Name, perTarget[t.Name], len(t.Services))
 		var risky []string
@@ -267,18 +290,16 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 				"", img, matrix.UndeclaredFix(img))
 		}
 	}
-	keys := map[string]bool{"debian": true, "golang": true} // the load generator's
-	for _, t := range m.Targets {
-		if perTarget[t.Name] > 0 {
-			for _, k := range t.Images() {
-				keys[k] = true
-			}
-		}
-	}
-	book := buildtime.Open(buildtime.Path())
+	return keys, builds
+}
+
+// planBuildTime is how long building the stand-ins of keys, images target
+// images and the load generator takes by book; learned is false when a
+// figure is a documented default.
+func planBuildTime(book *buildtime.Book, keys map[string]bool, images int) (total time.Duration, learned bool) {
 	image, learned := book.Guess(buildtime.Image)
 	lg, lgLearned := book.Guess(buildtime.Loadgen)
-	buildTime, learned := time.Duration(len(builds))*image+lg, learned && lgLearned
+	total, learned = time.Duration(images)*image+lg, learned && lgLearned
 	for k := range keys {
 		if !baseimage.HasStandIn(k) {
 			continue
@@ -288,18 +309,9 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 			kind = buildtime.Recipe
 		}
 		d, ok := book.Guess(kind)
-		buildTime, learned = buildTime+d, learned && ok
+		total, learned = total+d, learned && ok
 	}
-	source := "learned from this machine's builds"
-	if !learned {
-		source = "partly documented defaults"
-	}
-	fmt.Fprintf(stdout, "\nimages: %d base image key(s) (%s) and %d target image(s) plus the load generator; "+
-		"on an empty engine without a registry, building them takes about %s (%s; cached images are not rebuilt, nor those of targets skipped for want of a base image)\n",
-		len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), ", "), len(builds), buildTime.Round(time.Minute), source)
-	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs, this machine's count: run asks the engine); %d trial(s) of %s after %s warm-up; estimated %s of measuring plus image builds\n",
-		len(cells), runnable, len(cells)-runnable, len(online), m.Load.Trials, how, m.Load.Warmup, est.Round(time.Second))
-	return nil
+	return total, learned
 }
 
 type runOpts struct {
@@ -329,51 +341,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	o.register(fs)
 	mf, ef := &o.mf, &o.ef
-	out, label, network, resume := &o.out, &o.label, &o.network, &o.resume
+	out, label, network := &o.out, &o.label, &o.network
 	noPull, sequential, force, noWait, seed := &o.noPull, &o.sequential, &o.force, &o.noWait, &o.seed
 	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
 	}
-	var prev *results.Run
-	if *resume != "" {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if *out != "" && filepath.Clean(*out) != filepath.Clean(*resume) {
-			return usageErr("run: --resume %s writes to its own folder; drop --out", *resume)
-		}
-		var err error
-		if prev, err = results.Read(*resume); err != nil {
-			return withCode(ExitUsage, fmt.Errorf("--resume: %w", err))
-		}
-		if prev.FinishedAt != nil {
-			return usageErr("run: --resume %s: that run finished at %s; there is nothing to resume", *resume, prev.FinishedAt.Format(time.RFC3339))
-		}
-		*out, *label = *resume, prev.Environment.Label
-		// What the run was given, unless said again.
-		for name, v := range map[string]*string{"f": &mf.file, "profile": &mf.profile, "only": &mf.only, "control": &mf.control} {
-			if set[name] {
-				continue
-			}
-			switch name {
-			case "f":
-				if prev.Matrix.Path != "" {
-					*v = prev.Matrix.Path
-				}
-			case "profile":
-				*v = prev.Matrix.Profile
-			case "only":
-				*v = prev.Matrix.Only
-			case "control":
-				*v = prev.Matrix.Control
-			}
-		}
-		if !set["network"] {
-			*network = string(prev.Environment.NetworkMode)
-		}
-		if *seed == 0 {
-			*seed = prev.Matrix.Seed
-		}
-		*sequential = prev.Matrix.Order == results.Sequential
+	prev, err := o.resumed(fs)
+	if err != nil {
+		return err
 	}
 	if *label != "" && !validLabel.MatchString(*label) {
 		// The label names a folder under results/ and is printed in
@@ -439,18 +414,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if res == nil {
 		return err
 	}
-	// Measuring is the runner's; drawing is done here, from what it
-	// measured, also after an interrupt.
-	if rerr := report.WriteDir(*out, res); rerr != nil {
-		err = errors.Join(err, fmt.Errorf("writing README.md and charts: %w", rerr))
-	} else if did, ierr := report.IndexIfPresent(filepath.Dir(filepath.Clean(*out))); ierr != nil {
-		err = errors.Join(err, fmt.Errorf("updating the index beside %s: %w", *out, ierr))
-	} else if did {
-		// The index lists every result set in the folder, so that what a
-		// run leaves is consistent with what the tests check (README.md,
-		// "What a run leaves").
-		fmt.Fprintf(stderr, "index updated: %s\n", filepath.Join(filepath.Dir(filepath.Clean(*out)), "README.md"))
-	}
+	err = errors.Join(err, draw(*out, res, stderr))
 	counts := map[results.Status]int{}
 	for _, c := range res.Cells {
 		counts[c.Status]++
@@ -461,6 +425,76 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return &ExitError{Code: ExitFailed} // the summary line said it
 	}
 	return err
+}
+
+// resumed reads the run that --resume names, if any, and takes from it
+// what the run was given (matrix, profile, selection, network, seed,
+// order, folder and label), unless said again on this command line.
+func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
+	if o.resume == "" {
+		return nil, nil
+	}
+	mf := &o.mf
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.out != "" && filepath.Clean(o.out) != filepath.Clean(o.resume) {
+		return nil, usageErr("run: --resume %s writes to its own folder; drop --out", o.resume)
+	}
+	prev, err := results.Read(o.resume)
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("--resume: %w", err))
+	}
+	if prev.FinishedAt != nil {
+		return nil, usageErr("run: --resume %s: that run finished at %s; there is nothing to resume", o.resume, prev.FinishedAt.Format(time.RFC3339))
+	}
+	o.out, o.label = o.resume, prev.Environment.Label
+	// What the run was given, unless said again.
+	for name, v := range map[string]*string{"f": &mf.file, "profile": &mf.profile, "only": &mf.only, "control": &mf.control} {
+		if set[name] {
+			continue
+		}
+		switch name {
+		case "f":
+			if prev.Matrix.Path != "" {
+				*v = prev.Matrix.Path
+			}
+		case "profile":
+			*v = prev.Matrix.Profile
+		case "only":
+			*v = prev.Matrix.Only
+		case "control":
+			*v = prev.Matrix.Control
+		}
+	}
+	if !set["network"] {
+		o.network = string(prev.Environment.NetworkMode)
+	}
+	if o.seed == 0 {
+		o.seed = prev.Matrix.Seed
+	}
+	o.sequential = prev.Matrix.Order == results.Sequential
+	return prev, nil
+}
+
+// draw writes a run's README.md and charts into out, and the index beside
+// it when there is one. Measuring is the runner's; drawing is done here,
+// from what it measured, also after an interrupt.
+func draw(out string, res *results.Run, stderr io.Writer) error {
+	if err := report.WriteDir(out, res); err != nil {
+		return fmt.Errorf("writing README.md and charts: %w", err)
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	did, err := report.IndexIfPresent(parent)
+	if err != nil {
+		return fmt.Errorf("updating the index beside %s: %w", out, err)
+	}
+	if did {
+		// The index lists every result set in the folder, so that what a
+		// run leaves is consistent with what the tests check (README.md,
+		// "What a run leaves").
+		fmt.Fprintf(stderr, "index updated: %s\n", filepath.Join(parent, "README.md"))
+	}
+	return nil
 }
 
 // validLabel is a label that is one file name and needs no escaping.

@@ -105,7 +105,22 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 			return nil, nil
 		}
 	}
-	img := &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
+	img, failed, err := r.buildServices(ctx, t, bases)
+	if err != nil {
+		return nil, err
+	}
+	if failed != "" {
+		fail(results.Failed, failed)
+		return nil, nil
+	}
+	return r.visitsOf(t, cells, img), nil
+}
+
+// buildServices builds each service of t on the targets' engine, on the
+// base images resolved in bases. failed says why a build failed; the
+// error is set only when the run is interrupted.
+func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[string]*results.BaseImage) (img *results.Image, failed string, err error) {
+	img = &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
 	slices.SortFunc(img.Bases, func(a, b *results.BaseImage) int { return strings.Compare(a.Key, b.Key) })
 	for _, svc := range t.Services {
 		args := map[string]string{}
@@ -118,7 +133,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		}
 		logf, err := r.buildLog(name)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		started := time.Now()
 		built, err := r.tg.eng.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
@@ -130,19 +145,18 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, "", ctx.Err()
 			}
 			what := "build failed"
 			if len(t.Services) > 1 {
 				what = "build of service " + svc.Name + " failed"
 			}
-			fail(results.Failed, fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err))
-			return nil, nil
+			return nil, fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err), nil
 		}
 		img.Services[svc.Name] = built.ID
 	}
 	img.ID = img.Services[t.Entry]
-	return r.visitsOf(t, cells, img), nil
+	return img, "", nil
 }
 
 // undeclaredBase says why ref, a base image no images key declares, is not
