@@ -269,47 +269,9 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	header = append(header, "cores", "conns", "RPS ("+string(agg)+")", "95% CI", "min…max", "CV", "vs fastest",
 		"% ceiling", "MB/s", "p50 ms", "p99 ms", "mean ms", "max ms", "errors", "target CPU", "peak MiB", "runtime")
 	t.Header(header...)
-	var noisy, unsure, notSig bool
-	var bound []string
+	var mk marks
 	for _, r := range rows {
-		rps := numfmt.Sig(r.RPS)
-		if len(r.BoundBy) > 0 {
-			rps += " †"
-			bound = append(bound, fmt.Sprintf("† %s: %s.", mdtext.Code(r.ID), mdtext.Text(strings.Join(r.BoundBy, "; "))))
-		}
-		ceiling := "—"
-		if r.CeilingShare > 0 {
-			ceiling = numfmt.Percent(r.CeilingShare)
-		}
-		if r.Noisy {
-			rps += " ⚠"
-			noisy = true
-		}
-		ci := "n<6"
-		if r.RPSStats.HasCI {
-			ci = numfmt.Sig(r.RPSStats.Lo) + "…" + numfmt.Sig(r.RPSStats.Hi)
-		}
-		cv := "—"
-		if r.RPSStats.N > 1 {
-			cv = numfmt.Sig(100*r.RPSStats.CV) + "%"
-		}
-		ratio := numfmt.Sig(r.VsFastest) + "×"
-		switch r.Versus {
-		case "~":
-			ratio += " ~"
-			notSig = true
-		case "?":
-			ratio += " ?"
-			unsure = true
-		}
-		row := []any{mdtext.Text(r.Target)}
-		if hasParams {
-			row = append(row, mdtext.Text(r.Params))
-		}
-		row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
-			numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.MBps), numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median), meanText(r.MeanMS), numfmt.Sig(r.MaxMS),
-			numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
-		if err := t.Append(row...); err != nil {
+		if err := t.Append(mk.row(r, hasParams)...); err != nil {
 			return err
 		}
 	}
@@ -333,25 +295,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if err := t.Render(); err != nil {
 		return err
 	}
-	var notes []string
-	if len(bound) > 0 {
-		notes = append(notes, fmt.Sprintf("† generator-bound: at ≥ %.0f%% of the load generator's measured ceiling, or its CPU at ≥ %.0f%% of its cores; the number is a floor set by bombardier, not the server's limit.",
-			100*results.CeilingBound, 100*results.GeneratorBoundShare))
-		notes = append(notes, bound...)
-	}
-	if noisy {
-		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*stats.NoisyCV))
-	}
-	if notSig {
-		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap, or the difference is within the noise floor.")
-	}
-	if unsure {
-		notes = append(notes, "? one trial: no way to tell the difference from noise.")
-	}
-	if len(rows) > 0 {
-		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number. "+
-			"MB/s: bytes read (headers included) per second; p50, p99 and mean: medians over the trials; max: the longest request of any trial.")
-	}
+	notes := mk.notes(len(rows) > 0)
 	for _, c := range failing {
 		notes = append(notes, fmt.Sprintf("**fails** %s: %s", mdtext.Code(c.ID()), mdtext.Text(c.Reason)))
 	}
@@ -366,6 +310,79 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		return err
 	}
 	return scalingTable(b, scenario, rows)
+}
+
+// marks collects what the rows of a scenario's table were marked with,
+// for the notes under it.
+type marks struct {
+	noisy, unsure, notSig bool
+	bound                 []string // one note per generator-bound row
+}
+
+// row is r's line of the scenario table.
+func (mk *marks) row(r *Row, hasParams bool) []any {
+	rps := numfmt.Sig(r.RPS)
+	if len(r.BoundBy) > 0 {
+		rps += " †"
+		mk.bound = append(mk.bound, fmt.Sprintf("† %s: %s.", mdtext.Code(r.ID), mdtext.Text(strings.Join(r.BoundBy, "; "))))
+	}
+	ceiling := "—"
+	if r.CeilingShare > 0 {
+		ceiling = numfmt.Percent(r.CeilingShare)
+	}
+	if r.Noisy {
+		rps += " ⚠"
+		mk.noisy = true
+	}
+	ci := "n<6"
+	if r.RPSStats.HasCI {
+		ci = numfmt.Sig(r.RPSStats.Lo) + "…" + numfmt.Sig(r.RPSStats.Hi)
+	}
+	cv := "—"
+	if r.RPSStats.N > 1 {
+		cv = numfmt.Sig(100*r.RPSStats.CV) + "%"
+	}
+	ratio := numfmt.Sig(r.VsFastest) + "×"
+	switch r.Versus {
+	case "~":
+		ratio += " ~"
+		mk.notSig = true
+	case "?":
+		ratio += " ?"
+		mk.unsure = true
+	}
+	row := []any{mdtext.Text(r.Target)}
+	if hasParams {
+		row = append(row, mdtext.Text(r.Params))
+	}
+	return append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
+		numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.MBps), numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median), meanText(r.MeanMS), numfmt.Sig(r.MaxMS),
+		numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
+}
+
+// notes explain the marks under the table; measured says the table has
+// measured rows.
+func (mk *marks) notes(measured bool) []string {
+	var notes []string
+	if len(mk.bound) > 0 {
+		notes = append(notes, fmt.Sprintf("† generator-bound: at ≥ %.0f%% of the load generator's measured ceiling, or its CPU at ≥ %.0f%% of its cores; the number is a floor set by bombardier, not the server's limit.",
+			100*results.CeilingBound, 100*results.GeneratorBoundShare))
+		notes = append(notes, mk.bound...)
+	}
+	if mk.noisy {
+		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*stats.NoisyCV))
+	}
+	if mk.notSig {
+		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap, or the difference is within the noise floor.")
+	}
+	if mk.unsure {
+		notes = append(notes, "? one trial: no way to tell the difference from noise.")
+	}
+	if measured {
+		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number. "+
+			"MB/s: bytes read (headers included) per second; p50, p99 and mean: medians over the trials; max: the longest request of any trial.")
+	}
+	return notes
 }
 
 // serviceTable splits the CPU and memory of multi-service targets by
