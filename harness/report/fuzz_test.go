@@ -2,12 +2,16 @@ package report
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/results"
 )
 
-// report renders whatever results.Decode accepts, and never panics.
+// Whatever results.Decode accepts renders, as Markdown, CSV, JSON and
+// charts, without an error and without a panic; the Markdown names every
+// cell's scenario.
 func FuzzRender(f *testing.F) {
 	f.Add([]byte(`{"schema":1,"cells":[null,{"target":"a","scenario":"s","status":"ok","trials":[{"rps":10},{"rps":12}]}]}`))
 	f.Add([]byte(`{"schema":1,"cells":[{"target":"a","scenario":"s","status":"failed","reason":"x|<y>"},{"target":"a","scenario":"s","control":true,"status":"ok","trials":[{"rps":1}]}]}`))
@@ -18,8 +22,23 @@ func FuzzRender(f *testing.F) {
 			return
 		}
 		var b bytes.Buffer
-		markdown(&b, run, nil)
-		CSV(&b, run)
-		JSON(&b, run)
+		charts, err := Charts(run)
+		if err != nil {
+			t.Fatalf("charts: %v", err)
+		}
+		if err := markdown(&b, run, charts); err != nil {
+			t.Fatalf("markdown: %v", err)
+		}
+		for _, c := range run.Cells {
+			if !strings.Contains(b.String(), mdtext.Text(c.Scenario)) {
+				t.Fatalf("the README does not name scenario %q", c.Scenario)
+			}
+		}
+		if err := CSV(&b, run); err != nil {
+			t.Fatalf("csv: %v", err)
+		}
+		if err := JSON(&b, run); err != nil {
+			t.Fatalf("json: %v", err)
+		}
 	})
 }

@@ -402,7 +402,15 @@ func Decode(data []byte) (*Run, error) {
 	}
 	run.Cells = slices.DeleteFunc(run.Cells, func(c *Cell) bool { return c == nil })
 	maps.DeleteFunc(run.Images, func(_ string, b *BaseImage) bool { return b == nil })
-	for _, c := range run.Cells {
+	for i, c := range run.Cells {
+		// A cell of no known status would be listed nowhere: refuse it
+		// rather than drop it from every table.
+		if c.Status != OK && c.Status != Failed && c.Status != Skipped {
+			return nil, fmt.Errorf("cell %d (%s): status %q is none of ok, failed, skipped", i+1, c.ID(), c.Status)
+		}
+		if c.Status == OK && len(c.Trials) == 0 {
+			return nil, fmt.Errorf("cell %d (%s): status ok with no trial: a run records a cell ok only once it measured one", i+1, c.ID())
+		}
 		if c.Image != nil {
 			c.Image.Bases = slices.DeleteFunc(c.Image.Bases, func(b *BaseImage) bool { return b == nil })
 		}

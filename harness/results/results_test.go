@@ -3,6 +3,7 @@ package results
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/webbench/webbench/harness/loadgen"
@@ -32,7 +33,7 @@ func TestSummarize(t *testing.T) {
 
 func TestWriteRead(t *testing.T) {
 	dir := t.TempDir()
-	run := &Run{Schema: Schema, Cells: []*Cell{{Target: "a", Scenario: "s", CPUs: 1, Connections: 2, Status: OK}}}
+	run := &Run{Schema: Schema, Cells: []*Cell{{Target: "a", Scenario: "s", CPUs: 1, Connections: 2, Status: OK, Trials: []Trial{{}}}}}
 	if err := Write(dir, run); err != nil {
 		t.Fatal(err)
 	}
@@ -96,5 +97,26 @@ func TestShortCause(t *testing.T) {
 		if got := ShortCause(err); got != want {
 			t.Errorf("ShortCause(%q) = %q, want %q", err, got, want)
 		}
+	}
+}
+
+// A cell whose status is none of ok, failed and skipped would be listed in
+// no table: Decode refuses it, naming the cell.
+func TestDecodeRefusesUnknownStatus(t *testing.T) {
+	for _, status := range []string{``, `"running"`} {
+		field := ""
+		if status != "" {
+			field = `,"status":` + status
+		}
+		_, err := Decode([]byte(`{"schema":1,"cells":[{"target":"a","scenario":"s","status":"ok","trials":[{"rps":1}]},{"target":"b","scenario":"02"` + field + `}]}`))
+		if err == nil || !strings.Contains(err.Error(), "cell 2 (b/02") {
+			t.Errorf("status %s: %v, want an error naming cell 2", status, err)
+		}
+	}
+	if _, err := Decode([]byte(`{"schema":1,"cells":[{"target":"a","scenario":"s","status":"ok"}]}`)); err == nil || !strings.Contains(err.Error(), "no trial") {
+		t.Errorf("an ok cell without trials: %v, want refused", err)
+	}
+	if _, err := Decode([]byte(`{"schema":1,"cells":[{"target":"a","scenario":"s","status":"skipped"}]}`)); err != nil {
+		t.Errorf("a skipped cell: %v", err)
 	}
 }
