@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/internal/golden"
-	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -77,7 +76,7 @@ func TestNoiseFloorHidesSmallDifferences(t *testing.T) {
 	mk := func(scale float64, control bool) *results.Cell {
 		c := &results.Cell{Target: "go", Scenario: "plaintext", CPUs: 1, Connections: 64, Status: results.OK, Control: control}
 		for i := range 6 {
-			c.Trials = append(c.Trials, results.Trial{Result: loadgen.Result{RPS: scale * (1000 + float64(i))}})
+			c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: scale * (1000 + float64(i))}})
 		}
 		return c
 	}

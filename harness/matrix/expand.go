@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/cpuset"
 )
 
@@ -35,46 +36,22 @@ type Cell struct {
 }
 
 // KV is one param value of a cell.
-type KV struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+type KV = cellid.KV
+
+// Key is the cell's identity, as results record it.
+func (c Cell) Key() cellid.Key {
+	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control}
 }
 
 // TargetName is "target" or "target:variant".
-func (c Cell) TargetName() string {
-	if c.Variant == "" {
-		return c.Target
-	}
-	return c.Target + ":" + c.Variant
-}
+func (c Cell) TargetName() string { return c.Key().TargetName() }
 
 // ScenarioName is "scenario" or "scenario?k=v&k2=v2".
-func (c Cell) ScenarioName() string {
-	if len(c.Params) == 0 {
-		return c.Scenario
-	}
-	parts := make([]string, len(c.Params))
-	for i, p := range c.Params {
-		parts[i] = p.Name + "=" + p.Value
-	}
-	return c.Scenario + "?" + strings.Join(parts, "&")
-}
+func (c Cell) ScenarioName() string { return c.Key().ScenarioName() }
 
-// ID names a cell uniquely within a run:
-// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>.
-func (c Cell) ID() string {
-	id := fmt.Sprintf("%s/%s/%dcpu/c%d", c.TargetName(), c.ScenarioName(), c.CPUs, c.Connections)
-	if c.Close {
-		id += "/close"
-	}
-	if c.Rate > 0 {
-		id += fmt.Sprintf("/r%d", c.Rate)
-	}
-	if c.Control {
-		id += " (control)"
-	}
-	return id
-}
+// ID names a cell uniquely within a run (see cellid.Key.ID).
+func (c Cell) ID() string { return c.Key().ID() }
 
 // Subst replaces {name} in s with the cell's param values.
 func (c Cell) Subst(s string) string {
@@ -219,7 +196,7 @@ func combinations(params []Param) [][]KV {
 		var next [][]KV
 		for _, prefix := range out {
 			for _, v := range p.Values {
-				next = append(next, append(slices.Clone(prefix), KV{p.Name, v}))
+				next = append(next, append(slices.Clone(prefix), KV{Name: p.Name, Value: v}))
 			}
 		}
 		out = next

@@ -10,9 +10,10 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webbench/webbench/harness/cellid"
 )
 
 // SchemaVersion is the only matrix version this harness reads.
@@ -267,44 +268,8 @@ type Profile struct {
 	RelativeTo  []Relative // replaces the file's report.relative_to when set
 }
 
-// Relative names the baseline of a ratio table: each cell is compared with
-// the cell that differs from it only in this one thing (its scenario, its
-// variant, its target or its connection count) having this value. Exactly
-// one field is set.
-type Relative struct {
-	Scenario    string `json:"scenario,omitempty"`
-	Variant     string `json:"variant,omitempty"`
-	Target      string `json:"target,omitempty"`
-	Connections int    `json:"connections,omitempty"`
-}
-
-// Dimension and Value are the one thing the baseline differs in.
-func (r Relative) Dimension() (dim, value string) {
-	switch {
-	case r.Scenario != "":
-		return "scenario", r.Scenario
-	case r.Variant != "":
-		return "variant", r.Variant
-	case r.Connections != 0:
-		return "connections", strconv.Itoa(r.Connections)
-	}
-	return "target", r.Target
-}
-
-// Base is the baseline key of c: c with the dimension set to the value.
-func (r Relative) Base(c Cell) Cell {
-	switch {
-	case r.Scenario != "":
-		c.Scenario = r.Scenario
-	case r.Variant != "":
-		c.Variant = r.Variant
-	case r.Connections != 0:
-		c.Connections = r.Connections
-	default:
-		c.Target = r.Target
-	}
-	return c
-}
+// Relative names the baseline of a ratio table (see cellid.Relative).
+type Relative = cellid.Relative
 
 // WithProfile returns a copy of m with the named profile applied.
 func (m *Matrix) WithProfile(name string) (*Matrix, error) {

@@ -518,10 +518,10 @@ func TestRelativeTo(t *testing.T) {
 		t.Errorf("profile relative_to %+v, want %+v", p.RelativeTo, want)
 	}
 	c := Cell{Target: "one", Scenario: "json", CPUs: 1, Connections: 64}
-	if got := (Relative{Scenario: "plaintext"}).Base(c).ID(); got != "one/plaintext/1cpu/c64" {
+	if got := (Relative{Scenario: "plaintext"}).Base(c.Key()).ID(); got != "one/plaintext/1cpu/c64" {
 		t.Errorf("base %s", got)
 	}
-	if got := (Relative{Connections: 256}).Base(c).ID(); got != "one/json/1cpu/c256" {
+	if got := (Relative{Connections: 256}).Base(c.Key()).ID(); got != "one/json/1cpu/c256" {
 		t.Errorf("base by connections %s", got)
 	}
 	if dim, v := (Relative{Connections: 256}).Dimension(); dim != "connections" || v != "256" {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/webbench/webbench/harness/internal/mdtext"
-	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -68,7 +67,7 @@ func Index(root string) error {
 		} else {
 			trials += " × " + m.Load.Duration.String()
 		}
-		if m.Load.Aggregate == matrix.AggregateBest {
+		if m.Load.Aggregate == results.AggregateBest {
 			trials += ", best"
 		}
 		if m.Order == results.Interleaved {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/webbench/webbench/harness/loadgen"
-	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -26,7 +25,7 @@ type Row struct {
 	// Services is a multi-service target's CPU (median over trials) and
 	// peak memory (largest) by service.
 	Services       map[string]results.ServiceUsage `json:"services,omitempty"`
-	Aggregate      matrix.Aggregate                `json:"aggregate"`
+	Aggregate      results.Aggregate               `json:"aggregate"`
 	RPS            float64                         `json:"rps"` // the headline: median, or best of N
 	RPSStats       stats.Summary                   `json:"rps_stats"`
 	P50            stats.Summary                   `json:"latency_ms_p50"`
@@ -191,7 +190,7 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 	r.RPSStats, r.P50, r.P99 = stats.Describe(rps), stats.Describe(p50), stats.Describe(p99)
 	r.MeanMS, r.MBps = stats.Describe(mean).Median, stats.Describe(mbps).Median
 	r.Noisy = r.RPSStats.Noisy(stats.NoisyCV)
-	r.Aggregate = matrix.AggregateMedian
+	r.Aggregate = results.AggregateMedian
 	if s := c.Summary; s != nil {
 		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB
 		r.ErrorRate, r.CeilingShare, r.BoundBy = s.ErrorRate, s.CeilingShare, s.BoundBy
@@ -216,14 +215,14 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 // legacyErrorRate is the error rate of the trials behind the headline in
 // results written before error_rate, when "requests" counted every
 // response and "errors" the requests that got none.
-func legacyErrorRate(trials []results.Trial, agg matrix.Aggregate, headline float64) float64 {
+func legacyErrorRate(trials []results.Trial, agg results.Aggregate, headline float64) float64 {
 	var errs, all int64
 	for _, t := range trials {
-		if agg == matrix.AggregateBest && t.RPS != headline {
+		if agg == results.AggregateBest && t.RPS != headline {
 			continue
 		}
 		errs, all = errs+t.Errors, all+t.Requests+t.Errors
-		if agg == matrix.AggregateBest {
+		if agg == results.AggregateBest {
 			break
 		}
 	}

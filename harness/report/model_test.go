@@ -6,14 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/results"
 )
 
 func cell(target string, cpus int, rps ...float64) *results.Cell {
 	c := &results.Cell{Target: target, Scenario: "plaintext", CPUs: cpus, Connections: 512, Status: results.OK}
 	for _, x := range rps {
-		c.Trials = append(c.Trials, results.Trial{Result: loadgen.Result{RPS: x}})
+		c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: x}})
 	}
 	c.Summary = results.Summarize(c.Trials, "median")
 	return c

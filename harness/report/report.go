@@ -20,9 +20,9 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/loadgen"
-	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
@@ -90,7 +90,7 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	} else {
 		fmt.Fprintf(b, "- Machine: %s, %d online CPUs, kernel %s\n", mdtext.Text(env.CPUModel), env.OnlineCPUs, mdtext.Text(env.Kernel))
 		fmt.Fprintf(b, "- Docker: engine %s (API %s, %s), network mode %s\n", mdtext.Text(env.DockerVersion), mdtext.Text(env.DockerAPI), mdtext.Text(env.StorageDriver), mdtext.Code(string(env.NetworkMode)))
-		if env.NetworkMode == matrix.NetworkHost {
+		if env.NetworkMode == results.NetworkHost {
 			b.WriteString("- ⚠ Host network mode: each target listened on every interface of this machine while it ran, and its code could reach whatever the machine can\n")
 		}
 	}
@@ -118,7 +118,7 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	}
 	agg := m.Load.Aggregate
 	if agg == "" {
-		agg = matrix.AggregateMedian
+		agg = results.AggregateMedian
 	}
 	fmt.Fprintf(b, "- Matrix: %s, profile %s; each trial %s, warm-up %s, %d trial(s), %s shown; load generator on %d core(s)\n",
 		mdtext.Code(m.File), mdtext.Code(profile), how, m.Load.Warmup, m.Load.Trials, agg, m.Load.LoadgenCPUs)
@@ -614,7 +614,7 @@ func cores(m results.Machine) string {
 // relativeTable writes every cell over its baseline under rel: the median
 // of the trial-by-trial ratios with its interval, and what that says next
 // to the run's noise floor.
-func relativeTable(b *strings.Builder, run *results.Run, rel matrix.Relative) {
+func relativeTable(b *strings.Builder, run *results.Run, rel cellid.Relative) {
 	rows := results.Relatives(run, rel)
 	dim, value := rel.Dimension()
 	fmt.Fprintf(b, "## Relative to %s %s\n\n", dim, mdtext.Code(value))

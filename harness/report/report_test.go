@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/internal/golden"
-	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -114,7 +114,7 @@ func TestChartsGroupedByConnections(t *testing.T) {
 			t.Errorf("grouped bars lack %q", want)
 		}
 	}
-	run.Matrix.RelativeTo = []matrix.Relative{{Connections: 64}}
+	run.Matrix.RelativeTo = []cellid.Relative{{Connections: 64}}
 	md := string(markdownOf(t, run))
 	if !strings.Contains(md, "## Relative to connections `64`") {
 		t.Error("README lacks the table against c64")
@@ -161,7 +161,7 @@ func TestRelativeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run.Matrix.RelativeTo = []matrix.Relative{{Variant: "single"}, {Target: "slow"}, {Scenario: "json"}}
+	run.Matrix.RelativeTo = []cellid.Relative{{Variant: "single"}, {Target: "slow"}, {Scenario: "json"}}
 	md := string(markdownOf(t, run))
 	for _, want := range []string{
 		"## Relative to variant `single`",
@@ -208,7 +208,7 @@ func TestMarkdownInjection(t *testing.T) {
 	run.Matrix.Only = "a`b|c"
 	for _, c := range run.Cells {
 		c.Target = "a|b|c" + evil
-		c.Params = []matrix.KV{{Name: "records", Value: evil + "|x`"}}
+		c.Params = []cellid.KV{{Name: "records", Value: evil + "|x`"}}
 		c.Warnings = append(c.Warnings, evil)
 		if c.Image != nil {
 			c.Image.RuntimeVersion = "node|" + evil

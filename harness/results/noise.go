@@ -3,8 +3,7 @@ package results
 import (
 	"math"
 
-	"github.com/webbench/webbench/harness/matrix"
-
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -97,7 +96,7 @@ type Relative struct {
 // Relatives lists, for rel, every ok cell (controls aside) that has an ok
 // baseline: the cell differing from it only in rel's dimension, set to
 // rel's value. Cells that are their own baseline are left out.
-func Relatives(run *Run, rel matrix.Relative) []Relative {
+func Relatives(run *Run, rel cellid.Relative) []Relative {
 	byID := okCells(run)
 	var out []Relative
 	for _, c := range run.Cells {

@@ -18,9 +18,8 @@ import (
 
 	"github.com/moby/sys/atomicwriter"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/internal/safefile"
-	"github.com/webbench/webbench/harness/loadgen"
-	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -89,20 +88,20 @@ type Run struct {
 
 // Environment is where and with what the run was measured.
 type Environment struct {
-	Label          string         `json:"label"`
-	Hostname       string         `json:"hostname"`
-	CPUModel       string         `json:"cpu_model"`
-	OnlineCPUs     int            `json:"online_cpus"`
-	Kernel         string         `json:"kernel"`
-	OS             string         `json:"os,omitempty"`
-	DockerVersion  string         `json:"docker_version"`
-	DockerAPI      string         `json:"docker_api_version,omitempty"`
-	StorageDriver  string         `json:"storage_driver,omitempty"`
-	HarnessVersion string         `json:"harness_version"`
-	LoadGenerator  string         `json:"load_generator"`
-	StartedAt      time.Time      `json:"started_at"`
-	NetworkMode    matrix.Network `json:"network_mode"`
-	Resumed        []time.Time    `json:"resumed_at,omitempty"` // when the run was continued with --resume
+	Label          string      `json:"label"`
+	Hostname       string      `json:"hostname"`
+	CPUModel       string      `json:"cpu_model"`
+	OnlineCPUs     int         `json:"online_cpus"`
+	Kernel         string      `json:"kernel"`
+	OS             string      `json:"os,omitempty"`
+	DockerVersion  string      `json:"docker_version"`
+	DockerAPI      string      `json:"docker_api_version,omitempty"`
+	StorageDriver  string      `json:"storage_driver,omitempty"`
+	HarnessVersion string      `json:"harness_version"`
+	LoadGenerator  string      `json:"load_generator"`
+	StartedAt      time.Time   `json:"started_at"`
+	NetworkMode    Network     `json:"network_mode"`
+	Resumed        []time.Time `json:"resumed_at,omitempty"` // when the run was continued with --resume
 	// Machines are the target's and the load generator's machines when a
 	// run used two engines (the fields above then describe the target's);
 	// Link is the network between them as the user described it.
@@ -154,69 +153,58 @@ type Settings struct {
 	KeepAlive   []bool            `json:"keepalive,omitempty"`
 	Rate        []int             `json:"rate,omitempty"`
 	Images      map[string]string `json:"images"`
-	Targets     []matrix.Target   `json:"targets"`
-	Scenarios   []matrix.Scenario `json:"scenarios"`
+	Targets     []Target          `json:"targets"`
+	Scenarios   []Scenario        `json:"scenarios"`
 	Control     string            `json:"control,omitempty"`     // the cells measured twice (A/A)
-	RelativeTo  []matrix.Relative `json:"relative_to,omitempty"` // baselines of the ratio tables
+	RelativeTo  []cellid.Relative `json:"relative_to,omitempty"` // baselines of the ratio tables
 	Order       Order             `json:"order"`
 	Seed        uint64            `json:"seed,omitempty"` // of the interleaved order's shuffles
 }
 
-// LoadSettings is matrix.Load with durations written as text ("10s").
+// LoadSettings is the load the run was given, durations written as text ("10s").
 type LoadSettings struct {
-	Duration     Duration         `json:"duration,omitzero"`
-	Requests     int64            `json:"requests,omitempty"`
-	Warmup       Duration         `json:"warmup"`
-	Trials       int              `json:"trials"`
-	Timeout      Duration         `json:"timeout"`
-	LoadgenCPUs  int              `json:"loadgen_cpus"`
-	ReadyTimeout Duration         `json:"ready_timeout"`
-	Aggregate    matrix.Aggregate `json:"aggregate"`
-	MaxErrorRate float64          `json:"max_error_rate"`
-}
-
-// SettingsOf records m as run, with the selector that picked its cells.
-func SettingsOf(m *matrix.Matrix, only string) Settings {
-	l := m.Load
-	ls := LoadSettings{Duration: Duration(l.Duration), Requests: l.Requests, Warmup: Duration(l.Warmup), Trials: l.Trials,
-		Timeout: Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: Duration(l.ReadyTimeout), Aggregate: l.Aggregate,
-		MaxErrorRate: l.MaxErrorRate}
-	return Settings{File: filepath.Base(m.File), Path: m.File, Profile: m.Profile, Only: only, Control: strings.Join(m.Control, ","), Load: ls, CPUs: m.CPUs,
-		Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Images: m.Images, Targets: m.Targets, Scenarios: m.Scenarios,
-		RelativeTo: m.RelativeTo}
+	Duration     Duration  `json:"duration,omitzero"`
+	Requests     int64     `json:"requests,omitempty"`
+	Warmup       Duration  `json:"warmup"`
+	Trials       int       `json:"trials"`
+	Timeout      Duration  `json:"timeout"`
+	LoadgenCPUs  int       `json:"loadgen_cpus"`
+	ReadyTimeout Duration  `json:"ready_timeout"`
+	Aggregate    Aggregate `json:"aggregate"`
+	MaxErrorRate float64   `json:"max_error_rate"`
 }
 
 // Cell is one measured (or failed, or skipped) cell.
 type Cell struct {
-	Target        string         `json:"target"`
-	Variant       string         `json:"variant,omitempty"`
-	Scenario      string         `json:"scenario"`
-	Params        []matrix.KV    `json:"params,omitempty"`
-	CPUs          int            `json:"cpus"`
-	CPUSet        string         `json:"cpuset"`
-	LoadgenCPUSet string         `json:"loadgen_cpuset"`
-	Connections   int            `json:"connections"`
-	Close         bool           `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
-	Rate          int            `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
-	Control       bool           `json:"control,omitempty"`          // the A/A twin of the cell of the same id
-	Status        Status         `json:"status"`
-	Reason        string         `json:"reason,omitempty"`
-	Warnings      []string       `json:"warnings,omitempty"`
-	Image         *Image         `json:"image,omitempty"`
-	Limits        *matrix.Limits `json:"limits,omitempty"` // of each of the target's containers
-	Trials        []Trial        `json:"trials,omitempty"`
-	Summary       *Summary       `json:"summary,omitempty"`
-	Seconds       float64        `json:"seconds"` // wall time the cell took, start to stop
+	Target        string   `json:"target"`
+	Variant       string   `json:"variant,omitempty"`
+	Scenario      string   `json:"scenario"`
+	Params        []KV     `json:"params,omitempty"`
+	CPUs          int      `json:"cpus"`
+	CPUSet        string   `json:"cpuset"`
+	LoadgenCPUSet string   `json:"loadgen_cpuset"`
+	Connections   int      `json:"connections"`
+	Close         bool     `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
+	Rate          int      `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
+	Control       bool     `json:"control,omitempty"`          // the A/A twin of the cell of the same id
+	Status        Status   `json:"status"`
+	Reason        string   `json:"reason,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
+	Image         *Image   `json:"image,omitempty"`
+	Limits        *Limits  `json:"limits,omitempty"` // of each of the target's containers
+	Trials        []Trial  `json:"trials,omitempty"`
+	Summary       *Summary `json:"summary,omitempty"`
+	Seconds       float64  `json:"seconds"` // wall time the cell took, start to stop
 }
 
-// ID names the cell as matrix.Cell.ID does.
+// ID names the cell (see cellid.Key.ID).
 func (c *Cell) ID() string {
 	return c.Key().ID()
 }
 
 // Key is the cell's identity as the matrix names it.
-func (c *Cell) Key() matrix.Cell {
-	return matrix.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
+func (c *Cell) Key() cellid.Key {
+	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
 		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control}
 }
 
@@ -231,7 +219,7 @@ type Image struct {
 // Trial is one measured bombardier run plus the resources used during it.
 type Trial struct {
 	StartedAt *time.Time `json:"started_at,omitempty"` // when the measured run began (drift, order)
-	loadgen.Result
+	Result
 	TargetCPUCores   float64 `json:"target_cpu_cores"`
 	TargetMemPeakMiB float64 `json:"target_mem_peak_mib"`
 	LoadgenCPUCores  float64 `json:"loadgen_cpu_cores"`
@@ -255,35 +243,35 @@ const GeneratorBoundShare = 0.90
 // Summary condenses a cell's trials. RPS is the headline number: the
 // median of the trials, or the best when the load's aggregate is "best".
 type Summary struct {
-	Aggregate        matrix.Aggregate `json:"aggregate"`
-	RPS              float64          `json:"rps"`
-	RPSMedian        float64          `json:"rps_median"`
-	RPSMin           float64          `json:"rps_min"`
-	RPSMax           float64          `json:"rps_max"`
-	LatencyP50Median float64          `json:"latency_ms_p50_median"`
-	LatencyP99Median float64          `json:"latency_ms_p99_median"`
-	Errors           int64            `json:"errors"`     // over every trial
-	ErrorRate        float64          `json:"error_rate"` // of the trials behind the headline: all for the median, the best one for best
-	TargetCPUCores   float64          `json:"target_cpu_cores_median"`
-	TargetMemPeakMiB float64          `json:"target_mem_peak_mib"`
-	GeneratorBound   int              `json:"generator_bound_trials,omitempty"` // trials whose generator CPU passed GeneratorBoundShare
-	CeilingShare     float64          `json:"ceiling_share,omitempty"`          // RPS ÷ the load generator's measured ceiling
-	BoundBy          []string         `json:"bound_by,omitempty"`               // the rules that call the cell generator-bound
+	Aggregate        Aggregate `json:"aggregate"`
+	RPS              float64   `json:"rps"`
+	RPSMedian        float64   `json:"rps_median"`
+	RPSMin           float64   `json:"rps_min"`
+	RPSMax           float64   `json:"rps_max"`
+	LatencyP50Median float64   `json:"latency_ms_p50_median"`
+	LatencyP99Median float64   `json:"latency_ms_p99_median"`
+	Errors           int64     `json:"errors"`     // over every trial
+	ErrorRate        float64   `json:"error_rate"` // of the trials behind the headline: all for the median, the best one for best
+	TargetCPUCores   float64   `json:"target_cpu_cores_median"`
+	TargetMemPeakMiB float64   `json:"target_mem_peak_mib"`
+	GeneratorBound   int       `json:"generator_bound_trials,omitempty"` // trials whose generator CPU passed GeneratorBoundShare
+	CeilingShare     float64   `json:"ceiling_share,omitempty"`          // RPS ÷ the load generator's measured ceiling
+	BoundBy          []string  `json:"bound_by,omitempty"`               // the rules that call the cell generator-bound
 }
 
 // Ceiling is the load generator's ceiling on some cores and connections:
 // what it drew from the fixed-response server there, loaded exactly as
 // the targets were.
 type Ceiling struct {
-	CPUs        int            `json:"cpus"`
-	CPUSet      string         `json:"cpuset"`
-	Connections int            `json:"connections"`
-	Close       bool           `json:"connection_close,omitempty"`
-	NetworkMode matrix.Network `json:"network_mode"`
-	RPS         float64        `json:"ceiling_rps,omitempty"` // median of the trials
-	TrialRPS    []float64      `json:"trial_rps,omitempty"`
-	LoadgenCPU  float64        `json:"loadgen_cpu_cores,omitempty"` // median
-	Error       string         `json:"error,omitempty"`             // why it could not be measured
+	CPUs        int       `json:"cpus"`
+	CPUSet      string    `json:"cpuset"`
+	Connections int       `json:"connections"`
+	Close       bool      `json:"connection_close,omitempty"`
+	NetworkMode Network   `json:"network_mode"`
+	RPS         float64   `json:"ceiling_rps,omitempty"` // median of the trials
+	TrialRPS    []float64 `json:"trial_rps,omitempty"`
+	LoadgenCPU  float64   `json:"loadgen_cpu_cores,omitempty"` // median
+	Error       string    `json:"error,omitempty"`             // why it could not be measured
 }
 
 // CeilingBound is the share of the measured ceiling at which a cell is
@@ -307,8 +295,8 @@ func (s *Summary) JudgeBound(ceiling float64) {
 
 // Headline is the one place that decides a cell's headline RPS from the
 // statistics of its trials: the median, or the best of N.
-func Headline(a matrix.Aggregate, rps stats.Summary) float64 {
-	if a == matrix.AggregateBest {
+func Headline(a Aggregate, rps stats.Summary) float64 {
+	if a == AggregateBest {
 		return rps.Max
 	}
 	return rps.Median
@@ -316,7 +304,7 @@ func Headline(a matrix.Aggregate, rps stats.Summary) float64 {
 
 // Summarize computes the summary of trials under an aggregate (median or
 // best); nil when there are none.
-func Summarize(trials []Trial, aggregate matrix.Aggregate) *Summary {
+func Summarize(trials []Trial, aggregate Aggregate) *Summary {
 	if len(trials) == 0 {
 		return nil
 	}
@@ -337,14 +325,14 @@ func Summarize(trials []Trial, aggregate matrix.Aggregate) *Summary {
 	}
 	r := stats.Describe(rps)
 	s.RPSMedian, s.RPSMin, s.RPSMax = r.Median, r.Min, r.Max
-	if aggregate != matrix.AggregateBest {
-		aggregate = matrix.AggregateMedian
+	if aggregate != AggregateBest {
+		aggregate = AggregateMedian
 	}
 	s.Aggregate, s.RPS = aggregate, Headline(aggregate, r)
 	if requests > 0 {
 		s.ErrorRate = float64(s.Errors) / float64(requests)
 	}
-	if aggregate == matrix.AggregateBest {
+	if aggregate == AggregateBest {
 		best := slices.IndexFunc(trials, func(t Trial) bool { return t.RPS == s.RPS })
 		s.ErrorRate = trials[best].ErrorRate
 	}

@@ -1,17 +1,19 @@
 package results
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/webbench/webbench/harness/loadgen"
 )
 
 func TestSummarize(t *testing.T) {
 	tr := func(rps, p99 float64, errs int64, mem float64, bound bool) Trial {
-		return Trial{Result: loadgen.Result{RPS: rps, Errors: errs, LatencyMS: loadgen.Latency{P50: p99 / 2, P99: p99}},
+		return Trial{Result: Result{RPS: rps, Errors: errs, LatencyMS: Latency{P50: p99 / 2, P99: p99}},
 			TargetCPUCores: 1, TargetMemPeakMiB: mem, GeneratorBound: bound}
 	}
 	trials := []Trial{tr(300, 9, 1, 10, false), tr(100, 3, 0, 30, true), tr(200, 6, 2, 20, false)}
@@ -60,7 +62,7 @@ func TestNoiseFloor(t *testing.T) {
 	cell := func(control bool, rps ...float64) *Cell {
 		c := &Cell{Target: "go", Scenario: "plaintext", CPUs: 1, Connections: 64, Status: OK, Control: control}
 		for _, x := range rps {
-			c.Trials = append(c.Trials, Trial{Result: loadgen.Result{RPS: x}})
+			c.Trials = append(c.Trials, Trial{Result: Result{RPS: x}})
 		}
 		return c
 	}
@@ -118,5 +120,77 @@ func TestDecodeRefusesUnknownStatus(t *testing.T) {
 	}
 	if _, err := Decode([]byte(`{"schema":1,"cells":[{"target":"a","scenario":"s","status":"skipped"}]}`)); err != nil {
 		t.Errorf("a skipped cell: %v", err)
+	}
+}
+
+// results.json's types are results' own (schema.go); every committed run
+// reads and writes back with every field it had, at the same place with
+// the same value, so the schema did not move when they stopped being the
+// matrix's and the load generator's. (Runs written before a field existed
+// gain it, zero, on the way back, and environment values that early runs
+// recorded are dropped, as before: that is all that may differ.)
+func TestCommittedRunsRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("../../results/*/results.json")
+	if len(files) == 0 {
+		t.Fatal("no committed results.json found")
+	}
+	for _, p := range files {
+		run, err := Read(filepath.Dir(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		if err := Write(out, run); err != nil {
+			t.Fatal(err)
+		}
+		var was, is any
+		data, _ := os.ReadFile(p)
+		if err := json.Unmarshal(data, &was); err != nil {
+			t.Fatal(err)
+		}
+		data, _ = os.ReadFile(filepath.Join(out, "results.json"))
+		if err := json.Unmarshal(data, &is); err != nil {
+			t.Fatal(err)
+		}
+		var gone []string
+		lost(was, is, "", &gone)
+		for _, where := range gone {
+			if !dropped.MatchString(where) {
+				t.Errorf("%s: written back without %s", p, where)
+			}
+		}
+	}
+}
+
+// dropped are what early runs wrote and no harness keeps since: the values
+// of environment variables (they may be secrets; their keys are kept).
+var dropped = regexp.MustCompile(`^\.matrix\.targets\[\d+\]\.(variants\[\d+\]\.|services\[\d+\]\.)?env$`)
+
+// lost adds to out where was has something that is not in is.
+func lost(was, is any, at string, out *[]string) {
+	switch w := was.(type) {
+	case map[string]any:
+		m, ok := is.(map[string]any)
+		if !ok {
+			*out = append(*out, at)
+			return
+		}
+		for k, v := range w {
+			lost(v, m[k], at+"."+k, out)
+		}
+		return
+	case []any:
+		l, ok := is.([]any)
+		if !ok || len(l) != len(w) {
+			*out = append(*out, at)
+			return
+		}
+		for i := range w {
+			lost(w[i], l[i], fmt.Sprintf("%s[%d]", at, i), out)
+		}
+		return
+	}
+	if !reflect.DeepEqual(was, is) {
+		*out = append(*out, fmt.Sprintf("%s (%v, now %v)", at, was, is))
 	}
 }

@@ -71,7 +71,7 @@ func TestTwoEngines(t *testing.T) {
 		}
 	}
 	env := res.Environment
-	if env.NetworkMode != matrix.NetworkHost || env.Hostname != "server-engine-host" || env.Link != "veth pair" {
+	if env.NetworkMode != results.NetworkHost || env.Hostname != "server-engine-host" || env.Link != "veth pair" {
 		t.Errorf("environment: network %s, hostname %s, link %q", env.NetworkMode, env.Hostname, env.Link)
 	}
 	tg, ok1 := env.Machine(results.RoleTarget)

@@ -91,7 +91,7 @@ func closeText(close bool) string {
 }
 
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
-	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close, NetworkMode: r.mode}
+	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close, NetworkMode: results.Network(r.mode)}
 	d := &deployment{}
 	defer r.remove(ctx, d)
 	url, err := r.startFixed(ctx, d, c.CPUSet)

@@ -204,7 +204,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 		}
 		rc := newCell(c)
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services}
-		lim := t.Limits
+		lim := limitsOf(t.Limits)
 		var clamped string
 		lim.NoFile, clamped = r.noFile(lim.NoFile)
 		rc.Limits = &lim
@@ -464,7 +464,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 	for k := first; k < first+trials; k++ {
 		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
-		tr, warns, err := r.trial(ctx, d, spec)
+		tr, res, warns, err := r.trial(ctx, d, spec)
 		if err != nil {
 			// A container that died explains a failed run best (OOM-killed…).
 			if dead := r.allRunning(ctx, d, "during the trial"); dead != nil {
@@ -472,7 +472,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 			}
 			return &trialError{n: k, err: err}
 		}
-		problem, judged := tr.Judge(judge)
+		problem, judged := res.Judge(judge)
 		for _, w := range judged {
 			warns = append(warns, fmt.Sprintf("trial %d: %s", k, w))
 		}
@@ -488,7 +488,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 			}
 			return &trialError{n: k, err: errors.New(problem)}
 		}
-		rc.Summary = results.Summarize(rc.Trials, r.m.Load.Aggregate)
+		rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.m.Load.Aggregate))
 		if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
 			rc.Summary.JudgeBound(r.ceilings[ceilingKey{c.CPUs, c.Connections, c.Close}])
 		} else {
@@ -614,12 +614,12 @@ func (r *runner) lastLogs(ctx context.Context, id string) string {
 // trial runs one measured run of the load generator; the samplers, running for the
 // whole cell, say what CPU the target's containers (summed) and the load
 // generator used, and the target's peak memory (summed over containers).
-func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (results.Trial, []string, error) {
+func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (results.Trial, loadgen.Result, []string, error) {
 	start := time.Now()
 	res, err := r.gen.run(ctx, s)
 	end := time.Now()
 	if err != nil {
-		return results.Trial{}, nil, err
+		return results.Trial{}, res, nil, err
 	}
 	var warnings []string
 	var tCores float64
@@ -661,11 +661,11 @@ func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (resu
 	started := start.UTC().Truncate(time.Millisecond)
 	return results.Trial{
 		StartedAt:        &started,
-		Result:           res,
+		Result:           resultOf(res),
 		TargetCPUCores:   roundTo(tCores, 3),
 		TargetMemPeakMiB: roundTo(float64(tMem)/(1<<20), 2),
 		LoadgenCPUCores:  roundTo(lCores, 3),
 		GeneratorBound:   lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
 		Services:         perService,
-	}, warnings, nil
+	}, res, warnings, nil
 }

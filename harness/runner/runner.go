@@ -378,9 +378,9 @@ func (r *runner) begin(selection string) {
 		Environment: results.Environment{
 			Label: r.opt.Label, Hostname: host, CPUModel: CPUModel(), OnlineCPUs: info.NCPU, Kernel: info.Kernel,
 			OS: info.OS, DockerVersion: info.ServerVersion, DockerAPI: info.APIVersion, StorageDriver: info.Driver,
-			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: r.mode,
+			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: results.Network(r.mode),
 		},
-		Matrix:    results.SettingsOf(r.m, r.opt.Only),
+		Matrix:    SettingsOf(r.m, r.opt.Only),
 		Selection: selection,
 		Images:    map[string]*results.BaseImage{},
 		Cells:     []*results.Cell{},

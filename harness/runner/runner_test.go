@@ -208,7 +208,7 @@ func TestAggregateBest(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := res.Cells[0].Summary
-	if s.Aggregate != matrix.AggregateBest || s.RPS != 3000 || s.RPSMedian != 2000 {
+	if s.Aggregate != results.AggregateBest || s.RPS != 3000 || s.RPSMedian != 2000 {
 		t.Errorf("summary %+v", s)
 	}
 }
@@ -452,7 +452,7 @@ scenarios:
 		} else if s := c.Trials[0].Services; s["backend"].MemPeakMiB != 20 || s["front"].MemPeakMiB != 10 || s["backend"].CPUCores < 1.7 {
 			t.Errorf("%s: by service %+v, want the two backends summed apart from the front", mode, s)
 		}
-		if res.Environment.NetworkMode != mode {
+		if res.Environment.NetworkMode != results.Network(mode) {
 			t.Errorf("network_mode %q, want %q", res.Environment.NetworkMode, mode)
 		}
 		starts := f.callsWith("start ")
@@ -538,7 +538,7 @@ func TestCeiling(t *testing.T) {
 		t.Fatalf("ceilings %+v", res.Ceilings)
 	}
 	ce := res.Ceilings[0]
-	if ce.RPS != 1100 || ce.CPUs != 1 || ce.Connections != 8 || ce.CPUSet != "0" || len(ce.TrialRPS) != 3 || ce.NetworkMode != matrix.NetworkShared {
+	if ce.RPS != 1100 || ce.CPUs != 1 || ce.Connections != 8 || ce.CPUSet != "0" || len(ce.TrialRPS) != 3 || ce.NetworkMode != results.Network(matrix.NetworkShared) {
 		t.Errorf("ceiling %+v", ce)
 	}
 	if n := len(f.callsWith("bombard ceiling")); n != 3 {

@@ -23,7 +23,7 @@ type selectionOf struct {
 }
 
 func newSelection(m *matrix.Matrix, only string, mode matrix.Network, cells []matrix.Cell) selectionOf {
-	s := selectionOf{Settings: results.SettingsOf(m, only), Network: mode}
+	s := selectionOf{Settings: SettingsOf(m, only), Network: mode}
 	s.Settings.Path = "" // the same matrix, wherever it is given from
 	for _, c := range cells {
 		s.Cells = append(s.Cells, c.ID())
@@ -48,7 +48,7 @@ func SelectionDiff(prev *results.Run, m *matrix.Matrix, only string, mode matrix
 	// Every recorded setting, compared as written: a field added to the
 	// settings later is compared too.
 	var now, was map[string]json.RawMessage
-	jn, _ := json.Marshal(results.SettingsOf(m, only))
+	jn, _ := json.Marshal(SettingsOf(m, only))
 	jw, _ := json.Marshal(prev.Matrix)
 	json.Unmarshal(jn, &now)
 	json.Unmarshal(jw, &was)
@@ -62,7 +62,7 @@ func SelectionDiff(prev *results.Run, m *matrix.Matrix, only string, mode matrix
 			diffs = append(diffs, fmt.Sprintf("%s was %s, is %s", k, trim(was[k]), trim(now[k])))
 		}
 	}
-	if mode != prev.Environment.NetworkMode {
+	if results.Network(mode) != prev.Environment.NetworkMode {
 		diffs = append(diffs, fmt.Sprintf("network mode was %s, is %s", prev.Environment.NetworkMode, mode))
 	}
 	if len(diffs) == 0 {

@@ -1,0 +1,107 @@
+// Package cellid is the identity of a cell, shared by the matrix that
+// makes cells and the results that record them: what a cell is (target,
+// variant, scenario, params, cores, connections, keep-alive, rate,
+// control), the id that names it in every table and comparison, and the
+// baselines of ratio tables. It imports nothing of the harness. Its json
+// tags are part of results.json's schema: changing one changes the schema.
+package cellid
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// KV is one param value of a cell.
+type KV struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Key is what tells one cell from another.
+type Key struct {
+	Target      string
+	Variant     string
+	Scenario    string
+	Params      []KV
+	CPUs        int
+	Connections int
+	Close       bool // keep-alive off
+	Rate        int  // requests/s held; 0: as fast as it can
+	Control     bool // the A/A twin
+}
+
+// TargetName is "target" or "target:variant".
+func (k Key) TargetName() string {
+	if k.Variant == "" {
+		return k.Target
+	}
+	return k.Target + ":" + k.Variant
+}
+
+// ScenarioName is "scenario" or "scenario?k=v&k2=v2".
+func (k Key) ScenarioName() string {
+	if len(k.Params) == 0 {
+		return k.Scenario
+	}
+	parts := make([]string, len(k.Params))
+	for i, p := range k.Params {
+		parts[i] = p.Name + "=" + p.Value
+	}
+	return k.Scenario + "?" + strings.Join(parts, "&")
+}
+
+// ID names a cell uniquely within a run:
+// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][ (control)].
+func (k Key) ID() string {
+	id := fmt.Sprintf("%s/%s/%dcpu/c%d", k.TargetName(), k.ScenarioName(), k.CPUs, k.Connections)
+	if k.Close {
+		id += "/close"
+	}
+	if k.Rate > 0 {
+		id += fmt.Sprintf("/r%d", k.Rate)
+	}
+	if k.Control {
+		id += " (control)"
+	}
+	return id
+}
+
+// Relative names the baseline of a ratio table: each cell is compared with
+// the cell that differs from it only in this one thing (its scenario, its
+// variant, its target or its connection count) having this value. Exactly
+// one field is set.
+type Relative struct {
+	Scenario    string `json:"scenario,omitempty"`
+	Variant     string `json:"variant,omitempty"`
+	Target      string `json:"target,omitempty"`
+	Connections int    `json:"connections,omitempty"`
+}
+
+// Dimension and Value are the one thing the baseline differs in.
+func (r Relative) Dimension() (dim, value string) {
+	switch {
+	case r.Scenario != "":
+		return "scenario", r.Scenario
+	case r.Variant != "":
+		return "variant", r.Variant
+	case r.Connections != 0:
+		return "connections", strconv.Itoa(r.Connections)
+	}
+	return "target", r.Target
+}
+
+// Base is the baseline of k: k with the dimension set to the value.
+func (r Relative) Base(k Key) Key {
+	switch {
+	case r.Scenario != "":
+		k.Scenario = r.Scenario
+	case r.Variant != "":
+		k.Variant = r.Variant
+	case r.Connections != 0:
+		k.Connections = r.Connections
+	default:
+		k.Target = r.Target
+	}
+	return k
+}
