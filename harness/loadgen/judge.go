@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/webbench/webbench/harness/numfmt"
+	"github.com/webbench/webbench/harness/results"
 )
 
 // Limits of what a trial may show before its number stops meaning what
@@ -17,9 +18,6 @@ const (
 	// (Little's law) before a warning says connections idled or the
 	// generator stalled.
 	LittleDrift = 0.25
-	// Sustained is the share of a fixed rate a trial must reach; below it
-	// the trial "could not sustain" the rate.
-	Sustained = 0.99
 )
 
 // CouldNotSustain starts the warning of a trial below its fixed rate.
@@ -56,7 +54,10 @@ func (r Result) Judge(j Judge) (problem string, warnings []string) {
 	if j.Rate > 0 {
 		// At a fixed rate connections idle by design: Little's law says
 		// nothing; what matters is whether the rate was held.
-		if got := float64(r.Requests+r.Errors) / r.Seconds; got < Sustained*float64(j.Rate) {
+		// The threshold is results.Sustained: the tables count such trials
+		// from the same figures.
+		if !results.Sustains(r.Requests+r.Errors, r.Seconds, j.Rate) {
+			got := float64(r.Requests+r.Errors) / r.Seconds
 			warnings = append(warnings, fmt.Sprintf("%s %s requests/s: achieved %s", CouldNotSustain, numfmt.Count(int64(j.Rate)), numfmt.Sig(got)))
 		}
 		return "", warnings

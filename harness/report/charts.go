@@ -19,7 +19,6 @@ import (
 
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
-	"github.com/webbench/webbench/harness/stats"
 )
 
 // Chart is one SVG figure of a run, written beside README.md under charts/.
@@ -37,7 +36,7 @@ type Chart struct {
 func Charts(run *results.Run) ([]Chart, error) {
 	var out []Chart
 	for _, sc := range scenarios(run) {
-		rows := OpenLoop(Rows(run, sc))
+		rows := results.OpenLoop(results.Rows(run, sc))
 		if len(rows) == 0 {
 			continue
 		}
@@ -53,7 +52,7 @@ func Charts(run *results.Run) ([]Chart, error) {
 		if err := add(rpsBars(sc, rows)); err != nil {
 			return nil, err
 		}
-		if err := add(rpsVs(sc, rows, "cores", func(r *Row) (float64, bool) { return float64(r.CPUs), true })); err != nil {
+		if err := add(rpsVs(sc, rows, "cores", func(r *results.Row) (float64, bool) { return float64(r.CPUs), true })); err != nil {
 			return nil, err
 		}
 		if err := add(rpsVs(sc, rows, "param", paramValue)); err != nil {
@@ -110,7 +109,7 @@ type errPoints struct {
 
 // labels names each row's bar: the target, and its params, cores and
 // connections when the rows span several of those.
-func labels(rows []*Row) []string {
+func labels(rows []*results.Row) []string {
 	groups := map[group]bool{}
 	for _, x := range rows {
 		groups[group{x.Params, x.CPUs, x.Connections, x.Close, x.Rate}] = true
@@ -137,7 +136,7 @@ func title(p *plot.Plot, sc, what string) {
 // whiskers are how far a row's whiskers reach below and above its bar:
 // to min…max for best-of-N (the spread the best was picked from), else to
 // the median's 95% interval; never into the bar.
-func whiskers(r *Row) struct{ Low, High float64 } {
+func whiskers(r *results.Row) struct{ Low, High float64 } {
 	lo, hi := r.RPSStats.Lo, r.RPSStats.Hi
 	if r.Aggregate == "best" || !r.RPSStats.HasCI {
 		lo, hi = r.RPSStats.Min, r.RPSStats.Max
@@ -145,7 +144,7 @@ func whiskers(r *Row) struct{ Low, High float64 } {
 	return struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS}
 }
 
-func rpsBars(sc string, rows []*Row) (Chart, error) {
+func rpsBars(sc string, rows []*results.Row) (Chart, error) {
 	c := Chart{File: fileName("rps", sc), Title: sc + ": requests/s by target"}
 	p := plot.New()
 	title(p, sc, "requests/s by target")
@@ -192,7 +191,7 @@ type connKey struct {
 func (k connKey) String() string { return "c" + connsText(k.conns, k.close) }
 
 // connSeries lists the connection settings of rows, fewest connections first.
-func connSeries(rows []*Row) []connKey {
+func connSeries(rows []*results.Row) []connKey {
 	var out []connKey
 	for _, r := range rows {
 		if k := (connKey{r.Connections, r.Close}); !slices.Contains(out, k) {
@@ -213,18 +212,18 @@ func connSeries(rows []*Row) []connKey {
 // per connection setting, side by side so that a reader compares a target
 // at c20 with itself at c400 without hunting through one long row of bars.
 // A group's label names the settings at which it was generator-bound (†).
-func groupedBars(c Chart, p *plot.Plot, rows []*Row, conns []connKey) (Chart, error) {
+func groupedBars(c Chart, p *plot.Plot, rows []*results.Row, conns []connKey) (Chart, error) {
 	type cat struct {
 		target, params string
 		cpus           int
 	}
 	var cats []cat
-	at := map[cat]map[connKey]*Row{}
+	at := map[cat]map[connKey]*results.Row{}
 	for _, r := range rows {
 		k := cat{r.Target, r.Params, r.CPUs}
 		if at[k] == nil {
 			cats = append(cats, k)
-			at[k] = map[connKey]*Row{}
+			at[k] = map[connKey]*results.Row{}
 		}
 		at[k][connKey{r.Connections, r.Close}] = r
 	}
@@ -326,7 +325,7 @@ func (o offsetWhiskers) Plot(c draw.Canvas, p *plot.Plot) {
 	o.YErrorBars.Plot(c, p)
 }
 
-func paramValue(r *Row) (float64, bool) {
+func paramValue(r *results.Row) (float64, bool) {
 	_, v, ok := cutParam(r.Params)
 	if !ok {
 		return 0, false
@@ -353,7 +352,7 @@ func cutParam(params string) (string, string, bool) {
 // rpsVs draws RPS against a numeric axis (cores, or the scenario's one
 // param), one line per target and connection count; nothing when the run
 // has fewer than two values on that axis.
-func rpsVs(sc string, rows []*Row, axis string, x func(*Row) (float64, bool)) (Chart, error) {
+func rpsVs(sc string, rows []*results.Row, axis string, x func(*results.Row) (float64, bool)) (Chart, error) {
 	c := Chart{File: fileName("rps-vs-"+axis, sc)}
 	xs := map[float64]bool{}
 	lines := map[string]plotter.XYs{}
@@ -428,13 +427,9 @@ func legendWidth(names []string) vg.Length {
 
 // latency draws p50, p75, p90, p95 and p99 (medians over trials) per
 // target, for the scenario's first group of cells.
-func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
+func latency(run *results.Run, sc string, rows []*results.Row) (Chart, error) {
 	c := Chart{File: fileName("latency", sc)}
 	first := group{rows[0].Params, rows[0].CPUs, rows[0].Connections, rows[0].Close, rows[0].Rate}
-	cells := map[string]*results.Cell{}
-	for _, cell := range run.Cells {
-		cells[cell.ID()] = cell
-	}
 	p := plot.New()
 	c.Title = fmt.Sprintf("%s: latency percentiles (%s%d core(s), %d connections)", sc, paramPrefix(first.params), first.cpus, first.conns)
 	title(p, sc, fmt.Sprintf("latency percentiles (%s%d core(s), %d connections)", paramPrefix(first.params), first.cpus, first.conns))
@@ -445,15 +440,8 @@ func latency(run *results.Run, sc string, rows []*Row) (Chart, error) {
 		if (group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}) != first {
 			continue
 		}
-		cell := cells[r.ID]
-		var p50, p75, p90, p95, p99 []float64
-		for _, t := range cell.Trials {
-			p50, p75, p90 = append(p50, t.LatencyMS.P50), append(p75, t.LatencyMS.P75), append(p90, t.LatencyMS.P90)
-			p95, p99 = append(p95, t.LatencyMS.P95), append(p99, t.LatencyMS.P99)
-		}
 		args = append(args, r.Target, plotter.XYs{
-			{X: 50, Y: stats.Describe(p50).Median}, {X: 75, Y: stats.Describe(p75).Median}, {X: 90, Y: stats.Describe(p90).Median},
-			{X: 95, Y: stats.Describe(p95).Median}, {X: 99, Y: stats.Describe(p99).Median},
+			{X: 50, Y: r.P50.Median}, {X: 75, Y: r.P75}, {X: 90, Y: r.P90}, {X: 95, Y: r.P95}, {X: 99, Y: r.P99.Median},
 		})
 	}
 	if err := plotutil.AddLinePoints(p, args...); err != nil {

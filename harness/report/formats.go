@@ -18,7 +18,7 @@ func CSV(w io.Writer, run *results.Run) error {
 		"latency_ms_p50", "latency_ms_p99", "latency_ms_p99_ci_lo", "latency_ms_p99_ci_hi", "latency_ms_mean", "latency_ms_max", "mb_per_s", "errors", "error_rate", "target_cpu_cores", "target_mem_peak_mib", "generator_bound_trials", "runtime"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for _, sc := range scenarios(run) {
-		for _, r := range Rows(run, sc) {
+		for _, r := range results.Rows(run, sc) {
 			lo, hi, plo, phi := "", "", "", ""
 			if r.RPSStats.HasCI {
 				lo, hi = f(r.RPSStats.Lo), f(r.RPSStats.Hi)
@@ -39,18 +39,18 @@ func CSV(w io.Writer, run *results.Run) error {
 // JSON writes the tables' model: per scenario its rows and scaling table.
 func JSON(w io.Writer, run *results.Run) error {
 	type scenario struct {
-		Name    string    `json:"name"`
-		Rows    []*Row    `json:"rows"`
-		Scaling []Scaling `json:"scaling,omitempty"`
+		Name    string            `json:"name"`
+		Rows    []*results.Row    `json:"rows"`
+		Scaling []results.Scaling `json:"scaling,omitempty"`
 	}
 	out := struct {
 		Environment results.Environment `json:"environment"`
 		Scenarios   []scenario          `json:"scenarios"`
 	}{Environment: run.Environment}
 	for _, sc := range scenarios(run) {
-		rows := Rows(run, sc)
+		rows := results.Rows(run, sc)
 		if len(rows) > 0 {
-			out.Scenarios = append(out.Scenarios, scenario{sc, rows, ScalingRows(rows)})
+			out.Scenarios = append(out.Scenarios, scenario{sc, rows, results.ScalingRows(rows)})
 		}
 	}
 	enc := json.NewEncoder(w)

@@ -22,10 +22,8 @@ import (
 
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/internal/mdtext"
-	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
-	"github.com/webbench/webbench/harness/stats"
 )
 
 // WriteDir writes README.md and charts/*.svg into dir, from run alone.
@@ -236,19 +234,16 @@ func connsText(conns int, close bool) string {
 	return strconv.Itoa(conns)
 }
 
-func paramText(c *results.Cell) string {
-	k := c.Key()
-	return strings.TrimPrefix(strings.TrimPrefix(k.ScenarioName(), k.Scenario), "?")
-}
+func paramText(c *results.Cell) string { return c.ParamText() }
 
 // scenarioTable writes one table of the scenario's ok cells (see Rows for
 // the order), then its core-scaling table when several core counts ran.
 func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error {
-	all, failing := Rows(run, scenario), Failing(run, scenario)
+	all, failing := results.Rows(run, scenario), results.Failing(run, scenario)
 	if len(all) == 0 && len(failing) == 0 {
 		return nil
 	}
-	rows := OpenLoop(all)
+	rows := results.OpenLoop(all)
 	hasParams := false
 	for _, r := range rows {
 		hasParams = hasParams || r.Params != ""
@@ -276,7 +271,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		}
 	}
 	for _, c := range failing {
-		row := []any{mdtext.Text(targetLabel(c))}
+		row := []any{mdtext.Text(c.Label())}
 		if hasParams {
 			row = append(row, mdtext.Text(paramText(c)))
 		}
@@ -320,7 +315,7 @@ type marks struct {
 }
 
 // row is r's line of the scenario table.
-func (mk *marks) row(r *Row, hasParams bool) []any {
+func (mk *marks) row(r *results.Row, hasParams bool) []any {
 	rps := numfmt.Sig(r.RPS)
 	if len(r.BoundBy) > 0 {
 		rps += " †"
@@ -370,7 +365,7 @@ func (mk *marks) notes(measured bool) []string {
 		notes = append(notes, mk.bound...)
 	}
 	if mk.noisy {
-		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*stats.NoisyCV))
+		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*results.NoisyCV))
 	}
 	if mk.notSig {
 		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap, or the difference is within the noise floor.")
@@ -388,8 +383,8 @@ func (mk *marks) notes(measured bool) []string {
 // serviceTable splits the CPU and memory of multi-service targets by
 // service: nginx apart from its FastCGI pool, a client apart from its
 // upstream.
-func serviceTable(b *strings.Builder, scenario string, rows []*Row, hasParams bool) error {
-	var split []*Row
+func serviceTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
+	var split []*results.Row
 	for _, r := range rows {
 		if len(r.Services) > 0 {
 			split = append(split, r)
@@ -428,8 +423,8 @@ func serviceTable(b *strings.Builder, scenario string, rows []*Row, hasParams bo
 // fixedRateTable writes the scenario's cells measured at a fixed rate,
 // latency first: at a fixed rate the RPS is the rate asked, and what
 // differs is how long the answers take.
-func fixedRateTable(b *strings.Builder, scenario string, rows []*Row, hasParams bool) error {
-	var fixed []*Row
+func fixedRateTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
+	var fixed []*results.Row
 	for _, r := range rows {
 		if r.Rate > 0 {
 			fixed = append(fixed, r)
@@ -468,7 +463,7 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*Row, hasParams 
 	b.WriteString("\nbombardier times each request from when it sends it, so a request that waited for a slow " +
 		"one before it is not charged that wait (coordinated omission): these latencies are a lower bound.")
 	if unsustained {
-		fmt.Fprintf(b, " **no**: the trial achieved less than %.0f%% of the rate asked: its latencies are not at that rate.", 100*loadgen.Sustained)
+		fmt.Fprintf(b, " **no**: the trial achieved less than %.0f%% of the rate asked: its latencies are not at that rate.", 100*results.Sustained)
 	}
 	b.WriteString("\n\n")
 	return nil
@@ -499,8 +494,8 @@ func ceilings(cs []results.Ceiling) string {
 	return "- Load generator ceiling (a fixed-response server on the target's cores, loaded like the targets): " + strings.Join(parts, ", ") + "\n"
 }
 
-func scalingTable(b *strings.Builder, scenario string, rows []*Row) error {
-	sc := ScalingRows(rows)
+func scalingTable(b *strings.Builder, scenario string, rows []*results.Row) error {
+	sc := results.ScalingRows(rows)
 	if sc == nil {
 		return nil
 	}
@@ -560,7 +555,7 @@ func notOK(b *strings.Builder, run *results.Run) {
 		w := slices.Clone(c.Warnings)
 		if c.Status == results.OK && len(c.Trials) > 0 {
 			// Spread problems the statistics found (a cold first trial).
-			for _, sw := range rowOf(run, c).RPSStats.Warnings {
+			for _, sw := range results.RowOf(run, c).RPSStats.Warnings {
 				if strings.HasPrefix(sw, "first trial") {
 					w = append(w, "RPS: "+sw)
 				}

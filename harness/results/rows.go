@@ -1,12 +1,10 @@
-package report
+package results
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/webbench/webbench/harness/loadgen"
-	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -24,24 +22,26 @@ type Row struct {
 	Unsustained int    `json:"unsustained_trials,omitempty"`
 	// Services is a multi-service target's CPU (median over trials) and
 	// peak memory (largest) by service.
-	Services       map[string]results.ServiceUsage `json:"services,omitempty"`
-	Aggregate      results.Aggregate               `json:"aggregate"`
-	RPS            float64                         `json:"rps"` // the headline: median, or best of N
-	RPSStats       stats.Summary                   `json:"rps_stats"`
-	P50            stats.Summary                   `json:"latency_ms_p50"`
-	P99            stats.Summary                   `json:"latency_ms_p99"`
-	MeanMS         float64                         `json:"latency_ms_mean,omitempty"` // median over trials; 0 in results without it
-	MaxMS          float64                         `json:"latency_ms_max"`            // the longest request of any trial
-	MBps           float64                         `json:"mb_per_s"`                  // median over trials of bytes read per second, in 10^6 bytes`
-	Noisy          bool                            `json:"noisy"`
-	GeneratorBound int                             `json:"generator_bound_trials"`
-	Errors         int64                           `json:"errors"`
-	ErrorRate      float64                         `json:"error_rate"` // of the trials behind the headline
-	CeilingShare   float64                         `json:"ceiling_share,omitempty"`
-	BoundBy        []string                        `json:"bound_by,omitempty"` // why the cell is generator-bound
-	TargetCPU      float64                         `json:"target_cpu_cores"`
-	PeakMiB        float64                         `json:"target_mem_peak_mib"`
-	Runtime        string                          `json:"runtime,omitempty"`
+	Services  map[string]ServiceUsage `json:"services,omitempty"`
+	Aggregate Aggregate               `json:"aggregate"`
+	RPS       float64                 `json:"rps"` // the headline: median, or best of N
+	RPSStats  stats.Summary           `json:"rps_stats"`
+	P50       stats.Summary           `json:"latency_ms_p50"`
+	P99       stats.Summary           `json:"latency_ms_p99"`
+	// P75, P90 and P95 are medians over trials, for the latency chart.
+	P75, P90, P95  float64  `json:"-"`
+	MeanMS         float64  `json:"latency_ms_mean,omitempty"` // median over trials; 0 in results without it
+	MaxMS          float64  `json:"latency_ms_max"`            // the longest request of any trial
+	MBps           float64  `json:"mb_per_s"`                  // median over trials of bytes read per second, in 10^6 bytes`
+	Noisy          bool     `json:"noisy"`
+	GeneratorBound int      `json:"generator_bound_trials"`
+	Errors         int64    `json:"errors"`
+	ErrorRate      float64  `json:"error_rate"` // of the trials behind the headline
+	CeilingShare   float64  `json:"ceiling_share,omitempty"`
+	BoundBy        []string `json:"bound_by,omitempty"` // why the cell is generator-bound
+	TargetCPU      float64  `json:"target_cpu_cores"`
+	PeakMiB        float64  `json:"target_mem_peak_mib"`
+	Runtime        string   `json:"runtime,omitempty"`
 	// VsFastest is RPS over the fastest RPS of the same scenario, params,
 	// cores and connections; Versus says whether that difference is
 	// significant: "" (it is, or this is the fastest), "~" (not), "?"
@@ -50,23 +50,32 @@ type Row struct {
 	Versus    string  `json:"vs_fastest_significance"`
 }
 
+// rowGroup is the cells a row is compared with: same params, cores,
+// connections, keep-alive and rate.
+type rowGroup struct {
+	params      string
+	cpus, conns int
+	close       bool
+	rate        int
+}
+
 // Rows builds the rows of every ok cell of a scenario, sorted by params
 // (in matrix order), cores, connections, then headline RPS descending.
-func Rows(run *results.Run, scenario string) []*Row {
+func Rows(run *Run, scenario string) []*Row {
 	var rows []*Row
 	order := map[string]int{}
 	for _, c := range run.Cells {
 		if c.Scenario != scenario {
 			continue
 		}
-		p := paramText(c)
+		p := c.ParamText()
 		if _, ok := order[p]; !ok {
 			order[p] = len(order)
 		}
-		if c.Status != results.OK || len(c.Trials) == 0 {
+		if c.Status != OK || len(c.Trials) == 0 {
 			continue
 		}
-		rows = append(rows, rowOf(run, c))
+		rows = append(rows, RowOf(run, c))
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
@@ -90,16 +99,16 @@ func Rows(run *results.Run, scenario string) []*Row {
 		}
 		return a.Target < b.Target
 	})
-	fastest := map[group]*Row{}
+	fastest := map[rowGroup]*Row{}
 	for _, r := range rows {
-		g := group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
+		g := rowGroup{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
 		if f := fastest[g]; f == nil || r.RPS > f.RPS {
 			fastest[g] = r
 		}
 	}
-	noise := results.Noise(run)
+	noise := Noise(run)
 	for _, r := range rows {
-		f := fastest[group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
+		f := fastest[rowGroup{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
 		if f.RPS > 0 {
 			r.VsFastest = r.RPS / f.RPS
 		}
@@ -127,10 +136,10 @@ func OpenLoop(rows []*Row) []*Row {
 
 // Failing lists the failed cells of a scenario, in the order of the run:
 // the tables show them as rows that say "fails", as study 003 did.
-func Failing(run *results.Run, scenario string) []*results.Cell {
-	var out []*results.Cell
+func Failing(run *Run, scenario string) []*Cell {
+	var out []*Cell
 	for _, c := range run.Cells {
-		if c != nil && c.Scenario == scenario && c.Status == results.Failed {
+		if c != nil && c.Scenario == scenario && c.Status == Failed {
 			out = append(out, c)
 		}
 	}
@@ -154,11 +163,12 @@ func significance(a, b stats.Summary) string {
 	return "~"
 }
 
-func rowOf(run *results.Run, c *results.Cell) *Row {
-	var rps, p50, p99, mean, mbps []float64
-	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: paramText(c), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate}
-	for _, w := range c.Warnings {
-		if strings.Contains(w, loadgen.CouldNotSustain) {
+// RowOf is c as a table row (its statistics computed from its trials).
+func RowOf(run *Run, c *Cell) *Row {
+	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
+	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate}
+	for _, t := range c.Trials {
+		if c.Rate > 0 && !Sustains(t.Requests+t.Errors, t.Seconds, c.Rate) {
 			r.Unsustained++
 		}
 	}
@@ -166,10 +176,10 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 	for _, t := range c.Trials {
 		for name, u := range t.Services {
 			if r.Services == nil {
-				r.Services = map[string]results.ServiceUsage{}
+				r.Services = map[string]ServiceUsage{}
 			}
 			cpu[name] = append(cpu[name], u.CPUCores)
-			r.Services[name] = results.ServiceUsage{MemPeakMiB: max(r.Services[name].MemPeakMiB, u.MemPeakMiB)}
+			r.Services[name] = ServiceUsage{MemPeakMiB: max(r.Services[name].MemPeakMiB, u.MemPeakMiB)}
 		}
 	}
 	for name, xs := range cpu {
@@ -179,8 +189,8 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 	}
 	for _, t := range c.Trials {
 		rps = append(rps, t.RPS)
-		p50 = append(p50, t.LatencyMS.P50)
-		p99 = append(p99, t.LatencyMS.P99)
+		p50, p75, p90 = append(p50, t.LatencyMS.P50), append(p75, t.LatencyMS.P75), append(p90, t.LatencyMS.P90)
+		p95, p99 = append(p95, t.LatencyMS.P95), append(p99, t.LatencyMS.P99)
 		mean = append(mean, t.LatencyMS.Mean)
 		r.MaxMS = max(r.MaxMS, t.LatencyMS.Max)
 		if t.Seconds > 0 {
@@ -189,8 +199,9 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 	}
 	r.RPSStats, r.P50, r.P99 = stats.Describe(rps), stats.Describe(p50), stats.Describe(p99)
 	r.MeanMS, r.MBps = stats.Describe(mean).Median, stats.Describe(mbps).Median
-	r.Noisy = r.RPSStats.Noisy(stats.NoisyCV)
-	r.Aggregate = results.AggregateMedian
+	r.P75, r.P90, r.P95 = stats.Describe(p75).Median, stats.Describe(p90).Median, stats.Describe(p95).Median
+	r.Noisy = r.RPSStats.Noisy(NoisyCV)
+	r.Aggregate = AggregateMedian
 	if s := c.Summary; s != nil {
 		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB
 		r.ErrorRate, r.CeilingShare, r.BoundBy = s.ErrorRate, s.CeilingShare, s.BoundBy
@@ -198,31 +209,31 @@ func rowOf(run *results.Run, c *results.Cell) *Row {
 			r.ErrorRate = legacyErrorRate(c.Trials, s.Aggregate, s.RPS)
 		}
 		if len(r.BoundBy) == 0 && s.GeneratorBound > 0 { // results written before bound_by
-			r.BoundBy = []string{fmt.Sprintf("load generator CPU ≥ %.0f%% in %d trial(s)", 100*results.GeneratorBoundShare, s.GeneratorBound)}
+			r.BoundBy = []string{fmt.Sprintf("load generator CPU ≥ %.0f%% in %d trial(s)", 100*GeneratorBoundShare, s.GeneratorBound)}
 		}
 		if s.Aggregate != "" {
 			r.Aggregate = s.Aggregate
 		}
 	}
-	r.RPS = results.Headline(r.Aggregate, r.RPSStats)
+	r.RPS = Headline(r.Aggregate, r.RPSStats)
 	if c.Image != nil {
 		r.Runtime = c.Image.RuntimeVersion
 	}
-	r.Target = targetLabel(c)
+	r.Target = c.Label()
 	return r
 }
 
 // legacyErrorRate is the error rate of the trials behind the headline in
 // results written before error_rate, when "requests" counted every
 // response and "errors" the requests that got none.
-func legacyErrorRate(trials []results.Trial, agg results.Aggregate, headline float64) float64 {
+func legacyErrorRate(trials []Trial, agg Aggregate, headline float64) float64 {
 	var errs, all int64
 	for _, t := range trials {
-		if agg == results.AggregateBest && t.RPS != headline {
+		if agg == AggregateBest && t.RPS != headline {
 			continue
 		}
 		errs, all = errs+t.Errors, all+t.Requests+t.Errors
-		if agg == results.AggregateBest {
+		if agg == AggregateBest {
 			break
 		}
 	}
@@ -232,14 +243,34 @@ func legacyErrorRate(trials []results.Trial, agg results.Aggregate, headline flo
 	return float64(errs) / float64(all)
 }
 
-// targetLabel names a cell's target in a table: "target[:variant]", and
+// Label names a cell's target in a table: "target[:variant]", and
 // " (control)" for an A/A control.
-func targetLabel(c *results.Cell) string {
+func (c *Cell) Label() string {
 	if c.Control {
 		return c.Key().TargetName() + " (control)"
 	}
 	return c.Key().TargetName()
 }
+
+// ParamText is the cell's params as a table shows them: "k=v&k2=v2".
+func (c *Cell) ParamText() string {
+	k := c.Key()
+	return strings.TrimPrefix(strings.TrimPrefix(k.ScenarioName(), k.Scenario), "?")
+}
+
+// Sustained is the share of a fixed rate a trial must reach; below it the
+// trial "could not sustain" the rate, and its latencies are not at that
+// rate.
+const Sustained = 0.99
+
+// Sustains says whether done requests in seconds held rate requests/s.
+func Sustains(done int64, seconds float64, rate int) bool {
+	return seconds > 0 && float64(done)/seconds >= Sustained*float64(rate)
+}
+
+// NoisyCV is the coefficient of variation past which a cell's trials are
+// called noisy.
+const NoisyCV = stats.NoisyCV
 
 // Scaling is one target's RPS at each core count of a scenario (for one
 // params value and connection count).
