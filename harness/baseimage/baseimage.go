@@ -208,13 +208,20 @@ func (r *Resolver) Pending(ctx context.Context, key string) []buildtime.Kind {
 			return nil
 		}
 	}
+	return []buildtime.Kind{StandInKind(key)}
+}
+
+// StandInKind is the kind of build that makes key's stand-in (for a key
+// that HasStandIn): debootstrap for debian, the local toolchain for golang,
+// a recipe on the debian stand-in for the others.
+func StandInKind(key string) buildtime.Kind {
 	switch key {
 	case "debian":
-		return []buildtime.Kind{buildtime.Debootstrap}
+		return buildtime.Debootstrap
 	case "golang":
-		return []buildtime.Kind{buildtime.Toolchain}
+		return buildtime.Toolchain
 	}
-	return []buildtime.Kind{buildtime.Recipe}
+	return buildtime.Recipe
 }
 
 func (r *Resolver) record(k buildtime.Kind, since time.Time) {

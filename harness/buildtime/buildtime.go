@@ -58,8 +58,17 @@ type Book struct {
 	from  Kind
 }
 
-// Path is the default record: <user cache dir>/webbench/build-times.json.
+// PathVar names an environment variable that, when set, is the record's
+// path instead of Path's default (tests point it at a folder of their own,
+// so that they never read or teach the user's record).
+const PathVar = "WEBBENCH_BUILD_TIMES"
+
+// Path is the record: $WEBBENCH_BUILD_TIMES, else <user cache
+// dir>/webbench/build-times.json.
 func Path() string {
+	if p := os.Getenv(PathVar); p != "" {
+		return p
+	}
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
@@ -91,6 +100,18 @@ func (b *Book) Guess(k Kind) (time.Duration, bool) {
 		return time.Duration(float64(Defaults[k]) * b.scale), false
 	}
 	return Defaults[k], false
+}
+
+// Estimate is how long building kinds (one entry per build) takes here,
+// and whether every figure was learned here: the one estimate of builds
+// that plan and run both print.
+func (b *Book) Estimate(kinds []Kind) (total time.Duration, learned bool) {
+	learned = true
+	for _, k := range kinds {
+		d, ok := b.Guess(k)
+		total, learned = total+d, learned && ok
+	}
+	return total, learned
 }
 
 // Calibration says which kind's first build here calibrated the defaults

@@ -1,6 +1,7 @@
 package buildtime
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -41,5 +42,26 @@ func TestCalibration(t *testing.T) {
 	}
 	if _, f, _ := b.Calibration(); f != 0.5 {
 		t.Errorf("a later first build re-calibrated: %v", f)
+	}
+}
+
+// WEBBENCH_BUILD_TIMES moves the record; Estimate adds one guess per build
+// and says whether all were learned.
+func TestPathVarAndEstimate(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "times.json")
+	t.Setenv(PathVar, p)
+	if Path() != p {
+		t.Fatalf("Path() = %s with %s set, want %s", Path(), PathVar, p)
+	}
+	b := Open(Path())
+	b.Record(Image, 10*time.Second)
+	if d, learned := b.Estimate([]Kind{Image, Image}); d != 20*time.Second || !learned {
+		t.Errorf("two learned image builds: %s, learned %v", d, learned)
+	}
+	if _, learned := b.Estimate([]Kind{Image, Loadgen}); learned {
+		t.Error("an unlearned kind counted as learned")
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Errorf("the record was not written where %s says: %v", PathVar, err)
 	}
 }

@@ -294,24 +294,20 @@ func planTargets(stdout io.Writer, m *matrix.Matrix, cells []matrix.Cell) (keys 
 }
 
 // planBuildTime is how long building the stand-ins of keys, images target
-// images and the load generator takes by book; learned is false when a
-// figure is a documented default.
-func planBuildTime(book *buildtime.Book, keys map[string]bool, images int) (total time.Duration, learned bool) {
-	image, learned := book.Guess(buildtime.Image)
-	lg, lgLearned := book.Guess(buildtime.Loadgen)
-	total, learned = time.Duration(images)*image+lg, learned && lgLearned
-	for k := range keys {
-		if !baseimage.HasStandIn(k) {
-			continue
-		}
-		kind := map[string]buildtime.Kind{"debian": buildtime.Debootstrap, "golang": buildtime.Toolchain}[k]
-		if kind == "" {
-			kind = buildtime.Recipe
-		}
-		d, ok := book.Guess(kind)
-		total, learned = total+d, learned && ok
+// images and the load generator takes by book (the estimate run prints,
+// without asking an engine what it has); learned is false when a figure is
+// a documented default.
+func planBuildTime(book *buildtime.Book, keys map[string]bool, images int) (time.Duration, bool) {
+	kinds := []buildtime.Kind{buildtime.Loadgen}
+	for range images {
+		kinds = append(kinds, buildtime.Image)
 	}
-	return total, learned
+	for k := range keys {
+		if baseimage.HasStandIn(k) {
+			kinds = append(kinds, baseimage.StandInKind(k))
+		}
+	}
+	return book.Estimate(kinds)
 }
 
 type runOpts struct {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/webbench/webbench/harness/buildtime"
 )
 
 func runMain(args ...string) (int, string, string) {
@@ -42,6 +44,19 @@ scenarios:
 
 // Invalid input exits 2 with every problem listed, and run never reaches
 // Docker (it would fail with exit 1 on a machine without one).
+// The commands read build times from a record of the tests' own, never
+// from the user's.
+func TestMain(m *testing.M) {
+	times, err := os.MkdirTemp("", "webbench-cli-times")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(buildtime.PathVar, filepath.Join(times, "build-times.json"))
+	code := m.Run()
+	os.RemoveAll(times)
+	os.Exit(code)
+}
+
 func TestInvalidMatrixExits2(t *testing.T) {
 	bad := strings.Replace(strings.Replace(small, "duration: 2s", "duration: 2x", 1), "connections: [8]", "connections: [0]", 1)
 	path := writeMatrix(t, bad)

@@ -93,13 +93,7 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 	if len(kinds) == 0 {
 		return 0
 	}
-	var total time.Duration
-	learned := true
-	for _, k := range kinds {
-		d, ok := r.times.Guess(k)
-		total += d
-		learned = learned && ok
-	}
+	total, learned := r.times.Estimate(kinds)
 	r.timing.learned = learned
 	if !say {
 		return total

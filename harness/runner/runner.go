@@ -74,7 +74,8 @@ type Options struct {
 	// instead of waiting for it.
 	LockDir string
 	NoWait  bool
-	// BuildTimes is where build times are learned (nil: buildtime.Path()).
+	// BuildTimes is where build times are learned (nil: the record at
+	// buildtime.Path()).
 	BuildTimes *buildtime.Book
 	// Machines, when set, puts the load generator on LoadgenEngine, another
 	// machine's engine than the targets': targets run there with host
