@@ -154,7 +154,7 @@ func (m *matrixFlags) register(fs *flag.FlagSet) {
 
 // load reads the matrix and applies the profile and selector; every
 // problem is a usage error.
-func (m *matrixFlags) load(online cpuset.Set) (*matrix.Matrix, []matrix.Cell, error) {
+func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
 	mx, err := matrix.Open(m.file)
 	if err == nil {
 		mx, err = mx.WithProfile(m.profile)
@@ -171,14 +171,13 @@ func (m *matrixFlags) load(online cpuset.Set) (*matrix.Matrix, []matrix.Cell, er
 	if err != nil {
 		return nil, nil, withCode(ExitUsage, err)
 	}
-	if n := matrix.Count(mx, sel); n > m.maxCells {
+	switch n := matrix.Count(mx, sel); {
+	case n > m.maxCells:
 		return nil, nil, usageErr("%s: the matrix expands to %d cells, more than --max-cells %d", m.file, n, m.maxCells)
-	}
-	cells := matrix.Expand(mx, sel, online)
-	if len(cells) == 0 {
+	case n == 0:
 		return nil, nil, usageErr("%s: --only %q selects no cell", m.file, m.only)
 	}
-	return mx, cells, nil
+	return mx, sel, nil
 }
 
 type planOpts struct {
@@ -202,7 +201,7 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	online := cpuset.Range(0, runtime.NumCPU())
-	m, cells, err := mf.load(online)
+	m, sel, err := mf.load()
 	if err != nil {
 		return err
 	}
@@ -210,13 +209,10 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cells := matrix.Expand(m, sel, online)
 	if mc := place.machines; mc != nil {
 		// plan asks no engine: each machine is assumed to have this one's
 		// core count.
-		sel, err := matrix.ParseSelector(mf.only)
-		if err != nil {
-			return err
-		}
 		cells = matrix.ExpandApart(m, sel, online[min(mc.Target.Reserve, len(online)):], online[min(mc.Loadgen.Reserve, len(online)):])
 		fmt.Fprintf(stdout, "two engines: targets on %s (%s, reached at %s), the load generator on %s (%s); plan asks no engine, so the cores below assume each machine has this one's %d CPUs\n\n",
 			mc.Target.Name, engine.Redact(mc.Target.Host), mc.Target.Address, mc.Loadgen.Name, engine.Redact(mc.Loadgen.Host), len(online))
@@ -355,7 +351,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageErr("run: --network must be one of %v, got %q", matrix.Networks, *network)
 	}
 	// Validate before touching Docker.
-	m, _, err := mf.load(cpuset.Range(0, runtime.NumCPU()))
+	m, _, err := mf.load() // the runner expands it, with the engine's cores
 	if err != nil {
 		return err
 	}
