@@ -17,7 +17,7 @@ import (
 	"github.com/webbench/webbench/harness/numfmt"
 )
 
-// Spec is one bombardier run.
+// Spec is one run of a load generator.
 type Spec struct {
 	URL         string
 	Connections int
@@ -27,6 +27,7 @@ type Spec struct {
 	Expect      int  // the status the scenario expects: its class is what counts
 	Close       bool // keep-alive off: every request says Connection: close
 	Rate        int  // requests/s to hold (-r); 0: as fast as it can
+	Threads     int  // the generator's cores, for tools that take a thread count (0: 1)
 }
 
 // Bounds of a trial's deadline.
@@ -89,14 +90,16 @@ type Result struct {
 }
 
 // Latency percentiles, mean and maximum in milliseconds, over every
-// request bombardier timed.
+// request the tool timed. A figure the tool does not report is 0 and
+// absent from results.json: never interpolated.
 type Latency struct {
 	Mean float64 `json:"mean,omitempty"`
-	P50  float64 `json:"p50"`
-	P75  float64 `json:"p75"`
-	P90  float64 `json:"p90"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
+	P50  float64 `json:"p50,omitempty"`
+	P75  float64 `json:"p75,omitempty"`
+	P90  float64 `json:"p90,omitempty"`
+	P95  float64 `json:"p95,omitempty"`
+	P99  float64 `json:"p99,omitempty"`
+	P999 float64 `json:"p99_9,omitempty"`
 	Max  float64 `json:"max"`
 }
 

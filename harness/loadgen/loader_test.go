@@ -33,24 +33,60 @@ type counted struct {
 	received, good, bad, slow, dropped atomic.Int64
 }
 
-// run drives the Bombardier Tool at srv for s, as the runner does (its
-// Command, then its Parse), on the host.
-func runTool(t *testing.T, s Spec) Result {
+// runTool drives tool at s as the runner does (its Command, then its
+// Parse), on the host, with bin in place of the command's program.
+func runTool(t *testing.T, tool Tool, bin string, s Spec) Result {
 	t.Helper()
-	bin, err := bombardierBin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := Bombardier{}.Command(s)
+	cmd := tool.Command(s)
 	out, err := exec.Command(bin, cmd[1:]...).Output()
 	if err != nil {
-		t.Fatalf("bombardier %v: %v", cmd[1:], err)
+		t.Fatalf("%s %v: %v", tool.Name(), cmd[1:], err)
 	}
-	res, err := Bombardier{}.Parse(out, s)
+	res, err := tool.Parse(out, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// countingServer answers request i (from 1) as how says: "ok", "503",
+// "slow" (after slow, past the client's timeout) or "drop" (the
+// connection closed unanswered), and counts what it did.
+func countingServer(t *testing.T, how func(i int64) string, slow time.Duration) (*httptest.Server, *counted) {
+	k := &counted{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := k.received.Add(1)
+		switch how(i) {
+		case "503":
+			k.bad.Add(1)
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		case "slow":
+			k.slow.Add(1)
+			time.Sleep(slow)
+			w.Write([]byte("Hello, World!"))
+		case "drop":
+			k.dropped.Add(1)
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.(*net.TCPConn).SetLinger(0)
+				conn.Close()
+			}
+		default:
+			k.good.Add(1)
+			w.Write([]byte("Hello, World!"))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, k
+}
+
+// every answers how to every nth request, "ok" to the others.
+func every(n int64, how string) func(int64) string {
+	return func(i int64) string {
+		if i%n == 0 {
+			return how
+		}
+		return "ok"
+	}
 }
 
 // The adapter at the loader's depth: bombardier really runs against a
@@ -66,14 +102,6 @@ func TestBombardierCountsWhatTheServerCounted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs bombardier")
 	}
-	answer := func(every int64, how string) func(int64) string {
-		return func(i int64) string {
-			if i%every == 0 {
-				return how
-			}
-			return "ok"
-		}
-	}
 	cases := []struct {
 		name string
 		n    int64
@@ -85,37 +113,20 @@ func TestBombardierCountsWhatTheServerCounted(t *testing.T) {
 		// attempts it retried unreported
 		unanswered, retried func(k *counted) int64
 	}{
-		{"every 4th answered 503", 600, answer(4, "503"), false, none, none},
-		{"every 50th too slow", 600, answer(50, "slow"), false, none, func(k *counted) int64 { return k.slow.Load() }},
-		{"every 20th dropped, keep-alive off", 600, answer(20, "drop"), true, none, func(k *counted) int64 { return k.dropped.Load() }},
-		{"every one dropped", 20, answer(1, "drop"), false,
+		{"every 4th answered 503", 600, every(4, "503"), false, none, none},
+		{"every 50th too slow", 600, every(50, "slow"), false, none, func(k *counted) int64 { return k.slow.Load() }},
+		{"every 20th dropped, keep-alive off", 600, every(20, "drop"), true, none, func(k *counted) int64 { return k.dropped.Load() }},
+		{"every one dropped", 20, every(1, "drop"), false,
 			func(*counted) int64 { return 20 }, func(k *counted) int64 { return k.dropped.Load() - 20 }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var k counted
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				i := k.received.Add(1)
-				switch c.how(i) {
-				case "503":
-					k.bad.Add(1)
-					http.Error(w, "busy", http.StatusServiceUnavailable)
-				case "slow":
-					k.slow.Add(1)
-					time.Sleep(600 * time.Millisecond)
-				case "drop":
-					k.dropped.Add(1)
-					if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
-						conn.(*net.TCPConn).SetLinger(0)
-						conn.Close()
-					}
-				default:
-					k.good.Add(1)
-					w.Write([]byte("Hello, World!"))
-				}
-			}))
-			defer srv.Close()
-			res := runTool(t, Spec{URL: srv.URL + "/", Connections: 4, Requests: c.n, Timeout: 200 * time.Millisecond, Expect: 200, Close: c.close})
+			srv, k := countingServer(t, c.how, 600*time.Millisecond)
+			bin, err := bombardierBin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := runTool(t, Bombardier{}, bin, Spec{URL: srv.URL + "/", Connections: 4, Requests: c.n, Timeout: 200 * time.Millisecond, Expect: 200, Close: c.close})
 			if res.Requests != k.good.Load() {
 				t.Errorf("good responses: bombardier %d, the server answered %d", res.Requests, k.good.Load())
 			}
@@ -125,10 +136,10 @@ func TestBombardierCountsWhatTheServerCounted(t *testing.T) {
 			if got, want := res.Requests+res.Errors, c.n; got != want {
 				t.Errorf("requests counted: %d good + %d errors = %d, asked %d", res.Requests, res.Errors, got, want)
 			}
-			if got, want := res.Errors-res.ErrorKinds["5xx"], c.unanswered(&k); got != want {
+			if got, want := res.Errors-res.ErrorKinds["5xx"], c.unanswered(k); got != want {
 				t.Errorf("errors without an answer: %d, want %d (kinds %v)", got, want, res.ErrorKinds)
 			}
-			if got, want := k.received.Load()-c.n, c.retried(&k); got != want {
+			if got, want := k.received.Load()-c.n, c.retried(k); got != want {
 				t.Errorf("attempts retried unreported: the server received %d for %d requests, %d more; want %d more", k.received.Load(), c.n, got, want)
 			}
 			t.Logf("asked %d; server: %d received, %d good, %d 503, %d slow, %d dropped; bombardier: %d good, %d errors %v",

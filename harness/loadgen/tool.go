@@ -14,7 +14,18 @@ type Tool interface {
 	// VersionFile is where the load generator image records the
 	// program's version, read once per run.
 	VersionFile() string
+	// Unsupported says which setting of s the program cannot honour, ""
+	// when it can: a cell it cannot measure as asked is skipped, naming it.
+	Unsupported(s Spec) string
 }
+
+// Tools are the load generators the harness drives, by name.
+var Tools = map[string]Tool{"bombardier": Bombardier{}, "wrk": Wrk{}, "h2load": H2load{}, "ab": Ab{}}
+
+// Default is the generator of a matrix that names none.
+const Default = "bombardier"
+
+func threads(s Spec) int { return max(s.Threads, 1) }
 
 // Bombardier is the Tool for bombardier (github.com/codesenberg/bombardier),
 // built from the version go.mod pins.
@@ -29,3 +40,6 @@ func (Bombardier) Command(s Spec) []string { return append([]string{"bombardier"
 func (Bombardier) Parse(stdout []byte, s Spec) (Result, error) { return Parse(stdout, s.Expect) }
 
 func (Bombardier) VersionFile() string { return "/usr/local/bin/bombardier.version" }
+
+// Unsupported: bombardier honours every setting of a Spec.
+func (Bombardier) Unsupported(Spec) string { return "" }

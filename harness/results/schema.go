@@ -108,13 +108,15 @@ type Result struct {
 	Seconds     float64          `json:"seconds"`
 }
 
-// Latency percentiles, mean and maximum in milliseconds.
+// Latency percentiles, mean and maximum in milliseconds. A figure the
+// load generator does not report is absent (0): never interpolated.
 type Latency struct {
 	Mean float64 `json:"mean,omitempty"`
-	P50  float64 `json:"p50"`
-	P75  float64 `json:"p75"`
-	P90  float64 `json:"p90"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
+	P50  float64 `json:"p50,omitempty"`
+	P75  float64 `json:"p75,omitempty"`
+	P90  float64 `json:"p90,omitempty"`
+	P95  float64 `json:"p95,omitempty"`
+	P99  float64 `json:"p99,omitempty"`
+	P999 float64 `json:"p99_9,omitempty"`
 	Max  float64 `json:"max"`
 }

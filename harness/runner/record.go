@@ -71,5 +71,5 @@ func resultOf(r loadgen.Result) results.Result {
 	l := r.LatencyMS
 	return results.Result{RPS: r.RPS, Requests: r.Requests, Errors: r.Errors, ErrorRate: r.ErrorRate, ErrorKinds: r.ErrorKinds,
 		StatusCodes: r.StatusCodes, BytesRead: r.BytesRead, Seconds: r.Seconds,
-		LatencyMS: results.Latency{Mean: l.Mean, P50: l.P50, P75: l.P75, P90: l.P90, P95: l.P95, P99: l.P99, Max: l.Max}}
+		LatencyMS: results.Latency{Mean: l.Mean, P50: l.P50, P75: l.P75, P90: l.P90, P95: l.P95, P99: l.P99, P999: l.P999, Max: l.Max}}
 }
