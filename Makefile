@@ -25,8 +25,14 @@ tools:
 	  else echo "note: debootstrap not installed; it is needed only where base images cannot be pulled"; fi; }
 
 ## test-tools: what the tests need beyond tools: Debian's docker-registry,
-## the local registry the end-to-end test of the pull path pushes to.
+## the local registry the end-to-end test of the pull path pushes to, and
+## Debian's wrk, h2load and ab, which the load generators' adapters are
+## tested against on the host.
 test-tools: tools
+	@command -v wrk >/dev/null 2>&1 && command -v h2load >/dev/null 2>&1 && command -v ab >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nghttp2-client apache2-utils >/dev/null) || exit 1; \
+	  else echo "note: wrk, h2load or ab missing; their adapters' tests need them"; fi; }
 	@command -v docker-registry >/dev/null 2>&1 || { \
 	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-registry >/dev/null) || exit 1; \

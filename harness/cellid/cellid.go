@@ -26,10 +26,15 @@ type Key struct {
 	Params      []KV
 	CPUs        int
 	Connections int
-	Close       bool // keep-alive off
-	Rate        int  // requests/s held; 0: as fast as it can
-	Control     bool // the A/A twin
+	Close       bool   // keep-alive off
+	Rate        int    // requests/s held; 0: as fast as it can
+	Control     bool   // the A/A twin
+	Generator   string // the load generator; "" or DefaultGenerator is the default
 }
+
+// DefaultGenerator is the load generator of a cell that names none; ids
+// leave it out, so that runs from before the generator axis keep theirs.
+const DefaultGenerator = "bombardier"
 
 // TargetName is "target" or "target:variant".
 func (k Key) TargetName() string {
@@ -52,7 +57,8 @@ func (k Key) ScenarioName() string {
 }
 
 // ID names a cell uniquely within a run:
-// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][ (control)].
+// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][/<generator>][ (control)],
+// the generator shown unless it is the default.
 func (k Key) ID() string {
 	id := fmt.Sprintf("%s/%s/%dcpu/c%d", k.TargetName(), k.ScenarioName(), k.CPUs, k.Connections)
 	if k.Close {
@@ -60,6 +66,9 @@ func (k Key) ID() string {
 	}
 	if k.Rate > 0 {
 		id += fmt.Sprintf("/r%d", k.Rate)
+	}
+	if k.Generator != "" && k.Generator != DefaultGenerator {
+		id += "/" + k.Generator
 	}
 	if k.Control {
 		id += " (control)"

@@ -140,8 +140,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 type matrixFlags struct {
-	file, profile, only, control string
-	maxCells                     int64
+	file, profile, only, control, generator string
+	maxCells                                int64
 }
 
 func (m *matrixFlags) register(fs *flag.FlagSet) {
@@ -150,6 +150,7 @@ func (m *matrixFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.only, "only", "", "cells to run (`SEL`): comma-separated NAME or TARGET/SCENARIO globs")
 	fs.StringVar(&m.control, "control", "", "TARGET[:VARIANT]/SCENARIO `CELL`s to measure twice, as an A/A control (overrides the matrix)")
 	fs.Int64Var(&m.maxCells, "max-cells", matrix.MaxCells, "refuse a matrix that expands to more than `N` cells")
+	fs.StringVar(&m.generator, "generator", "", "load generators `GENS`, comma-separated, of "+strings.Join(matrix.GeneratorNames, ", ")+" (overrides the matrix's generator axis)")
 }
 
 // load reads the matrix and applies the profile and selector; every
@@ -166,6 +167,18 @@ func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
 		if mx.Control, err = matrix.ParseControl(m.control); err != nil {
 			return nil, nil, withCode(ExitUsage, fmt.Errorf("--control: %w", err))
 		}
+	}
+	if m.generator != "" {
+		gens := strings.Split(m.generator, ",")
+		for i, g := range gens {
+			if !slices.Contains(matrix.GeneratorNames, g) {
+				return nil, nil, usageErr("--generator: no load generator %q (have: %s)", g, strings.Join(matrix.GeneratorNames, ", "))
+			}
+			if slices.Contains(gens[:i], g) {
+				return nil, nil, usageErr("--generator: %s named twice", g)
+			}
+		}
+		mx.Generators = gens
 	}
 	sel, err := matrix.ParseSelector(m.only)
 	if err != nil {
@@ -217,6 +230,7 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "two engines: targets on %s (%s, reached at %s), the load generator on %s (%s); plan asks no engine, so the cores below assume each machine has this one's %d CPUs\n\n",
 			mc.Target.Name, engine.Redact(mc.Target.Host), mc.Target.Address, mc.Loadgen.Name, engine.Redact(mc.Loadgen.Host), len(online))
 	}
+	runner.Unsupported(m, cells) // what a load generator cannot measure as asked
 	runnable := 0
 	for _, c := range cells {
 		if c.Skip != "" {
@@ -441,7 +455,7 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 	}
 	o.out, o.label = o.resume, prev.Environment.Label
 	// What the run was given, unless said again.
-	for name, v := range map[string]*string{"f": &mf.file, "profile": &mf.profile, "only": &mf.only, "control": &mf.control} {
+	for name, v := range map[string]*string{"f": &mf.file, "profile": &mf.profile, "only": &mf.only, "control": &mf.control, "generator": &mf.generator} {
 		if set[name] {
 			continue
 		}
@@ -456,6 +470,8 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 			*v = prev.Matrix.Only
 		case "control":
 			*v = prev.Matrix.Control
+		case "generator":
+			*v = strings.Join(prev.Matrix.Generators, ",")
 		}
 	}
 	if !set["network"] {

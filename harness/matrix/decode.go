@@ -93,6 +93,7 @@ type (
 		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000"`
 		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique"`
 		Rate        []int                     `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
+		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
 		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names"`
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
@@ -174,6 +175,7 @@ type (
 		Connections []int         `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
 		KeepAlive   []bool        `yaml:"keepalive" check:"nonempty,unique"`
 		Rate        []int         `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
+		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab"`
 		Only        *string       `yaml:"only" check:"str"`
 		Control     *string       `yaml:"control" check:"str"`
 		Report      *reportSchema `yaml:"report"`
@@ -568,6 +570,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	if len(f.Rate) > 0 {
 		m.Rate = d.rates(f.Rate, "rate")
 	}
+	m.Generators = f.Generator
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
 	defer func() { m.RelativeTo = d.relatives(f.Report, "report", m, m.Connections) }()
@@ -580,7 +583,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	for _, name := range d.names("profiles") {
 		pf, path := f.Profiles[name], "profiles."+name
-		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate}
+		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Generators: m.Generators}
 		if d.set(path + ".load") {
 			d.load(pf.Load, path+".load", &p.Load)
 		}
@@ -595,6 +598,9 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		}
 		if len(pf.Rate) > 0 {
 			p.Rate = d.rates(pf.Rate, path+".rate")
+		}
+		if len(pf.Generator) > 0 {
+			p.Generators = pf.Generator
 		}
 		if pf.Only != nil {
 			sel, err := ParseSelector(*pf.Only)

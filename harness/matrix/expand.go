@@ -33,6 +33,8 @@ type Cell struct {
 	// Control marks the second, independent measurement of a cell: an A/A
 	// control whose difference from its twin is the machine's noise.
 	Control bool `json:"control,omitempty"`
+	// Generator is the load generator that measures the cell.
+	Generator string `json:"generator,omitempty"`
 }
 
 // KV is one param value of a cell.
@@ -41,7 +43,7 @@ type KV = cellid.KV
 // Key is the cell's identity, as results record it.
 func (c Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator}
 }
 
 // TargetName is "target" or "target:variant".
@@ -105,19 +107,21 @@ func expand(m *Matrix, only Selector, allocate func(cpus int) (target, loadgen c
 						for _, conns := range m.Connections {
 							for _, keep := range keepAlive(m) {
 								for _, rate := range rates(m) {
-									c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate}
-									if !only.Match(c) || !m.ProfileOnly.Match(c) {
-										continue
-									}
-									tg, lg, err := allocate(cpus)
-									if err != nil {
-										c.Skip = err.Error()
-									}
-									c.CPUSet, c.LoadgenSet = tg, lg
-									cells = append(cells, c)
-									if len(m.Control) > 0 && m.Control.Match(c) {
-										c.Control = true
+									for _, gen := range Generators(m) {
+										c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Generator: gen}
+										if !only.Match(c) || !m.ProfileOnly.Match(c) {
+											continue
+										}
+										tg, lg, err := allocate(cpus)
+										if err != nil {
+											c.Skip = err.Error()
+										}
+										c.CPUSet, c.LoadgenSet = tg, lg
 										cells = append(cells, c)
+										if len(m.Control) > 0 && m.Control.Match(c) {
+											c.Control = true
+											cells = append(cells, c)
+										}
 									}
 								}
 							}
@@ -147,6 +151,14 @@ func rates(m *Matrix) []int {
 	return m.Rate
 }
 
+// Generators is the generator axis: [bombardier] when the matrix sets none.
+func Generators(m *Matrix) []string {
+	if len(m.Generators) == 0 {
+		return []string{cellid.DefaultGenerator}
+	}
+	return m.Generators
+}
+
 // MaxCells is how many cells a run may have unless --max-cells says more.
 const MaxCells = 10000
 
@@ -163,7 +175,7 @@ func Count(m *Matrix, only Selector) int64 {
 		}
 		return a * b
 	}
-	perCell := mul(mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m)))), int64(len(rates(m))))
+	perCell := mul(mul(mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m)))), int64(len(rates(m)))), int64(len(Generators(m))))
 	var total int64
 	for _, t := range m.Targets {
 		for _, variant := range t.variantNames() {

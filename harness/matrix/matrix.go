@@ -74,8 +74,9 @@ type Matrix struct {
 	Limits      Limits             `json:"limits"` // of every target that does not set its own
 	CPUs        []int              `json:"cpus"`
 	Connections []int              `json:"connections"`
-	KeepAlive   []bool             `json:"keepalive"` // axis: false sends Connection: close on every request
-	Rate        []int              `json:"rate"`      // axis: requests/s bombardier holds (-r); 0 is as fast as it can
+	KeepAlive   []bool             `json:"keepalive"`            // axis: false sends Connection: close on every request
+	Rate        []int              `json:"rate"`                 // axis: requests/s bombardier holds (-r); 0 is as fast as it can
+	Generators  []string           `json:"generators,omitempty"` // axis: the load generators (GeneratorNames); empty is [bombardier]
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
 	Control     Selector           `json:"control,omitempty"`     // cells measured twice, as an A/A control
@@ -263,10 +264,15 @@ type Profile struct {
 	Connections []int
 	KeepAlive   []bool
 	Rate        []int
+	Generators  []string
 	Only        Selector   // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector   // replaces the file's control when set
 	RelativeTo  []Relative // replaces the file's report.relative_to when set
 }
+
+// GeneratorNames are the load generators a matrix may name (each is a
+// loadgen.Tool; a runner test checks that the two lists agree).
+var GeneratorNames = []string{"bombardier", "wrk", "h2load", "ab"}
 
 // Relative names the baseline of a ratio table (see cellid.Relative).
 type Relative = cellid.Relative
@@ -281,7 +287,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, name, p.Only
+	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.Generators, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.Generators, name, p.Only
 	if p.Control != nil {
 		c.Control = p.Control
 	}

@@ -351,7 +351,7 @@ func (mk *marks) row(r *results.Row, hasParams bool) []any {
 		row = append(row, mdtext.Text(r.Params))
 	}
 	return append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
-		numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.MBps), numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median), meanText(r.MeanMS), numfmt.Sig(r.MaxMS),
+		numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.MBps), meanText(r.P50.Median), meanText(r.P99.Median), meanText(r.MeanMS), meanText(r.MaxMS),
 		numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
 }
 
@@ -471,6 +471,7 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 
 // meanText is a mean latency, or "—" for results written before it was
 // recorded.
+// meanText is a latency figure, or "—" where the load generator gave none.
 func meanText(ms float64) string {
 	if ms == 0 {
 		return "—"
@@ -486,7 +487,14 @@ func ceilings(cs []results.Ceiling) string {
 			parts = append(parts, fmt.Sprintf("%d core(s) c%s: not measured (%s)", c.CPUs, connsText(c.Connections, c.Close), mdtext.Text(c.Error)))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%d core(s) c%s: %s rps", c.CPUs, connsText(c.Connections, c.Close), numfmt.Sig(c.RPS)))
+		part := fmt.Sprintf("%d core(s) c%s: %s rps", c.CPUs, connsText(c.Connections, c.Close), numfmt.Sig(c.RPS))
+		if c.RPSPerCPU > 0 {
+			part += fmt.Sprintf(" (%s per generator CPU-second)", numfmt.Sig(c.RPSPerCPU))
+		}
+		if g := c.GeneratorName(); c.Generator != "" && g != cellid.DefaultGenerator {
+			part = mdtext.Text(g) + " " + part
+		}
+		parts = append(parts, part)
 	}
 	if len(parts) == 0 {
 		return ""

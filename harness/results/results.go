@@ -23,8 +23,11 @@ import (
 	"github.com/webbench/webbench/harness/stats"
 )
 
-// Schema is the results.json version this harness writes.
-const Schema = 1
+// Schema is the results.json version this harness writes. Version 2 added
+// the generator axis: a cell's generator, in its id unless it is the
+// default, and each ceiling's. Version 1 files (every cell measured by
+// bombardier) are read as they were.
+const Schema = 2
 
 // Status is how a cell ended.
 type Status string
@@ -152,6 +155,7 @@ type Settings struct {
 	Connections []int             `json:"connections"`
 	KeepAlive   []bool            `json:"keepalive,omitempty"`
 	Rate        []int             `json:"rate,omitempty"`
+	Generators  []string          `json:"generators,omitempty"` // the generator axis; none: [bombardier]
 	Images      map[string]string `json:"images"`
 	Targets     []Target          `json:"targets"`
 	Scenarios   []Scenario        `json:"scenarios"`
@@ -176,25 +180,26 @@ type LoadSettings struct {
 
 // Cell is one measured (or failed, or skipped) cell.
 type Cell struct {
-	Target        string   `json:"target"`
-	Variant       string   `json:"variant,omitempty"`
-	Scenario      string   `json:"scenario"`
-	Params        []KV     `json:"params,omitempty"`
-	CPUs          int      `json:"cpus"`
-	CPUSet        string   `json:"cpuset"`
-	LoadgenCPUSet string   `json:"loadgen_cpuset"`
-	Connections   int      `json:"connections"`
-	Close         bool     `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
-	Rate          int      `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
-	Control       bool     `json:"control,omitempty"`          // the A/A twin of the cell of the same id
-	Status        Status   `json:"status"`
-	Reason        string   `json:"reason,omitempty"`
-	Warnings      []string `json:"warnings,omitempty"`
-	Image         *Image   `json:"image,omitempty"`
-	Limits        *Limits  `json:"limits,omitempty"` // of each of the target's containers
-	Trials        []Trial  `json:"trials,omitempty"`
-	Summary       *Summary `json:"summary,omitempty"`
-	Seconds       float64  `json:"seconds"` // wall time the cell took, start to stop
+	Target        string     `json:"target"`
+	Variant       string     `json:"variant,omitempty"`
+	Scenario      string     `json:"scenario"`
+	Params        []KV       `json:"params,omitempty"`
+	CPUs          int        `json:"cpus"`
+	CPUSet        string     `json:"cpuset"`
+	LoadgenCPUSet string     `json:"loadgen_cpuset"`
+	Connections   int        `json:"connections"`
+	Close         bool       `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
+	Rate          int        `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
+	Control       bool       `json:"control,omitempty"`          // the A/A twin of the cell of the same id
+	Generator     *Generator `json:"generator,omitempty"`        // the load generator that measured it; none: bombardier (schema 1)
+	Status        Status     `json:"status"`
+	Reason        string     `json:"reason,omitempty"`
+	Warnings      []string   `json:"warnings,omitempty"`
+	Image         *Image     `json:"image,omitempty"`
+	Limits        *Limits    `json:"limits,omitempty"` // of each of the target's containers
+	Trials        []Trial    `json:"trials,omitempty"`
+	Summary       *Summary   `json:"summary,omitempty"`
+	Seconds       float64    `json:"seconds"` // wall time the cell took, start to stop
 }
 
 // ID names the cell (see cellid.Key.ID).
@@ -205,7 +210,21 @@ func (c *Cell) ID() string {
 // Key is the cell's identity as the matrix names it.
 func (c *Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName()}
+}
+
+// GeneratorName is the name of the load generator that measured c.
+func (c *Cell) GeneratorName() string {
+	if c.Generator == nil || c.Generator.Name == "" {
+		return cellid.DefaultGenerator
+	}
+	return c.Generator.Name
+}
+
+// Generator is a load generator as a cell records it.
+type Generator struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
 }
 
 // Image is what the target ran as.
@@ -263,15 +282,27 @@ type Summary struct {
 // what it drew from the fixed-response server there, loaded exactly as
 // the targets were.
 type Ceiling struct {
-	CPUs        int       `json:"cpus"`
-	CPUSet      string    `json:"cpuset"`
-	Connections int       `json:"connections"`
-	Close       bool      `json:"connection_close,omitempty"`
-	NetworkMode Network   `json:"network_mode"`
-	RPS         float64   `json:"ceiling_rps,omitempty"` // median of the trials
-	TrialRPS    []float64 `json:"trial_rps,omitempty"`
-	LoadgenCPU  float64   `json:"loadgen_cpu_cores,omitempty"` // median
-	Error       string    `json:"error,omitempty"`             // why it could not be measured
+	CPUs        int     `json:"cpus"`
+	CPUSet      string  `json:"cpuset"`
+	Connections int     `json:"connections"`
+	Close       bool    `json:"connection_close,omitempty"`
+	Generator   string  `json:"generator,omitempty"` // none: bombardier (schema 1)
+	NetworkMode Network `json:"network_mode"`
+	RPS         float64 `json:"ceiling_rps,omitempty"` // median of the trials
+	// RPSPerCPU is good answers per second of the generator's CPU
+	// (RPS over LoadgenCPU): how much load the tool draws from a core.
+	RPSPerCPU  float64   `json:"rps_per_cpu_second,omitempty"`
+	TrialRPS   []float64 `json:"trial_rps,omitempty"`
+	LoadgenCPU float64   `json:"loadgen_cpu_cores,omitempty"` // median
+	Error      string    `json:"error,omitempty"`             // why it could not be measured
+}
+
+// GeneratorName is the ceiling's load generator.
+func (c Ceiling) GeneratorName() string {
+	if c.Generator == "" {
+		return cellid.DefaultGenerator
+	}
+	return c.Generator
 }
 
 // CeilingBound is the share of the measured ceiling at which a cell is
@@ -385,8 +416,8 @@ func Decode(data []byte) (*Run, error) {
 	if err := json.Unmarshal(data, &run); err != nil {
 		return nil, err
 	}
-	if run.Schema != Schema {
-		return nil, fmt.Errorf("schema %d, this harness reads %d", run.Schema, Schema)
+	if run.Schema != 1 && run.Schema != Schema {
+		return nil, fmt.Errorf("schema %d, this harness reads 1 and %d", run.Schema, Schema)
 	}
 	run.Cells = slices.DeleteFunc(run.Cells, func(c *Cell) bool { return c == nil })
 	maps.DeleteFunc(run.Images, func(_ string, b *BaseImage) bool { return b == nil })

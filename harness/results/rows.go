@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -18,7 +19,8 @@ type Row struct {
 	CPUs        int    `json:"cpus"`
 	Connections int    `json:"connections"`
 	Close       bool   `json:"connection_close,omitempty"` // keep-alive off
-	Rate        int    `json:"rate,omitempty"`             // fixed requests/s; 0: as fast as bombardier could
+	Rate        int    `json:"rate,omitempty"`             // fixed requests/s; 0: as fast as the generator could
+	Generator   string `json:"generator,omitempty"`        // the load generator, when not the default
 	Unsustained int    `json:"unsustained_trials,omitempty"`
 	// Services is a multi-service target's CPU (median over trials) and
 	// peak memory (largest) by service.
@@ -53,6 +55,7 @@ type Row struct {
 // rowGroup is the cells a row is compared with: same params, cores,
 // connections, keep-alive and rate.
 type rowGroup struct {
+	gen         string
 	params      string
 	cpus, conns int
 	close       bool
@@ -101,14 +104,14 @@ func Rows(run *Run, scenario string) []*Row {
 	})
 	fastest := map[rowGroup]*Row{}
 	for _, r := range rows {
-		g := rowGroup{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
+		g := rowGroup{r.Generator, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
 		if f := fastest[g]; f == nil || r.RPS > f.RPS {
 			fastest[g] = r
 		}
 	}
 	noise := Noise(run)
 	for _, r := range rows {
-		f := fastest[rowGroup{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
+		f := fastest[rowGroup{r.Generator, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
 		if f.RPS > 0 {
 			r.VsFastest = r.RPS / f.RPS
 		}
@@ -167,6 +170,9 @@ func significance(a, b stats.Summary) string {
 func RowOf(run *Run, c *Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
 	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate}
+	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
+		r.Generator = g
+	}
 	for _, t := range c.Trials {
 		if c.Rate > 0 && !Sustains(t.Requests+t.Errors, t.Seconds, c.Rate) {
 			r.Unsustained++
@@ -243,13 +249,18 @@ func legacyErrorRate(trials []Trial, agg Aggregate, headline float64) float64 {
 	return float64(errs) / float64(all)
 }
 
-// Label names a cell's target in a table: "target[:variant]", and
+// Label names a cell's target in a table: "target[:variant]", then
+// " (wrk)" when another load generator than the default measured it, and
 // " (control)" for an A/A control.
 func (c *Cell) Label() string {
-	if c.Control {
-		return c.Key().TargetName() + " (control)"
+	label := c.Key().TargetName()
+	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
+		label += " (" + g + ")"
 	}
-	return c.Key().TargetName()
+	if c.Control {
+		label += " (control)"
+	}
+	return label
 }
 
 // ParamText is the cell's params as a table shows them: "k=v&k2=v2".

@@ -22,9 +22,12 @@ import (
 const ceilingPort = 8080
 
 type ceilingKey struct {
+	gen         string
 	cpus, conns int
 	close       bool
 }
+
+func keyOf(c matrix.Cell) ceilingKey { return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close} }
 
 // measureCeilings measures, once per (cores, connections) the run's cells
 // use, what the load generator can draw from the fixed-response server in
@@ -38,11 +41,11 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 	}
 	seen := map[ceilingKey]bool{}
 	for _, ce := range r.out.Ceilings { // measured before a resume
-		k := ceilingKey{ce.CPUs, ce.Connections, ce.Close}
+		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close}
 		r.ceilings[k], seen[k] = ce.RPS, true
 	}
 	for _, v := range vs {
-		k := ceilingKey{v.c.CPUs, v.c.Connections, v.c.Close}
+		k := keyOf(v.c)
 		if seen[k] || v.done {
 			continue
 		}
@@ -54,10 +57,10 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		}
 		if err != nil {
 			ce.Error = err.Error()
-			fmt.Fprintf(r.log, "warning: load generator ceiling on %d core(s), c%d%s: %v\n", k.cpus, k.conns, closeText(k.close), err)
+			fmt.Fprintf(r.log, "warning: %s ceiling on %d core(s), c%d%s: %v\n", k.gen, k.cpus, k.conns, closeText(k.close), err)
 		} else {
 			r.ceilings[k] = ce.RPS
-			fmt.Fprintf(r.log, "load generator ceiling on %d core(s), c%d%s: %s rps\n", k.cpus, k.conns, closeText(k.close), numfmt.Sig(ce.RPS))
+			fmt.Fprintf(r.log, "%s ceiling on %d core(s), c%d%s: %s rps\n", k.gen, k.cpus, k.conns, closeText(k.close), numfmt.Sig(ce.RPS))
 		}
 		r.out.Ceilings = append(r.out.Ceilings, ce)
 		r.save()
@@ -75,7 +78,7 @@ func (r *runner) ceilingEstimate(cells []matrix.Cell) time.Duration {
 	keys := map[ceilingKey]bool{}
 	var one []matrix.Cell
 	for _, c := range cells {
-		if k := (ceilingKey{c.CPUs, c.Connections, c.Close}); c.Skip == "" && !keys[k] {
+		if k := keyOf(c); c.Skip == "" && !keys[k] {
 			keys[k] = true
 			one = append(one, c)
 		}
@@ -91,22 +94,24 @@ func closeText(close bool) string {
 }
 
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
-	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close, NetworkMode: results.Network(r.mode)}
+	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
+		Generator: c.Generator, NetworkMode: results.Network(r.mode)}
+	tool := loadgen.Tools[c.Generator]
 	d := &deployment{}
 	defer r.remove(ctx, d)
 	url, err := r.startFixed(ctx, d, c.CPUSet)
 	if err != nil {
 		return ce, err
 	}
-	spec := loadgen.Spec{URL: url, Connections: c.Connections, Duration: r.m.Load.Duration,
-		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: 200, Close: c.Close}
-	if err := r.gen.warm(ctx, spec, r.m.Load.Warmup); err != nil {
+	spec := r.spec(c, url, 200)
+	spec.Rate = 0
+	if err := r.gen.warm(ctx, tool, spec, r.m.Load.Warmup); err != nil {
 		return ce, err
 	}
 	var cpu []float64
 	for range r.m.Load.Trials {
 		start := time.Now()
-		res, err := r.gen.run(ctx, spec)
+		res, err := r.gen.run(ctx, tool, spec)
 		if err != nil {
 			return ce, err
 		}
@@ -121,6 +126,9 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 	ce.RPS = roundTo(stats.Describe(ce.TrialRPS).Median, 1)
 	if len(cpu) > 0 {
 		ce.LoadgenCPU = roundTo(stats.Describe(cpu).Median, 3)
+		if ce.LoadgenCPU > 0 {
+			ce.RPSPerCPU = roundTo(ce.RPS/ce.LoadgenCPU, 0)
+		}
 	}
 	return ce, nil
 }

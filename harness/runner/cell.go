@@ -203,6 +203,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 			continue
 		}
 		rc := newCell(c)
+		rc.Generator.Version = r.versions[c.Generator]
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services}
 		lim := limitsOf(t.Limits)
 		var clamped string
@@ -317,7 +318,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 }
 
 func newCell(c matrix.Cell) *results.Cell {
-	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
+	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Generator: &results.Generator{Name: c.Generator},
 		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control}
 }
 
@@ -453,18 +454,17 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		return fmt.Errorf("verify %s: %s", url, strings.Join(problems, "; "))
 	}
 
-	spec := loadgen.Spec{URL: url, Connections: c.Connections, Duration: r.m.Load.Duration,
-		Requests: r.m.Load.Requests, Timeout: r.m.Load.Timeout, Expect: sc.Expect.Status, Close: c.Close, Rate: c.Rate}
+	spec, tool := r.spec(c, url, sc.Expect.Status), loadgen.Tools[c.Generator]
 	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
 	if r.m.Load.Warmup > 0 {
 		r.progress.Phase(c, "warm-up")
 	}
-	if err := r.gen.warm(ctx, spec, r.m.Load.Warmup); err != nil {
+	if err := r.gen.warm(ctx, tool, spec, r.m.Load.Warmup); err != nil {
 		return err
 	}
 	for k := first; k < first+trials; k++ {
 		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
-		tr, res, warns, err := r.trial(ctx, d, spec)
+		tr, res, warns, err := r.trial(ctx, d, tool, spec)
 		if err != nil {
 			// A container that died explains a failed run best (OOM-killed…).
 			if dead := r.allRunning(ctx, d, "during the trial"); dead != nil {
@@ -490,7 +490,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		}
 		rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.m.Load.Aggregate))
 		if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
-			rc.Summary.JudgeBound(r.ceilings[ceilingKey{c.CPUs, c.Connections, c.Close}])
+			rc.Summary.JudgeBound(r.ceilings[keyOf(c)])
 		} else {
 			rc.Summary.JudgeBound(0)
 		}
@@ -499,6 +499,42 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		return err
 	}
 	return nil
+}
+
+// spec is the load of cell c at url, whose scenario expects status expect.
+func (r *runner) spec(c matrix.Cell, url string, expect int) loadgen.Spec {
+	return specOf(r.m, c, url, expect)
+}
+
+func specOf(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec {
+	return loadgen.Spec{URL: url, Connections: c.Connections, Duration: m.Load.Duration, Requests: m.Load.Requests,
+		Timeout: m.Load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs}
+}
+
+// Unsupported marks the cells whose load generator cannot measure them as
+// the matrix asks (wrk given a request count, ab a duration, h2load
+// keep-alive off…) as skipped, naming the setting; plan and run both call
+// it, so that plan lists what run will skip.
+func Unsupported(m *matrix.Matrix, cells []matrix.Cell) {
+	for i, c := range cells {
+		if c.Skip != "" {
+			continue
+		}
+		tool, ok := loadgen.Tools[c.Generator]
+		if !ok {
+			cells[i].Skip = fmt.Sprintf("no load generator %q", c.Generator)
+			continue
+		}
+		expect := 200
+		for _, sc := range m.Scenarios {
+			if sc.Name == c.Scenario {
+				expect = sc.Expect.Status
+			}
+		}
+		if why := tool.Unsupported(specOf(m, c, "", expect)); why != "" {
+			cells[i].Skip = why
+		}
+	}
 }
 
 // trialError is a failure of measured trial n.
@@ -614,9 +650,9 @@ func (r *runner) lastLogs(ctx context.Context, id string) string {
 // trial runs one measured run of the load generator; the samplers, running for the
 // whole cell, say what CPU the target's containers (summed) and the load
 // generator used, and the target's peak memory (summed over containers).
-func (r *runner) trial(ctx context.Context, d *deployment, s loadgen.Spec) (results.Trial, loadgen.Result, []string, error) {
+func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s loadgen.Spec) (results.Trial, loadgen.Result, []string, error) {
 	start := time.Now()
-	res, err := r.gen.run(ctx, s)
+	res, err := r.gen.run(ctx, tool, s)
 	end := time.Now()
 	if err != nil {
 		return results.Trial{}, res, nil, err

@@ -22,17 +22,16 @@ import (
 // with the load generator goes through here; a nil *generator (no cell
 // could run) fails every probe and run.
 type generator struct {
-	tool  loadgen.Tool
 	eng   Engine
 	id    string // the container
 	stats engine.Sampler
 }
 
-// startGenerator starts the load generator's container as spec says, with
-// tool as its program. It returns the generator even when starting fails,
-// so that stop removes what was made.
-func startGenerator(ctx context.Context, e Engine, tool loadgen.Tool, spec engine.ContainerSpec) (*generator, error) {
-	g := &generator{tool: tool, eng: e}
+// startGenerator starts the load generator's container as spec says. It
+// returns the generator even when starting fails, so that stop removes
+// what was made.
+func startGenerator(ctx context.Context, e Engine, spec engine.ContainerSpec) (*generator, error) {
+	g := &generator{eng: e}
 	var err error
 	g.id, err = e.Start(ctx, spec)
 	if err != nil {
@@ -42,13 +41,16 @@ func startGenerator(ctx context.Context, e Engine, tool loadgen.Tool, spec engin
 	return g, nil
 }
 
-// version is the tool's name and the version the image recorded.
-func (g *generator) version(ctx context.Context) (string, error) {
-	res, err := g.eng.Exec(ctx, g.id, []string{"cat", g.tool.VersionFile()})
+// version is the version of tool that the image recorded.
+func (g *generator) version(ctx context.Context, tool loadgen.Tool) (string, error) {
+	res, err := g.eng.Exec(ctx, g.id, []string{"cat", tool.VersionFile()})
 	if err != nil {
 		return "", err
 	}
-	return g.tool.Name() + " " + strings.TrimSpace(string(res.Stdout)), nil
+	if res.ExitCode != 0 {
+		return "", fmt.Errorf("%s: no version recorded in the load generator image (%s): rebuild it", tool.Name(), tool.VersionFile())
+	}
+	return strings.TrimSpace(string(res.Stdout)), nil
 }
 
 // hardNoFile is the hard open-files limit of a container on the
@@ -111,15 +113,15 @@ func (g *generator) probe(ctx context.Context, target string, timeout time.Durat
 	return resp, nil
 }
 
-// run runs the tool once for s, under a deadline (see loadgen.Deadline):
+// run runs tool once for s, under a deadline (see loadgen.Deadline):
 // coreutils' timeout kills it there, so a target that stops answering
 // fails its cell instead of hanging the run.
-func (g *generator) run(ctx context.Context, s loadgen.Spec) (loadgen.Result, error) {
+func (g *generator) run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loadgen.Result, error) {
 	if g == nil || g.id == "" {
 		return loadgen.Result{}, errors.New("no load generator")
 	}
 	deadline := loadgen.Deadline(s)
-	cmd := append([]string{"timeout", "-s", "KILL", strconv.Itoa(int(deadline.Seconds()))}, g.tool.Command(s)...)
+	cmd := append([]string{"timeout", "-s", "KILL", strconv.Itoa(int(deadline.Seconds()))}, tool.Command(s)...)
 	ectx, cancel := context.WithTimeout(ctx, deadline+execGrace)
 	defer cancel()
 	res, err := g.eng.Exec(ectx, g.id, cmd)
@@ -129,24 +131,28 @@ func (g *generator) run(ctx context.Context, s loadgen.Spec) (loadgen.Result, er
 		}
 		return loadgen.Result{}, err
 	}
-	name := g.tool.Name()
+	name := tool.Name()
 	if res.ExitCode == 137 { // killed by timeout -s KILL
 		return loadgen.Result{}, fmt.Errorf("stalled: %s was still running at the trial's deadline of %s and was killed (the target stopped answering?)", name, deadline)
 	}
 	if res.ExitCode != 0 {
 		return loadgen.Result{}, fmt.Errorf("%s exited %d: %s", name, res.ExitCode, strings.TrimSpace(string(res.Stderr)))
 	}
-	return g.tool.Parse(res.Stdout, s)
+	return tool.Parse(res.Stdout, s)
 }
 
 // warm runs s for d, untimed and unjudged, when d is not zero: the warm-up
 // of a cell or of a ceiling.
-func (g *generator) warm(ctx context.Context, s loadgen.Spec, d time.Duration) error {
+func (g *generator) warm(ctx context.Context, tool loadgen.Tool, s loadgen.Spec, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
 	s.Duration, s.Requests = d, 0
-	if _, err := g.run(ctx, s); err != nil {
+	if tool.Unsupported(s) != "" {
+		// A tool that runs only a request count (ab) warms up with bombardier.
+		tool = loadgen.Bombardier{}
+	}
+	if _, err := g.run(ctx, tool, s); err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
 	return nil

@@ -181,6 +181,7 @@ type runner struct {
 	networkID string
 	visits    int                    // cell visits started, for unique container names
 	gen       *generator             // the load generator; nil until started
+	versions  map[string]string      // of the load generators the run uses, by name
 	ceilings  map[ceilingKey]float64 // the load generator's ceiling RPS
 	out       *results.Run
 
@@ -314,6 +315,7 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 	} else {
 		cells = matrix.Expand(r.m, sel, r.tg.usable())
 	}
+	Unsupported(r.m, cells)
 	selection := Selection(r.m, r.opt.Only, r.mode, cells)
 	if prev := r.opt.Resume; prev != nil && prev.Selection != selection {
 		return nil, "", fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.m, r.opt.Only, r.mode))
@@ -749,7 +751,7 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 			return fmt.Errorf("on the targets' engine %s: %w", r.tg.name, err)
 		}
 	}
-	r.gen, err = startGenerator(ctx, r.lg.eng, loadgen.Bombardier{}, engine.ContainerSpec{
+	r.gen, err = startGenerator(ctx, r.lg.eng, engine.ContainerSpec{
 		Name: "webbench-" + r.id + "-loadgen", Image: r.lg.lgImage,
 		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", ""),
 		// Bounded like a target by default: a generator that runs away
@@ -759,9 +761,17 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	if err != nil {
 		return err
 	}
-	if r.out.Environment.LoadGenerator, err = r.gen.version(ctx); err != nil {
-		return err
+	var used []string
+	r.versions = map[string]string{}
+	for _, c := range cells {
+		if _, seen := r.versions[c.Generator]; c.Skip == "" && !seen {
+			if r.versions[c.Generator], err = r.gen.version(ctx, loadgen.Tools[c.Generator]); err != nil {
+				return err
+			}
+			used = append(used, c.Generator+" "+r.versions[c.Generator])
+		}
 	}
+	r.out.Environment.LoadGenerator = strings.Join(used, ", ")
 	// Engines grant different open-files limits (here a hard 20000; 1024
 	// soft elsewhere): what a container gets by default is the most a
 	// target can be given. With two engines this is the load generator's

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
@@ -833,6 +835,25 @@ func TestResumeDistrusts(t *testing.T) {
 		}
 		if tc.name != "not in the matrix" && tc.name != "a second copy" && len(f.loads()) != 3 {
 			t.Errorf("%s: %d trials measured again, want cell a's 3", tc.name, len(f.loads()))
+		}
+	}
+}
+
+// The generators a matrix may name are the load generator's Tools, and a
+// cell a tool cannot measure as asked is skipped naming the setting.
+func TestGeneratorsAreTools(t *testing.T) {
+	names := slices.Sorted(maps.Keys(loadgen.Tools))
+	if got := slices.Sorted(slices.Values(matrix.GeneratorNames)); !slices.Equal(got, names) {
+		t.Errorf("matrix.GeneratorNames %v, loadgen.Tools %v", got, names)
+	}
+	m := &matrix.Matrix{Load: matrix.Defaults, Scenarios: []matrix.Scenario{{Name: "s", Expect: matrix.Expect{Status: 200}}}}
+	m.Load.Requests, m.Load.Duration = 1000, 0
+	cells := []matrix.Cell{{Scenario: "s", Connections: 8, Generator: "wrk"}, {Scenario: "s", Connections: 8, Generator: "ab"},
+		{Scenario: "s", Connections: 8, Generator: "h2load", Close: true}, {Scenario: "s", Connections: 8, Generator: "bombardier"}}
+	Unsupported(m, cells)
+	for i, want := range []string{"no request count", "", "Connection: close", ""} {
+		if got := cells[i].Skip; (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: skip %q, want %q", cells[i].Generator, got, want)
 		}
 	}
 }
