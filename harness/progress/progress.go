@@ -73,7 +73,11 @@ func Summary(c *results.Cell) string {
 	switch {
 	case c.Status == results.OK && c.Summary != nil:
 		last := c.Trials[len(c.Trials)-1]
-		return fmt.Sprintf("%s ok, trial %d: %s rps, p99 %s ms", c.ID(), len(c.Trials), numfmt.Sig(last.RPS), numfmt.Sig(last.LatencyMS.P99))
+		p99 := "—" // a generator that reports no percentiles (h2load)
+		if last.LatencyMS.P99 > 0 {
+			p99 = numfmt.Sig(last.LatencyMS.P99)
+		}
+		return fmt.Sprintf("%s ok, trial %d: %s rps, p99 %s ms", c.ID(), len(c.Trials), numfmt.Sig(last.RPS), p99)
 	default:
 		reason := c.Reason
 		if r := []rune(reason); len(r) > 160 {

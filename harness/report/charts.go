@@ -58,8 +58,12 @@ func Charts(run *results.Run) ([]Chart, error) {
 		if err := add(rpsVs(sc, rows, "param", paramValue)); err != nil {
 			return nil, err
 		}
-		if err := add(latency(run, sc, rows)); err != nil {
-			return nil, err
+		// Percentiles come from the generators that report them (h2load
+		// gives only mean and max): no line of zeros for the others.
+		if timed := slices.DeleteFunc(slices.Clone(rows), func(r *results.Row) bool { return r.P50.Median == 0 }); len(timed) > 0 {
+			if err := add(latency(run, sc, timed)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil

@@ -360,7 +360,7 @@ func (mk *marks) row(r *results.Row, hasParams bool) []any {
 func (mk *marks) notes(measured bool) []string {
 	var notes []string
 	if len(mk.bound) > 0 {
-		notes = append(notes, fmt.Sprintf("† generator-bound: at ≥ %.0f%% of the load generator's measured ceiling, or its CPU at ≥ %.0f%% of its cores; the number is a floor set by bombardier, not the server's limit.",
+		notes = append(notes, fmt.Sprintf("† generator-bound: at ≥ %.0f%% of the load generator's measured ceiling, or its CPU at ≥ %.0f%% of its cores; the number is a floor set by the load generator, not the server's limit.",
 			100*results.CeilingBound, 100*results.GeneratorBoundShare))
 		notes = append(notes, mk.bound...)
 	}
