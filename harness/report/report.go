@@ -134,6 +134,9 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if err := baseImages(b, run); err != nil {
 		return err
 	}
+	if err := generatorTable(b, run); err != nil {
+		return err
+	}
 	for _, sc := range scenarios(run) {
 		if err := scenarioTable(b, run, sc); err != nil {
 			return err
@@ -471,6 +474,44 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 
 // meanText is a mean latency, or "—" for results written before it was
 // recorded.
+// generatorTable shows, in a run measured with another load generator
+// than bombardier or with several, what each drew from a core of its own:
+// good answers per second of its CPU over its trials, and its ceilings.
+func generatorTable(b *strings.Builder, run *results.Run) error {
+	if !results.SeveralGenerators(run) {
+		return nil
+	}
+	b.WriteString("## Load generators\n\n")
+	t := newTable(b)
+	t.Header("generator", "version", "ok cells", "requests per generator CPU-second (median of trials)", "95% CI", "min…max", "ceilings (rps; per CPU-second)")
+	for _, g := range results.Generators(run) {
+		ci := "n<6"
+		if g.PerCPU.HasCI {
+			ci = numfmt.Sig(g.PerCPU.Lo) + "…" + numfmt.Sig(g.PerCPU.Hi)
+		}
+		per, rng := "—", "—"
+		if g.PerCPU.N > 0 {
+			per, rng = numfmt.Sig(g.PerCPU.Median), numfmt.Sig(g.PerCPU.Min)+"…"+numfmt.Sig(g.PerCPU.Max)
+		}
+		var ceils []string
+		for _, c := range g.Ceilings {
+			if c.Error != "" {
+				ceils = append(ceils, fmt.Sprintf("%d core(s) c%s: not measured", c.CPUs, connsText(c.Connections, c.Close)))
+				continue
+			}
+			ceils = append(ceils, fmt.Sprintf("%d core(s) c%s: %s; %s", c.CPUs, connsText(c.Connections, c.Close), numfmt.Sig(c.RPS), meanText(c.RPSPerCPU)))
+		}
+		if err := t.Append(mdtext.Text(g.Name), mdtext.Text(g.Version), strconv.Itoa(g.Cells), per, ci, rng, mdtext.Text(strings.Join(ceils, ", "))); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\nEach generator ran on the same cores, against the same targets, in the same run. Requests per generator CPU-second is how much load a tool draws from a core: at equal server speed, the tool that draws more is bounded later by its own core. A tool's figures are its own: bombardier retries a request that got no answer, wrk does not; h2load reports no latency percentiles, ab whole milliseconds (see the harness README, *Load generators*).\n\n")
+	return nil
+}
+
 // meanText is a latency figure, or "—" where the load generator gave none.
 func meanText(ms float64) string {
 	if ms == 0 {

@@ -1,0 +1,69 @@
+package results
+
+import (
+	"slices"
+
+	"github.com/webbench/webbench/harness/cellid"
+	"github.com/webbench/webbench/harness/stats"
+)
+
+// GeneratorStat is what one load generator did in a run: its version, its
+// ceilings, and how much load it drew from a core of its own: good
+// answers per second of the generator's CPU, over every trial of its ok
+// cells (the trials whose generator CPU was measured).
+type GeneratorStat struct {
+	Name     string        `json:"name"`
+	Version  string        `json:"version,omitempty"`
+	Cells    int           `json:"cells"`
+	PerCPU   stats.Summary `json:"rps_per_cpu_second"` // over trials
+	Ceilings []Ceiling     `json:"ceilings,omitempty"`
+	NoCPU    int           `json:"trials_without_cpu,omitempty"`
+}
+
+// Generators lists the run's load generators in the order their cells
+// first appear, with what each drew per CPU-second. A run that used only
+// the default generator, as every run before the generator axis did, lists
+// it too.
+func Generators(run *Run) []GeneratorStat {
+	var out []GeneratorStat
+	index := map[string]int{}
+	perCPU := map[string][]float64{}
+	for _, c := range run.Cells {
+		if c.Status == Skipped {
+			continue
+		}
+		name := c.GeneratorName()
+		i, ok := index[name]
+		if !ok {
+			i = len(out)
+			index[name] = i
+			out = append(out, GeneratorStat{Name: name})
+		}
+		if c.Generator != nil && c.Generator.Version != "" {
+			out[i].Version = c.Generator.Version
+		}
+		if c.Status != OK {
+			continue
+		}
+		out[i].Cells++
+		for _, t := range c.Trials {
+			if t.LoadgenCPUCores > 0 {
+				perCPU[name] = append(perCPU[name], t.RPS/t.LoadgenCPUCores)
+			} else {
+				out[i].NoCPU++
+			}
+		}
+	}
+	for i := range out {
+		out[i].PerCPU = stats.Describe(perCPU[out[i].Name])
+		out[i].Ceilings = slices.DeleteFunc(slices.Clone(run.Ceilings), func(c Ceiling) bool { return c.GeneratorName() != out[i].Name })
+	}
+	return out
+}
+
+// SeveralGenerators says whether a run measured with another generator
+// than the default, or with more than one.
+func SeveralGenerators(run *Run) bool {
+	gens := Generators(run)
+	return len(gens) > 1 || len(gens) == 1 && gens[0].Name != cellid.DefaultGenerator
+}
