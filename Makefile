@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -49,6 +49,11 @@ matrix: build tools
 
 plan: build
 	./bin/harness plan --profile $(PROFILE) $(ARGS)
+
+## generators: the load generators side by side (profile generators: each
+## cell measured by bombardier, wrk and h2load, interleaved) → results/<label>-generators/
+generators: build tools
+	./bin/harness run --profile generators --force $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools

@@ -390,6 +390,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if place.machines != nil {
 			*label = fmt.Sprintf("%dc-%s-from-%s", info.NCPU, place.machines.Target.Name, place.machines.Loadgen.Name)
 		}
+		if p := mf.profile; p != "" && p != QuickProfile {
+			// A study's run does not overwrite the machine's quick run.
+			*label += "-" + p
+		}
 	}
 	if *out == "" {
 		*out = filepath.Join("results", *label)
@@ -509,6 +513,10 @@ func draw(out string, res *results.Run, stderr io.Writer) error {
 var validLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// QuickProfile is the profile of make matrix, whose runs keep the
+// machine's label as it is; a run with another profile appends its name.
+const QuickProfile = "quick"
 
 // DefaultLabel names a machine by its core count and CPU model, e.g.
 // "2c-amd-epyc" or "8c-intel-core-i7-10510u-cpu-1-80ghz".

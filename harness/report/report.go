@@ -483,7 +483,7 @@ func generatorTable(b *strings.Builder, run *results.Run) error {
 	}
 	b.WriteString("## Load generators\n\n")
 	t := newTable(b)
-	t.Header("generator", "version", "ok cells", "requests per generator CPU-second (median of trials)", "95% CI", "min…max", "ceilings (rps; per CPU-second)")
+	t.Header("generator", "version", "ok cells", "requests per generator CPU-second (median of its bound trials)", "95% CI", "min…max", "ceilings (rps; per CPU-second)")
 	for _, g := range results.Generators(run) {
 		ci := "n<6"
 		if g.PerCPU.HasCI {
@@ -508,7 +508,7 @@ func generatorTable(b *strings.Builder, run *results.Run) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	b.WriteString("\nEach generator ran on the same cores, against the same targets, in the same run. Requests per generator CPU-second is how much load a tool draws from a core: at equal server speed, the tool that draws more is bounded later by its own core. A tool's figures are its own: bombardier retries a request that got no answer, wrk does not; h2load reports no latency percentiles, ab whole milliseconds (see the harness README, *Load generators*).\n\n")
+	fmt.Fprintf(b, "\nEach generator ran on the same cores, against the same targets, in the same run. Requests per generator CPU-second is how much load a tool draws from a core, over the trials in which it used ≥ %.0f%% of its cores (elsewhere a slower server left it idle): at equal server speed, the tool that draws more is bounded later by its own core. A tool's figures are its own: bombardier retries a request that got no answer, wrk does not; h2load reports no latency percentiles, ab whole milliseconds (see the harness README, *Load generators*).\n\n", 100*results.GeneratorBoundShare)
 	return nil
 }
 

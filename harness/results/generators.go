@@ -9,8 +9,10 @@ import (
 
 // GeneratorStat is what one load generator did in a run: its version, its
 // ceilings, and how much load it drew from a core of its own: good
-// answers per second of the generator's CPU, over every trial of its ok
-// cells (the trials whose generator CPU was measured).
+// answers per second of the generator's CPU, over the trials of its ok
+// cells in which it used at least GeneratorBoundShare of its cores (in the
+// others a slower server left it idle part of the time, and the figure
+// would measure the server).
 type GeneratorStat struct {
 	Name     string        `json:"name"`
 	Version  string        `json:"version,omitempty"`
@@ -47,10 +49,11 @@ func Generators(run *Run) []GeneratorStat {
 		}
 		out[i].Cells++
 		for _, t := range c.Trials {
-			if t.LoadgenCPUCores > 0 {
-				perCPU[name] = append(perCPU[name], t.RPS/t.LoadgenCPUCores)
-			} else {
+			switch {
+			case t.LoadgenCPUCores <= 0:
 				out[i].NoCPU++
+			case t.GeneratorBound:
+				perCPU[name] = append(perCPU[name], t.RPS/t.LoadgenCPUCores)
 			}
 		}
 	}
