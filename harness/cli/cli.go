@@ -140,8 +140,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 type matrixFlags struct {
-	file, profile, only, control, generator string
-	maxCells                                int64
+	file, profile, only, control, generator, crosscheck string
+	maxCells                                            int64
 }
 
 func (m *matrixFlags) register(fs *flag.FlagSet) {
@@ -150,6 +150,7 @@ func (m *matrixFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.only, "only", "", "cells to run (`SEL`): comma-separated NAME or TARGET/SCENARIO globs")
 	fs.StringVar(&m.control, "control", "", "TARGET[:VARIANT]/SCENARIO `CELL`s to measure twice, as an A/A control (overrides the matrix)")
 	fs.Int64Var(&m.maxCells, "max-cells", matrix.MaxCells, "refuse a matrix that expands to more than `N` cells")
+	fs.StringVar(&m.crosscheck, "crosscheck", "", "measure every cell a second time with load generator `GEN`, interleaved, and compare (overrides the matrix)")
 	fs.StringVar(&m.generator, "generator", "", "load generators `GENS`, comma-separated, of "+strings.Join(matrix.GeneratorNames, ", ")+" (overrides the matrix's generator axis)")
 }
 
@@ -179,6 +180,12 @@ func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
 			}
 		}
 		mx.Generators = gens
+	}
+	if m.crosscheck != "" {
+		if !slices.Contains(matrix.GeneratorNames, m.crosscheck) {
+			return nil, nil, usageErr("--crosscheck: no load generator %q (have: %s)", m.crosscheck, strings.Join(matrix.GeneratorNames, ", "))
+		}
+		mx.Crosscheck = m.crosscheck
 	}
 	sel, err := matrix.ParseSelector(m.only)
 	if err != nil {
@@ -459,7 +466,7 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 	}
 	o.out, o.label = o.resume, prev.Environment.Label
 	// What the run was given, unless said again.
-	for name, v := range map[string]*string{"f": &mf.file, "profile": &mf.profile, "only": &mf.only, "control": &mf.control, "generator": &mf.generator} {
+	for name, v := range map[string]*string{"f": &mf.file, "profile": &mf.profile, "only": &mf.only, "control": &mf.control, "generator": &mf.generator, "crosscheck": &mf.crosscheck} {
 		if set[name] {
 			continue
 		}
@@ -476,6 +483,8 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 			*v = prev.Matrix.Control
 		case "generator":
 			*v = strings.Join(prev.Matrix.Generators, ",")
+		case "crosscheck":
+			*v = prev.Matrix.Crosscheck
 		}
 	}
 	if !set["network"] {

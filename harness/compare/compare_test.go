@@ -97,3 +97,28 @@ func TestNoiseFloorHidesSmallDifferences(t *testing.T) {
 		t.Errorf("noise floor %v, test %+v: want the 3%% difference called noise", c.NoiseFloor, c.Scenarios[0].Lines[0].Test[1])
 	}
 }
+
+// Runs measured by different load generators are compared as runs of
+// different machines, and the comparison says so.
+func TestDifferentGenerators(t *testing.T) {
+	c := load(t)
+	var b bytes.Buffer
+	if err := Markdown(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "different load generators") {
+		t.Fatal("runs of one generator said to use different ones")
+	}
+	for i := range c.Env {
+		if c.Env[i].Field == "load generator" {
+			c.Env[i].Values[1], c.Env[i].Differs = "wrk 4.1.0-3+b2", true
+		}
+	}
+	b.Reset()
+	if err := Markdown(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "**The runs used different load generators.** Treat them as different machines") {
+		t.Errorf("comparison of two generators' runs does not say so:\n%s", b.String())
+	}
+}

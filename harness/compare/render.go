@@ -71,6 +71,13 @@ func Markdown(w io.Writer, c *Comparison) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	for _, e := range c.Env {
+		if e.Field == "load generator" && e.Differs {
+			// Like another machine: a tool sets the figure as much as the
+			// server (see a run's cross-check), and its ceiling bounds it.
+			b.WriteString("\n**The runs used different load generators.** Treat them as different machines: a cell's figure depends on the tool that measured it (its ceiling, what it counts), so a difference between these runs may be the tools'. Cells are matched only with cells measured by the same generator.\n")
+		}
+	}
 	untestable := false
 	for _, sc := range c.Scenarios {
 		fmt.Fprintf(&b, "\n## %s (requests/s)\n\n", mdtext.Text(sc.Name))

@@ -17,18 +17,20 @@ import (
 // the reason. ab then measures a request count, as study 003 ran it.
 func TestGenerators(t *testing.T) {
 	eng := connect(t)
-	timed := generatorMatrix(t, "generator: [wrk, h2load, ab]", "duration: 2s", "requests: 0")
+	timed := generatorMatrix(t, "generator: [h2load, ab]", "duration: 2s", "requests: 0")
 	counted := generatorMatrix(t, "generator: [ab, wrk]", "duration: 2s", "requests: 5000")
 	for _, c := range []struct {
-		file string
-		ok   []string
-		skip map[string]string
+		file  string
+		extra []string
+		ok    []string
+		skip  map[string]string
 	}{
-		{timed, []string{"wrk", "h2load"}, map[string]string{"ab": "request count"}},
-		{counted, []string{"ab"}, map[string]string{"wrk": "no request count"}},
+		// wrk as a cross-check: every cell measured a second time by it.
+		{timed, []string{"--crosscheck", "wrk"}, []string{"h2load", "wrk"}, map[string]string{"ab": "request count"}},
+		{counted, nil, []string{"ab"}, map[string]string{"wrk": "no request count"}},
 	} {
 		out := t.TempDir()
-		code, text := runCLI(context.Background(), t, "run", "-f", c.file, "--out", out, "--only", "go-nethttp/plaintext")
+		code, text := runCLI(context.Background(), t, append([]string{"run", "-f", c.file, "--out", out, "--only", "go-nethttp/plaintext"}, c.extra...)...)
 		if code != cli.ExitOK {
 			t.Fatalf("run exit %d", code)
 		}
@@ -81,6 +83,10 @@ func TestGenerators(t *testing.T) {
 		readme, _ := os.ReadFile(out + "/README.md")
 		if !strings.Contains(string(readme), "go-nethttp ("+c.ok[0]+")") {
 			t.Errorf("README has no row for go-nethttp measured by %s:\n%s\n%s", c.ok[0], readme, text)
+		}
+		if c.extra != nil && (run.Matrix.Crosscheck != "wrk" || !strings.Contains(string(readme), "**Cross-check: wrk against h2load.**") ||
+			!strings.Contains(string(readme), "| go-nethttp | 1     | 16    |")) {
+			t.Errorf("README has no cross-check of h2load by wrk (crosscheck %q):\n%s", run.Matrix.Crosscheck, readme)
 		}
 	}
 }

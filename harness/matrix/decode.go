@@ -94,6 +94,7 @@ type (
 		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique"`
 		Rate        []int                     `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
 		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab"`
+		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
 		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names"`
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
@@ -176,6 +177,7 @@ type (
 		KeepAlive   []bool        `yaml:"keepalive" check:"nonempty,unique"`
 		Rate        []int         `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
 		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab"`
+		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab"`
 		Only        *string       `yaml:"only" check:"str"`
 		Control     *string       `yaml:"control" check:"str"`
 		Report      *reportSchema `yaml:"report"`
@@ -571,6 +573,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		m.Rate = d.rates(f.Rate, "rate")
 	}
 	m.Generators = f.Generator
+	setp(&m.Crosscheck, f.Crosscheck)
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
 	defer func() { m.RelativeTo = d.relatives(f.Report, "report", m, m.Connections) }()
@@ -583,7 +586,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	for _, name := range d.names("profiles") {
 		pf, path := f.Profiles[name], "profiles."+name
-		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Generators: m.Generators}
+		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Generators: m.Generators, Crosscheck: m.Crosscheck}
 		if d.set(path + ".load") {
 			d.load(pf.Load, path+".load", &p.Load)
 		}
@@ -602,6 +605,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		if len(pf.Generator) > 0 {
 			p.Generators = pf.Generator
 		}
+		setp(&p.Crosscheck, pf.Crosscheck)
 		if pf.Only != nil {
 			sel, err := ParseSelector(*pf.Only)
 			if err != nil {

@@ -151,12 +151,19 @@ func rates(m *Matrix) []int {
 	return m.Rate
 }
 
-// Generators is the generator axis: [bombardier] when the matrix sets none.
+// Generators is the generator axis: [bombardier] when the matrix sets none,
+// and the cross-check's generator after the axis's when it is not on it
+// (every cell is then measured a second time by it, interleaved with the
+// first).
 func Generators(m *Matrix) []string {
-	if len(m.Generators) == 0 {
-		return []string{cellid.DefaultGenerator}
+	gens := m.Generators
+	if len(gens) == 0 {
+		gens = []string{cellid.DefaultGenerator}
 	}
-	return m.Generators
+	if m.Crosscheck != "" && !slices.Contains(gens, m.Crosscheck) {
+		gens = append(slices.Clone(gens), m.Crosscheck)
+	}
+	return gens
 }
 
 // MaxCells is how many cells a run may have unless --max-cells says more.

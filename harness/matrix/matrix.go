@@ -77,6 +77,7 @@ type Matrix struct {
 	KeepAlive   []bool             `json:"keepalive"`            // axis: false sends Connection: close on every request
 	Rate        []int              `json:"rate"`                 // axis: requests/s bombardier holds (-r); 0 is as fast as it can
 	Generators  []string           `json:"generators,omitempty"` // axis: the load generators (GeneratorNames); empty is [bombardier]
+	Crosscheck  string             `json:"crosscheck,omitempty"` // a generator that measures every cell a second time
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
 	Control     Selector           `json:"control,omitempty"`     // cells measured twice, as an A/A control
@@ -265,6 +266,7 @@ type Profile struct {
 	KeepAlive   []bool
 	Rate        []int
 	Generators  []string
+	Crosscheck  string
 	Only        Selector   // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector   // replaces the file's control when set
 	RelativeTo  []Relative // replaces the file's report.relative_to when set
@@ -287,7 +289,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.Generators, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.Generators, name, p.Only
+	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.Generators, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.Generators, p.Crosscheck, name, p.Only
 	if p.Control != nil {
 		c.Control = p.Control
 	}

@@ -301,6 +301,9 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		b.WriteString("\n" + strings.Join(notes, "  \n") + "\n")
 	}
 	b.WriteString("\n")
+	if err := crosscheckTable(b, run, scenario, hasParams); err != nil {
+		return err
+	}
 	if err := fixedRateTable(b, scenario, all, hasParams); err != nil {
 		return err
 	}
@@ -474,6 +477,59 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 
 // meanText is a mean latency, or "—" for results written before it was
 // recorded.
+// crosscheckTable shows, for a run with a cross-check, each cell as the
+// cross-check's generator measured it beside another generator's figure,
+// whether they agree, and the targets whose order flips between them.
+func crosscheckTable(b *strings.Builder, run *results.Run, scenario string, hasParams bool) error {
+	for _, cc := range results.Crosschecks(run, scenario) {
+		fmt.Fprintf(b, "**Cross-check: %s against %s.** ", mdtext.Text(cc.Cross), mdtext.Text(cc.Base))
+		switch n := len(cc.Pairs); {
+		case n == 0:
+			b.WriteString("No cell was measured by both.\n\n")
+			continue
+		case cc.Differ == 0 && cc.Unsure == 0:
+			fmt.Fprintf(b, "They agree on all %d cell(s): their intervals overlap, or the difference is within the noise floor.", n)
+		default:
+			fmt.Fprintf(b, "They agree on %d of %d cell(s), differ on %d", cc.Agree, n, cc.Differ)
+			if cc.Unsure > 0 {
+				fmt.Fprintf(b, ", and %d cannot tell (one trial)", cc.Unsure)
+			}
+			b.WriteString(".")
+		}
+		if len(cc.Flips) == 0 {
+			b.WriteString(" No two targets change order.\n\n")
+		} else {
+			var flips []string
+			for _, f := range cc.Flips {
+				flips = append(flips, mdtext.Code(f[0])+" and "+mdtext.Code(f[1]))
+			}
+			fmt.Fprintf(b, " **Order flips between the generators:** %s.\n\n", strings.Join(flips, "; "))
+		}
+		t := newTable(b)
+		header := []any{"target"}
+		if hasParams {
+			header = append(header, "params")
+		}
+		t.Header(append(header, "cores", "conns", cc.Base+" RPS", cc.Cross+" RPS", cc.Cross+" ÷ "+cc.Base, "verdict")...)
+		for _, p := range cc.Pairs {
+			row := []any{mdtext.Text(p.Base.Base)}
+			if hasParams {
+				row = append(row, mdtext.Text(p.Base.Params))
+			}
+			row = append(row, strconv.Itoa(p.Base.CPUs), connsText(p.Base.Connections, p.Base.Close), numfmt.Sig(p.Base.RPS), numfmt.Sig(p.Cross.RPS),
+				numfmt.Sig(p.Ratio)+"×", p.Verdict)
+			if err := t.Append(row...); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+	}
+	return nil
+}
+
 // generatorTable shows, in a run measured with another load generator
 // than bombardier or with several, what each drew from a core of its own:
 // good answers per second of its CPU over its trials, and its ceilings.

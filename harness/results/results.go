@@ -156,6 +156,7 @@ type Settings struct {
 	KeepAlive   []bool            `json:"keepalive,omitempty"`
 	Rate        []int             `json:"rate,omitempty"`
 	Generators  []string          `json:"generators,omitempty"` // the generator axis; none: [bombardier]
+	Crosscheck  string            `json:"crosscheck,omitempty"` // the generator that measured every cell a second time
 	Images      map[string]string `json:"images"`
 	Targets     []Target          `json:"targets"`
 	Scenarios   []Scenario        `json:"scenarios"`

@@ -21,6 +21,8 @@ type Row struct {
 	Close       bool   `json:"connection_close,omitempty"` // keep-alive off
 	Rate        int    `json:"rate,omitempty"`             // fixed requests/s; 0: as fast as the generator could
 	Generator   string `json:"generator,omitempty"`        // the load generator, when not the default
+	Base        string `json:"-"`                          // target[:variant], without generator or control
+	Control     bool   `json:"-"`
 	Unsustained int    `json:"unsustained_trials,omitempty"`
 	// Services is a multi-service target's CPU (median over trials) and
 	// peak memory (largest) by service.
@@ -173,6 +175,7 @@ func RowOf(run *Run, c *Cell) *Row {
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g
 	}
+	r.Base, r.Control = c.Key().TargetName(), c.Control
 	for _, t := range c.Trials {
 		if c.Rate > 0 && !Sustains(t.Requests+t.Errors, t.Seconds, c.Rate) {
 			r.Unsustained++

@@ -66,3 +66,33 @@ func TestScaling(t *testing.T) {
 		t.Error("a single core count made a scaling table")
 	}
 }
+
+// A cross-check pairs each cell with its twin measured by the cross-check's
+// generator, says whether they agree, and names targets whose order flips.
+func TestCrosschecks(t *testing.T) {
+	by := func(c *Cell, gen string) *Cell { c.Generator = &Generator{Name: gen}; return c }
+	run := &Run{Matrix: Settings{Crosscheck: "wrk"}, Cells: []*Cell{
+		cell("a", 1, 100, 101, 99, 100, 102, 98), by(cell("a", 1, 80, 81, 79, 80, 82, 78), "wrk"),
+		cell("b", 1, 90, 91, 89, 90, 92, 88), by(cell("b", 1, 90, 91, 89, 90, 92, 88), "wrk"),
+	}}
+	ccs := Crosschecks(run, "plaintext")
+	if len(ccs) != 1 {
+		t.Fatalf("%d cross-checks, want 1 (bombardier against wrk)", len(ccs))
+	}
+	cc := ccs[0]
+	if cc.Base != "bombardier" || cc.Cross != "wrk" || len(cc.Pairs) != 2 || cc.Agree != 1 || cc.Differ != 1 {
+		t.Errorf("cross-check %+v", cc)
+	}
+	for _, p := range cc.Pairs {
+		want := map[string]string{"a": "differ", "b": "agree"}[p.Base.Base]
+		if p.Verdict != want {
+			t.Errorf("%s: %s (ratio %.2f), want %s", p.Base.Base, p.Verdict, p.Ratio, want)
+		}
+	}
+	if len(cc.Flips) != 1 || cc.Flips[0] != [2]string{"a", "b"} {
+		t.Errorf("flips %v, want a and b (a is faster by bombardier, slower by wrk)", cc.Flips)
+	}
+	if Crosschecks(&Run{Cells: run.Cells}, "plaintext") != nil {
+		t.Error("a run without a cross-check has one")
+	}
+}
