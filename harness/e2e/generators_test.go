@@ -111,3 +111,32 @@ func generatorMatrix(t *testing.T, gens, from, to string) string {
 	}
 	return path
 }
+
+// The open-loop generator in the load generator image measures a
+// fixed-rate cell of a real target, recording its schedule (sends asked,
+// made, late, never made); its ceiling is not measured (a ceiling is load
+// as fast as a tool can, and it runs a rate) and the run says why.
+func TestOpenLoopGenerator(t *testing.T) {
+	eng := connect(t)
+	file := generatorMatrix(t, "generator: [openloop]\nrate: [2000]", "duration: 2s", "requests: 0")
+	out := t.TempDir()
+	if code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext"); code != cli.ExitOK {
+		t.Fatalf("run exit %d", code)
+	}
+	noLeftovers(t, eng)
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cellsByID(run)["go-nethttp/plaintext/1cpu/c16/r2000/openloop"]
+	if c == nil || c.Status != results.OK || c.Generator == nil || !strings.Contains(c.Generator.Version, "hdrhistogram-go") {
+		t.Fatalf("open-loop cell %+v", c)
+	}
+	tr := c.Trials[0]
+	if o := tr.OpenLoop; o == nil || o.Scheduled < 3900 || o.Sent+o.Unsent != o.Scheduled || tr.LatencyMS.P9999 <= 0 {
+		t.Errorf("open-loop trial %+v, schedule %+v", tr.Result, tr.OpenLoop)
+	}
+	if len(run.Ceilings) != 1 || !strings.Contains(run.Ceilings[0].Error, "needs a fixed rate") {
+		t.Errorf("ceilings %+v, want the open-loop one not measured, saying why", run.Ceilings)
+	}
+}

@@ -87,20 +87,35 @@ type Result struct {
 	LatencyMS   Latency          `json:"latency_ms"`
 	BytesRead   int64            `json:"bytes_read"`
 	Seconds     float64          `json:"seconds"`
+	OpenLoop    *OpenLoopFigures `json:"open_loop,omitempty"` // an open-loop generator's schedule
 }
 
 // Latency percentiles, mean and maximum in milliseconds, over every
 // request the tool timed. A figure the tool does not report is 0 and
 // absent from results.json: never interpolated.
 type Latency struct {
-	Mean float64 `json:"mean,omitempty"`
-	P50  float64 `json:"p50,omitempty"`
-	P75  float64 `json:"p75,omitempty"`
-	P90  float64 `json:"p90,omitempty"`
-	P95  float64 `json:"p95,omitempty"`
-	P99  float64 `json:"p99,omitempty"`
-	P999 float64 `json:"p99_9,omitempty"`
-	Max  float64 `json:"max"`
+	Mean  float64 `json:"mean,omitempty"`
+	P50   float64 `json:"p50,omitempty"`
+	P75   float64 `json:"p75,omitempty"`
+	P90   float64 `json:"p90,omitempty"`
+	P95   float64 `json:"p95,omitempty"`
+	P99   float64 `json:"p99,omitempty"`
+	P999  float64 `json:"p99_9,omitempty"`
+	P9999 float64 `json:"p99_99,omitempty"`
+	Max   float64 `json:"max"`
+}
+
+// OpenLoopFigures are what an open-loop generator reports beyond a
+// closed-loop one: the sends its schedule asked for, those made, those
+// made late (more than 1 ms after their intended time) and by how much,
+// and those never made.
+type OpenLoopFigures struct {
+	Scheduled  int64   `json:"scheduled"`
+	Sent       int64   `json:"sent"`
+	Late       int64   `json:"late"`
+	LateMeanMS float64 `json:"late_mean_ms,omitempty"`
+	LateMaxMS  float64 `json:"late_max_ms,omitempty"`
+	Unsent     int64   `json:"unsent"`
 }
 
 // Class is the status class a status code falls in: 200 → "2xx".

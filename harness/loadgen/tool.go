@@ -20,7 +20,7 @@ type Tool interface {
 }
 
 // Tools are the load generators the harness drives, by name.
-var Tools = map[string]Tool{"bombardier": Bombardier{}, "wrk": Wrk{}, "h2load": H2load{}, "ab": Ab{}}
+var Tools = map[string]Tool{"bombardier": Bombardier{}, "wrk": Wrk{}, "h2load": H2load{}, "ab": Ab{}, "openloop": OpenLoop{}}
 
 // Default is the generator of a matrix that names none.
 const Default = "bombardier"

@@ -93,8 +93,8 @@ type (
 		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000"`
 		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique"`
 		Rate        []int                     `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
-		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab"`
-		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab"`
+		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
+		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
 		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names"`
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
@@ -176,8 +176,8 @@ type (
 		Connections []int         `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
 		KeepAlive   []bool        `yaml:"keepalive" check:"nonempty,unique"`
 		Rate        []int         `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
-		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab"`
-		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab"`
+		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
+		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Only        *string       `yaml:"only" check:"str"`
 		Control     *string       `yaml:"control" check:"str"`
 		Report      *reportSchema `yaml:"report"`

@@ -274,7 +274,7 @@ type Profile struct {
 
 // GeneratorNames are the load generators a matrix may name (each is a
 // loadgen.Tool; a runner test checks that the two lists agree).
-var GeneratorNames = []string{"bombardier", "wrk", "h2load", "ab"}
+var GeneratorNames = []string{"bombardier", "wrk", "h2load", "ab", "openloop"}
 
 // Relative names the baseline of a ratio table (see cellid.Relative).
 type Relative = cellid.Relative

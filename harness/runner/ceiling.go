@@ -97,6 +97,10 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
 		Generator: c.Generator, NetworkMode: results.Network(r.mode)}
 	tool := loadgen.Tools[c.Generator]
+	if why := tool.Unsupported(loadgen.Spec{Connections: c.Connections, Duration: r.m.Load.Duration, Requests: r.m.Load.Requests,
+		Timeout: r.m.Load.Timeout, Expect: 200, Close: c.Close, Threads: r.m.Load.LoadgenCPUs}); why != "" {
+		return ce, fmt.Errorf("a ceiling is load as fast as the generator can, and %s", why)
+	}
 	d := &deployment{}
 	defer r.remove(ctx, d)
 	url, err := r.startFixed(ctx, d, c.CPUSet)

@@ -1,0 +1,214 @@
+// Command openloop is an open-loop HTTP/1.1 load generator after wrk2's
+// model, for the harness's fixed-rate cells: each of c connections keeps
+// its own schedule of intended send times (connection k sends its i-th
+// request at start + (k + i·c)/rate), and a request's latency is its
+// completion minus its intended send time. A server that stalls delays
+// every request scheduled meanwhile, and those delays are measured, not
+// omitted (coordinated omission: a closed-loop tool only times requests
+// from their actual send). Latencies go into an HDR histogram (1 µs to
+// 60 s, 3 significant digits). It prints one JSON report on stdout.
+//
+// Why not vegeta: its attacker times a request from when a worker picks it
+// up (began := time.Now() before the request), not from its tick, so once
+// its workers and connections are all busy, the waiting is left out.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// LateAfter is how long after its intended time a send counts as late.
+const LateAfter = time.Millisecond
+
+// Report is what one run measured.
+type Report struct {
+	Seconds    float64            `json:"seconds"`
+	Statuses   map[string]int64   `json:"statuses"` // by status code
+	Errors     map[string]int64   `json:"errors"`   // requests without an answer, by kind
+	Bytes      int64              `json:"bytes"`    // read from the server, headers included
+	Scheduled  int64              `json:"scheduled"`
+	Sent       int64              `json:"sent"`
+	Late       int64              `json:"late"` // sent more than LateAfter after their intended time
+	LateMeanMS float64            `json:"late_mean_ms"`
+	LateMaxMS  float64            `json:"late_max_ms"`
+	Unsent     int64              `json:"unsent"`     // scheduled within the duration, never sent
+	LatencyUS  map[string]float64 `json:"latency_us"` // "50" … "99.99", "mean", "max"
+}
+
+// Plan is one run's settings.
+type Plan struct {
+	URL         string
+	Connections int
+	Rate        float64 // requests per second, over all connections
+	Duration    time.Duration
+	Timeout     time.Duration
+	Close       bool
+}
+
+// Intended is connection k's i-th intended send time after start.
+func (p Plan) Intended(k, i int) time.Duration {
+	return time.Duration(float64(k+i*p.Connections) / p.Rate * float64(time.Second))
+}
+
+// Scheduled is how many sends connection k has within the duration.
+func (p Plan) Scheduled(k int) int64 {
+	var n int64
+	for i := 0; p.Intended(k, i) < p.Duration; i++ {
+		n++
+	}
+	return n
+}
+
+// counter counts the bytes a connection reads.
+type counter struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c counter) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// Run runs p and reports.
+func Run(ctx context.Context, p Plan) (Report, error) {
+	if p.Connections < 1 || p.Rate <= 0 || p.Duration <= 0 {
+		return Report{}, errors.New("need connections ≥ 1, a rate and a duration")
+	}
+	var bytes atomic.Int64
+	var mu sync.Mutex
+	all := hdrhistogram.New(1, 60_000_000, 3)
+	r := Report{Statuses: map[string]int64{}, Errors: map[string]int64{}}
+	var lateSum, lateMax time.Duration
+	start := time.Now()
+	var wg sync.WaitGroup
+	for k := range p.Connections {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := hdrhistogram.New(1, 60_000_000, 3)
+			statuses, errs := map[string]int64{}, map[string]int64{}
+			var sent, late int64
+			var lSum, lMax time.Duration
+			tr := &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableKeepAlives: p.Close, DisableCompression: true,
+				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+					c, err := (&net.Dialer{Timeout: p.Timeout}).DialContext(ctx, network, addr)
+					if err != nil {
+						return nil, err
+					}
+					return counter{c, &bytes}, nil
+				}}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr, Timeout: p.Timeout,
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			for i := 0; ; i++ {
+				at := p.Intended(k, i)
+				if at >= p.Duration || ctx.Err() != nil {
+					break
+				}
+				intended := start.Add(at)
+				time.Sleep(time.Until(intended))
+				if now := time.Now(); now.Sub(start) >= p.Duration {
+					break // the duration ended while this connection waited: the rest is unsent
+				} else if d := now.Sub(intended); d > LateAfter {
+					late++
+					lSum += d
+					lMax = max(lMax, d)
+				}
+				sent++
+				resp, err := client.Get(p.URL)
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if err == nil {
+						statuses[strconv.Itoa(resp.StatusCode)]++
+						h.RecordValue(max(time.Since(intended).Microseconds(), 1))
+						continue
+					}
+				}
+				errs[kind(err)]++
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			all.Merge(h)
+			for s, n := range statuses {
+				r.Statuses[s] += n
+			}
+			for e, n := range errs {
+				r.Errors[e] += n
+			}
+			r.Sent += sent
+			r.Late += late
+			lateSum += lSum
+			lateMax = max(lateMax, lMax)
+			r.Scheduled += p.Scheduled(k)
+		}()
+	}
+	wg.Wait()
+	r.Seconds = time.Since(start).Seconds()
+	r.Bytes = bytes.Load()
+	r.Unsent = r.Scheduled - r.Sent
+	if r.Late > 0 {
+		r.LateMeanMS = float64(lateSum.Microseconds()) / 1000 / float64(r.Late)
+	}
+	r.LateMaxMS = float64(lateMax.Microseconds()) / 1000
+	r.LatencyUS = map[string]float64{}
+	if all.TotalCount() > 0 {
+		for _, q := range []float64{50, 75, 90, 95, 99, 99.9, 99.99} {
+			r.LatencyUS[strconv.FormatFloat(q, 'f', -1, 64)] = float64(all.ValueAtQuantile(q))
+		}
+		r.LatencyUS["mean"], r.LatencyUS["max"] = all.Mean(), float64(all.Max())
+	}
+	return r, nil
+}
+
+// kind names a request's failure for the report.
+func kind(err error) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case strings.Contains(err.Error(), "connection refused"):
+		return "connect"
+	case strings.Contains(err.Error(), "EOF"), strings.Contains(err.Error(), "reset"):
+		return "read"
+	}
+	return "other"
+}
+
+func main() {
+	var p Plan
+	flag.IntVar(&p.Connections, "c", 16, "connections, each with its own schedule")
+	flag.Float64Var(&p.Rate, "rate", 0, "requests per second over all connections")
+	flag.DurationVar(&p.Duration, "d", 10*time.Second, "duration")
+	flag.DurationVar(&p.Timeout, "timeout", 2*time.Second, "per-request timeout")
+	flag.BoolVar(&p.Close, "close", false, "keep-alive off: a new connection per request")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: openloop -rate R [-c N] [-d D] [-timeout T] [-close] URL")
+		os.Exit(2)
+	}
+	p.URL = flag.Arg(0)
+	r, err := Run(context.Background(), p)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "openloop:", err)
+		os.Exit(2)
+	}
+	json.NewEncoder(os.Stdout).Encode(r)
+}
