@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,7 +35,7 @@ func TestH2loadAndAbCommands(t *testing.T) {
 		{Ab{}, Spec{Connections: 8, Requests: 10, Timeout: time.Second, Expect: 200, Close: true}, ""},
 	} {
 		got := c.tool.Unsupported(c.s)
-		if (c.want == "") != (got == "") || !containsText(got, c.want) {
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s Unsupported(%+v) = %q, want %q", c.tool.Name(), c.s, got, c.want)
 		}
 	}
@@ -70,15 +71,6 @@ func TestAbParse(t *testing.T) {
 	if l := r.LatencyMS; l.P50 != 1 || l.P90 != 2 || l.P99 != 3 || l.Max != 7 {
 		t.Errorf("latency %+v", l)
 	}
-}
-
-func containsText(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return sub == ""
 }
 
 // h2load and ab at the loader's depth, against Debian's binaries on the

@@ -534,13 +534,14 @@ func crosscheckTable(b *strings.Builder, run *results.Run, scenario string, hasP
 // than bombardier or with several, what each drew from a core of its own:
 // good answers per second of its CPU over its trials, and its ceilings.
 func generatorTable(b *strings.Builder, run *results.Run) error {
-	if !results.SeveralGenerators(run) {
-		return nil
+	gens := results.Generators(run)
+	if len(gens) == 0 || len(gens) == 1 && gens[0].Name == cellid.DefaultGenerator {
+		return nil // bombardier alone: its line in the header says it all
 	}
 	b.WriteString("## Load generators\n\n")
 	t := newTable(b)
 	t.Header("generator", "version", "ok cells", "requests per generator CPU-second (median of its bound trials)", "95% CI", "min…max", "ceilings (rps; per CPU-second)")
-	for _, g := range results.Generators(run) {
+	for _, g := range gens {
 		ci := "n<6"
 		if g.PerCPU.HasCI {
 			ci = numfmt.Sig(g.PerCPU.Lo) + "…" + numfmt.Sig(g.PerCPU.Hi)

@@ -42,7 +42,8 @@ func Crosschecks(run *Run, scenario string) []Crosscheck {
 	name := func(r *Row) string { return cmp.Or(r.Generator, cellid.DefaultGenerator) }
 	byGen := map[string]map[rowGroup]map[string]*Row{} // generator → group → target → row
 	var gens []string
-	for _, r := range Rows(run, scenario) {
+	rows := Rows(run, scenario)
+	for _, r := range rows {
 		if r.Control {
 			continue
 		}
@@ -63,7 +64,7 @@ func Crosschecks(run *Run, scenario string) []Crosscheck {
 	var out []Crosscheck
 	for _, base := range gens {
 		cc := Crosscheck{Scenario: scenario, Base: base, Cross: cross}
-		for _, r := range Rows(run, scenario) { // in table order
+		for _, r := range rows { // in table order
 			k := rowGroup{params: r.Params, cpus: r.CPUs, conns: r.Connections, close: r.Close, rate: r.Rate}
 			if r.Control || name(r) != base || byGen[cross][k][r.Base] == nil {
 				continue

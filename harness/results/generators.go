@@ -3,7 +3,6 @@ package results
 import (
 	"slices"
 
-	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -62,11 +61,4 @@ func Generators(run *Run) []GeneratorStat {
 		out[i].Ceilings = slices.DeleteFunc(slices.Clone(run.Ceilings), func(c Ceiling) bool { return c.GeneratorName() != out[i].Name })
 	}
 	return out
-}
-
-// SeveralGenerators says whether a run measured with another generator
-// than the default, or with more than one.
-func SeveralGenerators(run *Run) bool {
-	gens := Generators(run)
-	return len(gens) > 1 || len(gens) == 1 && gens[0].Name != cellid.DefaultGenerator
 }

@@ -96,9 +96,10 @@ func closeText(close bool) string {
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
 		Generator: c.Generator, NetworkMode: results.Network(r.mode)}
+	// The ceiling is load as fast as the generator can: the cell's, at no rate.
+	c.Rate = 0
 	tool := loadgen.Tools[c.Generator]
-	if why := tool.Unsupported(loadgen.Spec{Connections: c.Connections, Duration: r.m.Load.Duration, Requests: r.m.Load.Requests,
-		Timeout: r.m.Load.Timeout, Expect: 200, Close: c.Close, Threads: r.m.Load.LoadgenCPUs}); why != "" {
+	if why := tool.Unsupported(r.spec(c, "", 200)); why != "" {
 		return ce, fmt.Errorf("a ceiling is load as fast as the generator can, and %s", why)
 	}
 	d := &deployment{}
@@ -108,7 +109,6 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		return ce, err
 	}
 	spec := r.spec(c, url, 200)
-	spec.Rate = 0
 	if err := r.gen.warm(ctx, tool, spec, r.m.Load.Warmup); err != nil {
 		return ce, err
 	}
