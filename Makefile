@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -54,6 +54,12 @@ plan: build
 ## cell measured by bombardier, wrk and h2load, interleaved) → results/<label>-generators/
 generators: build tools
 	./bin/harness run --profile generators --force $(ARGS)
+
+## capacity: plaintext offered open-loop at a sweep of rates (profile
+## capacity): each target's knee and its capacity at p99 ≤ 10 ms
+## → results/<label>-capacity/
+capacity: build tools
+	./bin/harness run --profile capacity --force $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools

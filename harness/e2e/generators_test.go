@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,31 +113,72 @@ func generatorMatrix(t *testing.T, gens, from, to string) string {
 	return path
 }
 
-// The open-loop generator in the load generator image measures a
-// fixed-rate cell of a real target, recording its schedule (sends asked,
-// made, late, never made); its ceiling is not measured (a ceiling is load
-// as fast as a tool can, and it runs a rate) and the run says why.
+// pausing is a matrix of one server of our own that holds every answer
+// due in the first 300 ms of each second, loaded at 200 requests/s over 4
+// connections by the open-loop generator and by bombardier -r.
+const pausing = `version: 1
+load: {duration: 3s, warmup: 0s, trials: 1, timeout: 2s}
+connections: [4]
+rate: [200]
+generator: [openloop, bombardier]
+targets:
+  pauses: {build: ROOT/harness/e2e/testdata/misbehave, port: 8080, env: {MODE: pause}}
+scenarios:
+  plaintext:
+    path: /plaintext
+    expect: {status: 200, body: "Hello, World!"}
+`
+
+// The open-loop generator in the load generator image measures a server
+// that pauses: about 30% of the requests are due during a pause, so its
+// p90 shows the pauses, while bombardier -r, closed-loop, sends nothing
+// while its 4 connections wait and its p90 does not (nor does it hold the
+// rate: its cell fails, "could not sustain"). The open-loop trial records
+// its schedule (sends asked, made, late, never made) and its histogram;
+// its ceiling, as a generator that keeps a schedule, is measured at the
+// run's highest rate, which against the fixed-response server it sustains.
 func TestOpenLoopGenerator(t *testing.T) {
 	eng := connect(t)
-	file := generatorMatrix(t, "generator: [openloop]\nrate: [2000]", "duration: 2s", "requests: 0")
-	out := t.TempDir()
-	if code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext"); code != cli.ExitOK {
-		t.Fatalf("run exit %d", code)
+	file := filepath.Join(t.TempDir(), "matrix.yaml")
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(pausing, "ROOT", repoRoot(t))), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	out := t.TempDir()
+	runCLI(context.Background(), t, "run", "-f", file, "--out", out)
 	noLeftovers(t, eng)
 	run, err := results.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := cellsByID(run)["go-nethttp/plaintext/1cpu/c16/r2000/openloop"]
-	if c == nil || c.Status != results.OK || c.Generator == nil || !strings.Contains(c.Generator.Version, "hdrhistogram-go") {
-		t.Fatalf("open-loop cell %+v", c)
+	cells := cellsByID(run)
+	open, closed := cells["pauses/plaintext/1cpu/c4/r200/openloop"], cells["pauses/plaintext/1cpu/c4/r200"]
+	if open == nil || open.Status != results.OK || open.Generator == nil || !strings.Contains(open.Generator.Version, "hdrhistogram-go") {
+		t.Fatalf("open-loop cell %+v", open)
 	}
-	tr := c.Trials[0]
-	if o := tr.OpenLoop; o == nil || o.Scheduled < 3900 || o.Sent+o.Unsent != o.Scheduled || tr.LatencyMS.P9999 <= 0 {
+	if closed == nil || len(closed.Trials) == 0 {
+		t.Fatalf("bombardier cell %+v", closed)
+	}
+	tr := open.Trials[0]
+	if o := tr.OpenLoop; o == nil || o.Scheduled < 590 || o.Sent+o.Unsent != o.Scheduled || o.Late == 0 || o.Histogram == "" || tr.LatencyMS.P9999 <= 0 {
 		t.Errorf("open-loop trial %+v, schedule %+v", tr.Result, tr.OpenLoop)
 	}
-	if len(run.Ceilings) != 1 || !strings.Contains(run.Ceilings[0].Error, "needs a fixed rate") {
-		t.Errorf("ceilings %+v, want the open-loop one not measured, saying why", run.Ceilings)
+	openP90, closedP90 := tr.LatencyMS.P90, closed.Trials[0].LatencyMS.P90
+	t.Logf("p90: open-loop %.2f ms, bombardier -r %.2f ms; p99 %.2f / %.2f ms; p99.9 %.2f / %.2f ms; bombardier held %.0f/s (%s)",
+		openP90, closedP90, tr.LatencyMS.P99, closed.Trials[0].LatencyMS.P99, tr.LatencyMS.P999, closed.Trials[0].LatencyMS.P999,
+		closed.Trials[0].RPS, closed.Reason)
+	if openP90 < 50 || openP90 < 5*closedP90 {
+		t.Errorf("open-loop p90 %.2f ms against bombardier's %.2f ms: want ≥ 50 ms and ≥ 5× (the pauses shown)", openP90, closedP90)
+	}
+	if open.Summary == nil || open.Summary.Merged == nil || open.Summary.Merged.P90 < 50 {
+		t.Errorf("open-loop summary %+v, want merged percentiles showing the pauses", open.Summary)
+	}
+	var openCeiling *results.Ceiling
+	for i, c := range run.Ceilings {
+		if c.GeneratorName() == "openloop" {
+			openCeiling = &run.Ceilings[i]
+		}
+	}
+	if openCeiling == nil || openCeiling.Rate != 200 || openCeiling.AtLeast != 200 || openCeiling.Error != "" {
+		t.Errorf("ceilings %+v, want the open-loop one measured at the run's highest rate, 200/s, and sustained", run.Ceilings)
 	}
 }

@@ -116,6 +116,9 @@ type OpenLoopFigures struct {
 	LateMeanMS float64 `json:"late_mean_ms,omitempty"`
 	LateMaxMS  float64 `json:"late_max_ms,omitempty"`
 	Unsent     int64   `json:"unsent"`
+	// Histogram is the run's latencies (µs) as HdrHistogram's V2
+	// compressed encoding, base64: a cell's trials merge from it.
+	Histogram string `json:"hdr_histogram,omitempty"`
 }
 
 // Class is the status class a status code falls in: 200 → "2xx".
@@ -211,6 +214,26 @@ func (r Result) Completed() int64 {
 		n += v
 	}
 	return n
+}
+
+// Unsent is the kind of error of a send an open-loop schedule asked for
+// and never made: load asked and not offered.
+const Unsent = "unsent"
+
+// Sent is r without its unsent requests: what was offered to the server.
+func (r Result) Sent() Result {
+	n := r.ErrorKinds[Unsent]
+	if n == 0 {
+		return r
+	}
+	r.ErrorKinds = maps.Clone(r.ErrorKinds)
+	delete(r.ErrorKinds, Unsent)
+	r.Errors -= n
+	r.ErrorRate = 0
+	if total := r.Requests + r.Errors; total > 0 {
+		r.ErrorRate = float64(r.Errors) / float64(total)
+	}
+	return r
 }
 
 // ErrorSummary renders error kinds most frequent first, for a reason

@@ -53,6 +53,7 @@ type openLoopReport struct {
 	LateMaxMS  float64            `json:"late_max_ms"`
 	Unsent     int64              `json:"unsent"`
 	LatencyUS  map[string]float64 `json:"latency_us"`
+	Histogram  string             `json:"histogram"`
 }
 
 // Parse reads the report: answers of the expected class are good, other
@@ -68,7 +69,7 @@ func (OpenLoop) Parse(out []byte, s Spec) (Result, error) {
 		return Result{}, fmt.Errorf("openloop reported no duration: %q", truncate(out, 300))
 	}
 	res := Result{StatusCodes: map[string]int64{}, BytesRead: r.Bytes, Seconds: r.Seconds,
-		OpenLoop: &OpenLoopFigures{Scheduled: r.Scheduled, Sent: r.Sent, Late: r.Late, LateMeanMS: r.LateMeanMS, LateMaxMS: r.LateMaxMS, Unsent: r.Unsent}}
+		OpenLoop: &OpenLoopFigures{Scheduled: r.Scheduled, Sent: r.Sent, Late: r.Late, LateMeanMS: r.LateMeanMS, LateMaxMS: r.LateMaxMS, Unsent: r.Unsent, Histogram: r.Histogram}}
 	kinds := map[string]int64{}
 	for code, n := range r.Statuses {
 		c, err := strconv.Atoi(code)
@@ -84,7 +85,7 @@ func (OpenLoop) Parse(out []byte, s Spec) (Result, error) {
 		kinds[k] += n
 	}
 	if r.Unsent > 0 {
-		kinds["unsent"] = r.Unsent
+		kinds[Unsent] = r.Unsent
 	}
 	res.Requests = res.StatusCodes[Class(s.Expect)]
 	for _, n := range kinds {

@@ -1,5 +1,7 @@
 package loadgen
 
+import "fmt"
+
 // Tool is one load-generating program, as the harness drives it: the
 // command that asks it for a Spec's load, and the reading of what it
 // printed into a Result. A second program is one more Tool; where it runs
@@ -41,5 +43,11 @@ func (Bombardier) Parse(stdout []byte, s Spec) (Result, error) { return Parse(st
 
 func (Bombardier) VersionFile() string { return "/usr/local/bin/bombardier.version" }
 
-// Unsupported: bombardier honours every setting of a Spec.
-func (Bombardier) Unsupported(Spec) string { return "" }
+// Unsupported: bombardier's rate limiter spreads requests evenly only at
+// multiples of 100 requests/s (a sweep's other rates).
+func (Bombardier) Unsupported(s Spec) string {
+	if s.Rate%100 != 0 {
+		return fmt.Sprintf("bombardier holds a rate evenly only at multiples of 100 requests/s, not %d", s.Rate)
+	}
+	return ""
+}

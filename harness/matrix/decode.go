@@ -92,7 +92,8 @@ type (
 		CPUs        []int                     `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
 		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000"`
 		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique"`
-		Rate        []int                     `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
+		Rate        *rateSchema               `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
+		SLO         *sloSchema                `yaml:"slo"`
 		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
 		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
@@ -175,7 +176,8 @@ type (
 		CPUs        []int         `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
 		Connections []int         `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
 		KeepAlive   []bool        `yaml:"keepalive" check:"nonempty,unique"`
-		Rate        []int         `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
+		Rate        *rateSchema   `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
+		SLO         *sloSchema    `yaml:"slo"`
 		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
 		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Only        *string       `yaml:"only" check:"str"`
@@ -183,6 +185,39 @@ type (
 		Report      *reportSchema `yaml:"report"`
 	}
 )
+
+// rateSchema is the rate axis as written: a list of rates, or a sweep
+// {from, to, steps}.
+type rateSchema struct {
+	List  []int
+	Sweep *sweepSchema
+}
+
+// sweepSchema is a geometric sweep of rates.
+type sweepSchema struct {
+	From  *int `yaml:"from" check:"required,min=1,max=10000000"`
+	To    *int `yaml:"to" check:"required,min=1,max=10000000"`
+	Steps *int `yaml:"steps" check:"required,min=2,max=100"`
+}
+
+func (r *rateSchema) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.MappingNode {
+		r.Sweep = &sweepSchema{}
+		return n.Decode(r.Sweep)
+	}
+	return n.Decode(&r.List)
+}
+
+// sloSchema is a latency objective: the longest each percentile may be.
+type sloSchema struct {
+	P50   *time.Duration `yaml:"p50" check:"min=1us,max=1h"`
+	P75   *time.Duration `yaml:"p75" check:"min=1us,max=1h"`
+	P90   *time.Duration `yaml:"p90" check:"min=1us,max=1h"`
+	P95   *time.Duration `yaml:"p95" check:"min=1us,max=1h"`
+	P99   *time.Duration `yaml:"p99" check:"min=1us,max=1h"`
+	P999  *time.Duration `yaml:"p99.9" check:"min=1us,max=1h"`
+	P9999 *time.Duration `yaml:"p99.99" check:"min=1us,max=1h"`
+}
 
 func parseDuration(s string) (time.Duration, error) {
 	if s == "0" {
@@ -398,6 +433,14 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if t == reflect.TypeFor[rateSchema]() { // a list, or a sweep
+		if n.Kind == yaml.MappingNode {
+			d.walk(n, reflect.TypeFor[sweepSchema](), path, "", "")
+		} else {
+			d.walk(n, reflect.TypeFor[[]int](), path, check, why)
+		}
+		return
+	}
 	switch {
 	case t.Kind() == reflect.Struct:
 		if n.Kind != yaml.MappingNode {
@@ -569,10 +612,11 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	if len(f.KeepAlive) > 0 {
 		m.KeepAlive = f.KeepAlive
 	}
-	if len(f.Rate) > 0 {
-		m.Rate = d.rates(f.Rate, "rate")
-	}
 	m.Generators = f.Generator
+	if f.Rate != nil {
+		m.Rate = d.rates(f.Rate, "rate", m.Generators)
+	}
+	m.SLO = d.slo(f.SLO, "slo")
 	setp(&m.Crosscheck, f.Crosscheck)
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
@@ -586,7 +630,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	for _, name := range d.names("profiles") {
 		pf, path := f.Profiles[name], "profiles."+name
-		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Generators: m.Generators, Crosscheck: m.Crosscheck}
+		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Crosscheck: m.Crosscheck}
 		if d.set(path + ".load") {
 			d.load(pf.Load, path+".load", &p.Load)
 		}
@@ -599,11 +643,14 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		if len(pf.KeepAlive) > 0 {
 			p.KeepAlive = pf.KeepAlive
 		}
-		if len(pf.Rate) > 0 {
-			p.Rate = d.rates(pf.Rate, path+".rate")
-		}
 		if len(pf.Generator) > 0 {
 			p.Generators = pf.Generator
+		}
+		if pf.Rate != nil {
+			p.Rate = d.rates(pf.Rate, path+".rate", p.Generators)
+		}
+		if pf.SLO != nil {
+			p.SLO = d.slo(pf.SLO, path+".slo")
 		}
 		setp(&p.Crosscheck, pf.Crosscheck)
 		if pf.Only != nil {
@@ -711,15 +758,48 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections
 	return out
 }
 
-// rates checks a rate axis: bombardier's rate limiter spreads requests
-// evenly only at multiples of 100 requests/s.
-func (d *decoder) rates(rs []int, path string) []int {
-	for i, r := range rs {
-		if f := fmt.Sprintf("%s[%d]", path, i); r%100 != 0 && !d.bad[f] {
-			d.errAt(f, "bombardier holds a rate evenly only at multiples of 100 requests/s, got %d", r)
+// rates is a rate axis: the list as written, or a sweep's rates. Where the
+// generator axis names bombardier, a listed rate must be a multiple of 100
+// requests/s, the only rates its limiter spreads evenly (a sweep's other
+// rates skip bombardier's cells, naming why).
+func (d *decoder) rates(r *rateSchema, path string, gens []string) []int {
+	if r.Sweep != nil {
+		s := r.Sweep
+		if s.From == nil || s.To == nil || s.Steps == nil {
+			return nil // reported by the walk
+		}
+		if *s.From >= *s.To {
+			d.errAt(path+".to", "a sweep goes up: to (%d) must be above from (%d)", *s.To, *s.From)
+			return nil
+		}
+		return Sweep(*s.From, *s.To, *s.Steps)
+	}
+	for i, rate := range r.List {
+		if f := fmt.Sprintf("%s[%d]", path, i); rate%100 != 0 && slices.Contains(gens, "bombardier") && !d.bad[f] {
+			d.errAt(f, "bombardier holds a rate evenly only at multiples of 100 requests/s, got %d", rate)
 		}
 	}
-	return rs
+	return r.List
+}
+
+// slo reads a latency objective, percentiles in increasing order.
+func (d *decoder) slo(s *sloSchema, path string) []Objective {
+	if s == nil {
+		return nil
+	}
+	var out []Objective
+	for _, o := range []struct {
+		name string
+		max  *time.Duration
+	}{{"p50", s.P50}, {"p75", s.P75}, {"p90", s.P90}, {"p95", s.P95}, {"p99", s.P99}, {"p99.9", s.P999}, {"p99.99", s.P9999}} {
+		if o.max != nil {
+			out = append(out, Objective{Percentile: o.name, Max: *o.max})
+		}
+	}
+	if len(out) == 0 {
+		d.errAt(path, "name at least one percentile, e.g. slo: {p99: 10ms}")
+	}
+	return out
 }
 
 // envKey is what a process environment key may be here: letters, digits,

@@ -107,7 +107,7 @@ func expand(m *Matrix, only Selector, allocate func(cpus int) (target, loadgen c
 						for _, conns := range m.Connections {
 							for _, keep := range keepAlive(m) {
 								for _, rate := range rates(m) {
-									for _, gen := range Generators(m) {
+									for _, gen := range generatorsAt(m, rate) {
 										c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Generator: gen}
 										if !only.Match(c) || !m.ProfileOnly.Match(c) {
 											continue
@@ -162,6 +162,25 @@ func Generators(m *Matrix) []string {
 	}
 	if m.Crosscheck != "" && !slices.Contains(gens, m.Crosscheck) {
 		gens = append(slices.Clone(gens), m.Crosscheck)
+	}
+	return gens
+}
+
+// RateGenerator is the generator of a fixed-rate cell when the matrix names
+// none: an open-loop one, since bombardier's -r is closed-loop and its
+// latencies omit the queueing behind a slow answer (coordinated omission).
+// bombardier measures a rate only where the generator axis names it.
+const RateGenerator = "openloop"
+
+// generatorsAt is the generator axis of cells at rate: Generators, with
+// the default generator replaced by RateGenerator at a fixed rate when the
+// matrix names no generator.
+func generatorsAt(m *Matrix, rate int) []string {
+	gens := Generators(m)
+	if rate > 0 && len(m.Generators) == 0 {
+		gens = slices.Clone(gens)
+		gens[0] = RateGenerator
+		gens = slices.Compact(gens)
 	}
 	return gens
 }

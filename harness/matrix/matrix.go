@@ -6,6 +6,7 @@ package matrix
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -75,7 +76,8 @@ type Matrix struct {
 	CPUs        []int              `json:"cpus"`
 	Connections []int              `json:"connections"`
 	KeepAlive   []bool             `json:"keepalive"`            // axis: false sends Connection: close on every request
-	Rate        []int              `json:"rate"`                 // axis: requests/s bombardier holds (-r); 0 is as fast as it can
+	Rate        []int              `json:"rate"`                 // axis: requests/s the generator offers; 0 is as fast as it can
+	SLO         []Objective        `json:"slo,omitempty"`        // the latency objective of fixed-rate cells' capacity
 	Generators  []string           `json:"generators,omitempty"` // axis: the load generators (GeneratorNames); empty is [bombardier]
 	Crosscheck  string             `json:"crosscheck,omitempty"` // a generator that measures every cell a second time
 	Targets     []Target           `json:"targets"`
@@ -265,11 +267,34 @@ type Profile struct {
 	Connections []int
 	KeepAlive   []bool
 	Rate        []int
+	SLO         []Objective
 	Generators  []string
 	Crosscheck  string
 	Only        Selector   // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector   // replaces the file's control when set
 	RelativeTo  []Relative // replaces the file's report.relative_to when set
+}
+
+// Objective is one percentile of a latency objective (slo:) and the
+// longest it may be: a fixed-rate cell meets the objective when every
+// percentile named is at most its Max.
+type Objective struct {
+	Percentile string        `json:"percentile"` // p50, p75, p90, p95, p99, p99.9, p99.99
+	Max        time.Duration `json:"max"`
+}
+
+// Sweep is the geometric sweep of steps rates from from to to, each
+// rounded to two significant digits (2,353 → 2,400), repeats dropped.
+func Sweep(from, to, steps int) []int {
+	var out []int
+	for i := range steps {
+		r := float64(from) * math.Pow(float64(to)/float64(from), float64(i)/float64(steps-1))
+		p := math.Pow(10, math.Floor(math.Log10(r))-1)
+		if v := int(math.Round(r/p) * p); len(out) == 0 || v > out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // GeneratorNames are the load generators a matrix may name (each is a
@@ -289,7 +314,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.Generators, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.Generators, p.Crosscheck, name, p.Only
+	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Crosscheck, name, p.Only
 	if p.Control != nil {
 		c.Control = p.Control
 	}

@@ -429,25 +429,75 @@ func TestKeepAliveAxis(t *testing.T) {
 	}
 }
 
-// The rate axis: ids end in /r<N>; rates that bombardier cannot hold
-// evenly (not a multiple of 100) are refused with that reason.
+// The rate axis: ids end in /r<N>. A matrix that names no generator
+// measures fixed rates open-loop (openloop); bombardier's -r only where the
+// generator axis names it, and then a rate it cannot hold evenly (not a
+// multiple of 100) is refused with that reason.
 func TestRateAxis(t *testing.T) {
-	m, err := parse(t, strings.Replace(good, "connections: [64, 256]", "connections: [64]\nrate: [0, 1000]", 1))
+	ids := func(text string) []string {
+		t.Helper()
+		m, err := parse(t, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 2)) {
+			if c.CPUs == 1 {
+				out = append(out, c.ID())
+			}
+		}
+		return out
+	}
+	got := ids(strings.Replace(good, "connections: [64, 256]", "connections: [64]\nrate: [0, 1000]", 1))
+	if want := []string{"one/plaintext/1cpu/c64", "one/plaintext/1cpu/c64/r1000/openloop"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ids %v, want %v", got, want)
+	}
+	got = ids(strings.Replace(good, "connections: [64, 256]", "connections: [64]\nrate: [0, 1000]\ngenerator: [bombardier]", 1))
+	if want := []string{"one/plaintext/1cpu/c64", "one/plaintext/1cpu/c64/r1000"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ids with bombardier named %v, want %v", got, want)
+	}
+	if _, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1, 2]\nrate: [1050]\ngenerator: [bombardier, openloop]", 1)); err == nil ||
+		!strings.Contains(err.Error(), "rate[0]: bombardier holds a rate evenly only at multiples of 100 requests/s, got 1050") {
+		t.Errorf("rate 1050 with bombardier: %v", err)
+	}
+	if _, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1, 2]\nrate: [1050]", 1)); err != nil {
+		t.Errorf("rate 1050, open-loop: %v", err)
+	}
+}
+
+// rate: {from, to, steps} sweeps geometrically, at two significant
+// digits; slo: names the percentiles of the objective. Bad sweeps and
+// objectives are refused at their field.
+func TestRateSweepAndObjective(t *testing.T) {
+	if got, want := Sweep(1000, 20000, 8), []int{1000, 1500, 2400, 3600, 5500, 8500, 13000, 20000}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Sweep(1000, 20000, 8) = %v, want %v", got, want)
+	}
+	if got, want := Sweep(10, 12, 5), []int{10, 11, 12}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Sweep(10, 12, 5) = %v, want %v (repeats dropped)", got, want)
+	}
+	m, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1, 2]\nrate: {from: 1000, to: 8000, steps: 4}\nslo: {p99: 10ms, p99.9: 50ms}", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
-	for _, c := range Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 2)) {
-		if c.CPUs == 1 {
-			ids = append(ids, c.ID())
+	if want := []int{1000, 2000, 4000, 8000}; !reflect.DeepEqual(m.Rate, want) {
+		t.Errorf("rates %v, want %v", m.Rate, want)
+	}
+	if want := []Objective{{"p99", 10 * time.Millisecond}, {"p99.9", 50 * time.Millisecond}}; !reflect.DeepEqual(m.SLO, want) {
+		t.Errorf("slo %v, want %v", m.SLO, want)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"rate: {from: 8000, to: 1000, steps: 4}", "rate.to: a sweep goes up: to (1000) must be above from (8000)"},
+		{"rate: {from: 1000, to: 8000}", "rate.steps: missing"},
+		{"rate: {from: 1000, to: 8000, steps: 1}", "rate.steps: must be at least 2, got 1"},
+		{"rate: {from: 1000, to: 8000, step: 4}", "rate.step: unknown key"},
+		{"slo: {p98: 1ms}", "slo.p98: unknown key"},
+		{"slo: {p99: fast}", `slo.p99: invalid duration "fast"`},
+		{"slo: {}", "slo: name at least one percentile"},
+	} {
+		_, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1, 2]\n"+c.text, 1))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.text, err, c.want)
 		}
-	}
-	if want := []string{"one/plaintext/1cpu/c64", "one/plaintext/1cpu/c64/r1000"}; !reflect.DeepEqual(ids, want) {
-		t.Errorf("ids %v, want %v", ids, want)
-	}
-	if _, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1, 2]\nrate: [1050]", 1)); err == nil ||
-		!strings.Contains(err.Error(), "rate[0]: bombardier holds a rate evenly only at multiples of 100 requests/s, got 1050") {
-		t.Errorf("rate 1050: %v", err)
 	}
 }
 

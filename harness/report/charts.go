@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -36,10 +37,6 @@ type Chart struct {
 func Charts(run *results.Run) ([]Chart, error) {
 	var out []Chart
 	for _, sc := range scenarios(run) {
-		rows := results.OpenLoop(results.Rows(run, sc))
-		if len(rows) == 0 {
-			continue
-		}
 		add := func(c Chart, err error) error {
 			if err != nil {
 				return fmt.Errorf("chart %s: %w", c.File, err)
@@ -48,6 +45,13 @@ func Charts(run *results.Run) ([]Chart, error) {
 				out = append(out, c)
 			}
 			return nil
+		}
+		if err := add(latencyCurves(run, sc)); err != nil {
+			return nil, err
+		}
+		rows := results.OpenLoop(results.Rows(run, sc))
+		if len(rows) == 0 {
+			continue
 		}
 		if err := add(rpsBars(sc, rows)); err != nil {
 			return nil, err
@@ -467,4 +471,78 @@ func paramPrefix(params string) string {
 		return ""
 	}
 	return params + ", "
+}
+
+// latencyCurves draws each fixed-rate curve of a scenario: its latency (at
+// the objective's percentile, or p99) against the throughput it achieved,
+// on a log latency axis, with its knee ringed and the objective's bound as
+// a dashed line; nothing when no target was measured at two rates or more.
+func latencyCurves(run *results.Run, sc string) (Chart, error) {
+	c := Chart{File: fileName("latency-vs-rps", sc)}
+	curves := results.Curves(run, sc)
+	if len(curves) == 0 {
+		return c, nil
+	}
+	pct := curves[0].Percentile
+	p := plot.New()
+	c.Title = fmt.Sprintf("%s: %s latency against throughput, fixed rates", sc, pct)
+	title(p, sc, pct+" latency against throughput, fixed rates")
+	p.X.Label.Text = "requests/s achieved (median over trials)"
+	p.X.Tick.Marker = countTicks{}
+	p.Y.Label.Text = pct + " ms (log scale)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	var args []any
+	var names []string
+	var knees plotter.XYs
+	for _, cv := range curves {
+		var pts plotter.XYs
+		for _, pt := range cv.Points {
+			if pt.LatencyMS > 0 && pt.Achieved > 0 {
+				pts = append(pts, plotter.XY{X: pt.Achieved, Y: pt.LatencyMS})
+				if pt.Rate == cv.Knee {
+					knees = append(knees, plotter.XY{X: pt.Achieved, Y: pt.LatencyMS})
+				}
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		name := fmt.Sprintf("%s %s%d core(s) c%s", cv.Target, paramPrefix(cv.Params), cv.CPUs, connsText(cv.Connections, cv.Close))
+		names = append(names, name)
+		args = append(args, name, pts)
+	}
+	if len(args) == 0 {
+		return c, nil
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return c, err
+	}
+	if len(knees) > 0 {
+		s, err := plotter.NewScatter(knees)
+		if err != nil {
+			return c, err
+		}
+		s.GlyphStyle.Shape, s.GlyphStyle.Radius = draw.CircleGlyph{}, vg.Points(7)
+		p.Add(s)
+		p.Legend.Add("knee", s)
+		names = append(names, "knee")
+	}
+	if slo := run.Matrix.SLO; len(slo) > 0 {
+		bound := float64(slo[len(slo)-1].Max) / 1e6
+		lo, hi := p.X.Min, p.X.Max
+		l, err := plotter.NewLine(plotter.XYs{{X: lo, Y: bound}, {X: hi, Y: bound}})
+		if err != nil {
+			return c, err
+		}
+		l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+		name := fmt.Sprintf("objective: %s ≤ %s", pct, time.Duration(slo[len(slo)-1].Max))
+		p.Legend.Add(name, l)
+		names = append(names, name)
+	}
+	p.Add(plotter.NewGrid())
+	var err error
+	c.SVG, err = renderLegendRight(p, 480, 320, legendWidth(names))
+	return c, err
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,22 +49,52 @@ func TestRowsNoiseFloor(t *testing.T) {
 	}
 }
 
+// rateCell is a fixed-rate cell of generator gen whose one trial answered
+// rps a second for 10 s, at p99 p99 ms, using cpu cores.
+func rateCell(gen string, rate int, rps, p99, cpu float64) *results.Cell {
+	c := cell("a", 1, rps)
+	c.Rate, c.Generator = rate, &results.Generator{Name: gen}
+	tr := &c.Trials[0]
+	tr.Requests, tr.Seconds, tr.TargetCPUCores = int64(rps*10), 10, cpu
+	tr.LatencyMS = results.Latency{P50: p99 / 4, P90: p99 / 2, P99: p99, Max: 2 * p99}
+	if gen == "openloop" {
+		tr.OpenLoop = &results.Schedule{}
+	}
+	c.Summary = results.Summarize(c.Trials, "median")
+	return c
+}
+
 // Cells at a fixed rate get a table of their own that leads with latency,
-// says whether the rate was held, and warns of coordinated omission; they
-// stay out of the open-loop table, its ratios and its charts.
+// says whether the rate was held and which loop measured it (a
+// closed-loop generator's cells are marked: their latencies omit
+// queueing), shows the target's cores at that load, and stay out of the
+// open-loop table, its ratios and its charts. A target measured at
+// several rates gets its knee and, with an objective, its capacity.
 func TestFixedRateTable(t *testing.T) {
-	open := cell("a", 1, 1000)
-	held := cell("a", 1, 500)
-	held.Rate = 500
-	missed := cell("a", 1, 800)
-	missed.Rate, missed.Warnings = 1000, []string{"trial 1: could not sustain 1,000 requests/s: achieved 800"}
-	run := &results.Run{Cells: []*results.Cell{open, held, missed}, FinishedAt: &time.Time{}}
+	missed := rateCell("openloop", 8000, 6000, 400, 1)
+	missed.Status, missed.Reason = results.Failed, "could not sustain 8,000/s (held 6,000/s)"
+	run := &results.Run{Cells: []*results.Cell{
+		cell("a", 1, 1000),
+		rateCell("bombardier", 500, 500, 0.5, 0.05),
+		rateCell("openloop", 1000, 1000, 1, 0.1),
+		rateCell("openloop", 2000, 2000, 1.5, 0.2),
+		rateCell("openloop", 4000, 4000, 30, 0.5),
+		missed,
+	}, FinishedAt: &time.Time{}}
+	run.Matrix.SLO = []results.Objective{{Percentile: "p99", Max: results.Duration(10 * time.Millisecond)}}
 	var b strings.Builder
 	if err := markdown(&b, run, nil); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
-	for _, want := range []string{"### plaintext at a fixed rate", "| a      | 1     | 512   | 500   |", "**no** (1 of 1 trials)", "coordinated omission"} {
+	for _, want := range []string{"### plaintext at a fixed rate",
+		"| a            | closed, rate-limited | 1     | 512   | 500   | 0.125  | 0.250  | 0.500  | —        | 1.00   | 500          | 0%     | 0.0500    | yes",
+		"| a (openloop) | open                 | 1     | 512   | 4,000 | 7.50   | 15.0   | 30.0   | —        | 60.0   | 4,000        | 0%     | 0.500     | yes",
+		"| a (openloop) | open                 | 1     | 512   | 8,000 |", "**no** (1 of 1 trials)",
+		"**closed, rate-limited: latencies omit queueing.**",
+		"### plaintext: capacity at p99 ≤ 10ms",
+		"| a (openloop) | open | 1     | 512   | 1,000…8,000/s (4) | 2,000/s | 2,000/s           | 2,000…2,000       | 1/1 1/1 0/1 0/1",
+	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("README lacks %q:\n%s", want, md)
 		}
@@ -73,8 +104,15 @@ func TestFixedRateTable(t *testing.T) {
 		t.Errorf("the open-loop table holds fixed-rate rows:\n%s", main)
 	}
 	charts, err := Charts(run)
-	if err != nil || len(charts) == 0 {
-		t.Fatalf("charts: %v", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, c := range charts {
+		files = append(files, c.File)
+	}
+	if !slices.Contains(files, "latency-vs-rps-plaintext.svg") {
+		t.Errorf("charts %v lack the latency curve", files)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -243,7 +244,10 @@ func paramText(c *results.Cell) string { return c.ParamText() }
 // the order), then its core-scaling table when several core counts ran.
 func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error {
 	all, failing := results.Rows(run, scenario), results.Failing(run, scenario)
-	if len(all) == 0 && len(failing) == 0 {
+	// A fixed-rate cell that failed with trials (a rate not sustained) is
+	// a row of the fixed-rate table, marked there.
+	failing = slices.DeleteFunc(failing, func(c *results.Cell) bool { return c.Rate > 0 && len(c.Trials) > 0 })
+	if len(all) == 0 && len(failing) == 0 && len(results.RateRows(run, scenario)) == 0 {
 		return nil
 	}
 	rows := results.OpenLoop(all)
@@ -304,7 +308,10 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if err := crosscheckTable(b, run, scenario, hasParams); err != nil {
 		return err
 	}
-	if err := fixedRateTable(b, scenario, all, hasParams); err != nil {
+	if err := fixedRateTable(b, run, scenario, hasParams); err != nil {
+		return err
+	}
+	if err := capacityTable(b, run, scenario, hasParams); err != nil {
 		return err
 	}
 	if err := serviceTable(b, scenario, all, hasParams); err != nil {
@@ -428,14 +435,11 @@ func serviceTable(b *strings.Builder, scenario string, rows []*results.Row, hasP
 
 // fixedRateTable writes the scenario's cells measured at a fixed rate,
 // latency first: at a fixed rate the RPS is the rate asked, and what
-// differs is how long the answers take.
-func fixedRateTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
-	var fixed []*results.Row
-	for _, r := range rows {
-		if r.Rate > 0 {
-			fixed = append(fixed, r)
-		}
-	}
+// differs is how long the answers take and what the server spent on them
+// (its cores at equal load). A cell that could not sustain its rate is
+// shown too, marked, since what it did is the finding.
+func fixedRateTable(b *strings.Builder, run *results.Run, scenario string, hasParams bool) error {
+	fixed := results.RateRows(run, scenario)
 	if len(fixed) == 0 {
 		return nil
 	}
@@ -445,8 +449,8 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 	if hasParams {
 		header = append(header, "params")
 	}
-	t.Header(append(header, "cores", "conns", "rate", "p50 ms", "p99 ms", "mean ms", "max ms", "achieved RPS", "errors", "sustained")...)
-	unsustained := false
+	t.Header(append(header, "loop", "cores", "conns", "rate", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "achieved RPS", "errors", "CPU cores", "sustained")...)
+	var unsustained, closed, open bool
 	for _, r := range fixed {
 		row := []any{mdtext.Text(r.Target)}
 		if hasParams {
@@ -456,9 +460,19 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 		if r.Unsustained > 0 {
 			sustained, unsustained = fmt.Sprintf("**no** (%d of %d trials)", r.Unsustained, r.RPSStats.N), true
 		}
-		row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), numfmt.Count(int64(r.Rate)),
-			numfmt.Sig(r.P50.Median), numfmt.Sig(r.P99.Median), meanText(r.MeanMS), numfmt.Sig(r.MaxMS),
-			numfmt.Sig(r.RPSStats.Median), numfmt.Percent(r.ErrorRate), sustained)
+		loop := "closed, rate-limited"
+		if r.OpenLoop {
+			loop, open = "open", true
+		} else {
+			closed = true
+		}
+		l := results.Latency{P50: r.P50.Median, P90: r.P90, P99: r.P99.Median, Max: r.MaxMS}
+		if r.Merged != nil {
+			l = *r.Merged
+		}
+		row = append(row, loop, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), numfmt.Count(int64(r.Rate)),
+			meanText(l.P50), meanText(l.P90), meanText(l.P99), meanText(l.P999), numfmt.Sig(l.Max),
+			numfmt.Sig(r.RPSStats.Median), numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), sustained)
 		if err := t.Append(row...); err != nil {
 			return err
 		}
@@ -466,10 +480,101 @@ func fixedRateTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 	if err := t.Render(); err != nil {
 		return err
 	}
-	b.WriteString("\nbombardier times each request from when it sends it, so a request that waited for a slow " +
-		"one before it is not charged that wait (coordinated omission): these latencies are a lower bound.")
+	b.WriteString("\n")
+	if open {
+		b.WriteString("open: the generator keeps a schedule of intended send times and times each request from its intended time, " +
+			"so a stall delays, and is charged to, every request due during it; its percentiles are those of every request of the trials together (their HDR histograms merged). ")
+	}
+	if closed {
+		b.WriteString("**closed, rate-limited: latencies omit queueing.** The generator times each request from when it sends it, " +
+			"so a request held back behind a slow one is not charged that wait (coordinated omission): these latencies are a lower bound; " +
+			"their percentiles are medians over the trials. ")
+	}
+	b.WriteString("CPU cores: the target's, median over the trials, at the same offered load for every target. ")
 	if unsustained {
-		fmt.Fprintf(b, " **no**: the trial achieved less than %.0f%% of the rate asked: its latencies are not at that rate.", 100*results.Sustained)
+		fmt.Fprintf(b, "**no**: the trial achieved less than %.0f%% of the rate asked, which fails the cell: its latencies are not at that rate.", 100*results.Sustained)
+	}
+	b.WriteString("\n\n")
+	return nil
+}
+
+// capacityTable writes, for each target measured at several fixed rates,
+// its knee and, with a latency objective, its capacity: the highest rate
+// it sustained within the objective, median over trials with its interval.
+func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasParams bool) error {
+	curves := results.Curves(run, scenario)
+	if len(curves) == 0 {
+		return nil
+	}
+	slo := run.Matrix.SLO
+	var bounds []string
+	for _, o := range slo {
+		bounds = append(bounds, fmt.Sprintf("%s ≤ %s", o.Percentile, time.Duration(o.Max)))
+	}
+	if len(slo) > 0 {
+		fmt.Fprintf(b, "### %s: capacity at %s\n\n", mdtext.Text(scenario), mdtext.Text(strings.Join(bounds, ", ")))
+	} else {
+		fmt.Fprintf(b, "### %s: latency against rate\n\n", mdtext.Text(scenario))
+	}
+	t := newTable(b)
+	header := []any{"target"}
+	if hasParams {
+		header = append(header, "params")
+	}
+	header = append(header, "loop", "cores", "conns", "rates tried", "knee")
+	if len(slo) > 0 {
+		header = append(header, "capacity (median)", "95% CI or min…max", "trials within at each rate")
+	}
+	t.Header(header...)
+	var notes []string
+	for _, c := range curves {
+		row := []any{mdtext.Text(c.Target)}
+		if hasParams {
+			row = append(row, mdtext.Text(c.Params))
+		}
+		loop := "closed, rate-limited"
+		if c.OpenLoop {
+			loop = "open"
+		}
+		knee := "none (latency within 2×)"
+		if c.Knee > 0 {
+			knee = numfmt.Count(int64(c.Knee)) + "/s"
+		}
+		tried := numfmt.Count(int64(c.Points[0].Rate)) + "…" + numfmt.Count(int64(c.Points[len(c.Points)-1].Rate)) + "/s (" + strconv.Itoa(len(c.Points)) + ")"
+		row = append(row, loop, strconv.Itoa(c.CPUs), connsText(c.Connections, c.Close), tried, knee)
+		if cp := c.Capacity; cp != nil {
+			capText := "**none**"
+			if cp.Median > 0 {
+				capText = numfmt.Count(int64(cp.Median)) + "/s"
+			}
+			spread := numfmt.Count(int64(cp.Min)) + "…" + numfmt.Count(int64(cp.Max))
+			if cp.HasCI {
+				spread = numfmt.Count(int64(cp.Lo)) + "…" + numfmt.Count(int64(cp.Hi))
+			}
+			var met []string
+			for _, p := range c.Points {
+				met = append(met, fmt.Sprintf("%d/%d", p.Met, p.Trials))
+			}
+			row = append(row, capText, spread, strings.Join(met, " "))
+			if c.CapacityUnsure != "" {
+				notes = append(notes, mdtext.Text(c.Target)+": "+mdtext.Text(c.CapacityUnsure)+".")
+			}
+		}
+		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\nknee: the last rate before the latency turns up (Kneedle on log rate and log " + curves[0].Percentile +
+		"; none when it stays within 2× over the rates tried). ")
+	if len(slo) > 0 {
+		b.WriteString("capacity: for each trial, the highest offered rate whose trial sustained it in good answers (≥ 99%) with every percentile of the objective within its bound; " +
+			"median over the trials (0 when no rate met it). A percentile the generator does not report never meets an objective.")
+	}
+	if len(notes) > 0 {
+		b.WriteString("  \n" + strings.Join(notes, "  \n"))
 	}
 	b.WriteString("\n\n")
 	return nil
@@ -586,6 +691,12 @@ func ceilings(cs []results.Ceiling) string {
 			continue
 		}
 		part := fmt.Sprintf("%d core(s) c%s: %s rps", c.CPUs, connsText(c.Connections, c.Close), numfmt.Sig(c.RPS))
+		switch {
+		case c.AtLeast > 0:
+			part = fmt.Sprintf("%d core(s) c%s: above %s rps (it sustained the run's highest rate)", c.CPUs, connsText(c.Connections, c.Close), numfmt.Count(int64(c.AtLeast)))
+		case c.Rate > 0:
+			part += fmt.Sprintf(" (asked %s/s, the run's highest rate)", numfmt.Count(int64(c.Rate)))
+		}
 		if c.RPSPerCPU > 0 {
 			part += fmt.Sprintf(" (%s per generator CPU-second)", numfmt.Sig(c.RPSPerCPU))
 		}

@@ -155,6 +155,7 @@ type Settings struct {
 	Connections []int             `json:"connections"`
 	KeepAlive   []bool            `json:"keepalive,omitempty"`
 	Rate        []int             `json:"rate,omitempty"`
+	SLO         []Objective       `json:"slo,omitempty"`        // the latency objective of the capacity tables
 	Generators  []string          `json:"generators,omitempty"` // the generator axis; none: [bombardier]
 	Crosscheck  string            `json:"crosscheck,omitempty"` // the generator that measured every cell a second time
 	Images      map[string]string `json:"images"`
@@ -164,6 +165,13 @@ type Settings struct {
 	RelativeTo  []cellid.Relative `json:"relative_to,omitempty"` // baselines of the ratio tables
 	Order       Order             `json:"order"`
 	Seed        uint64            `json:"seed,omitempty"` // of the interleaved order's shuffles
+}
+
+// Objective is one percentile of the latency objective (slo:) and the
+// longest it may be.
+type Objective struct {
+	Percentile string   `json:"percentile"` // p50 … p99.99
+	Max        Duration `json:"max"`
 }
 
 // LoadSettings is the load the run was given, durations written as text ("10s").
@@ -277,6 +285,9 @@ type Summary struct {
 	GeneratorBound   int       `json:"generator_bound_trials,omitempty"` // trials whose generator CPU passed GeneratorBoundShare
 	CeilingShare     float64   `json:"ceiling_share,omitempty"`          // RPS ÷ the load generator's measured ceiling
 	BoundBy          []string  `json:"bound_by,omitempty"`               // the rules that call the cell generator-bound
+	// Merged is the latency of every request of the trials together,
+	// from their HDR histograms (open-loop cells; see Merged).
+	Merged *Latency `json:"latency_ms_merged,omitempty"`
 }
 
 // Ceiling is the load generator's ceiling on some cores and connections:
@@ -290,6 +301,11 @@ type Ceiling struct {
 	Generator   string  `json:"generator,omitempty"` // none: bombardier (schema 1)
 	NetworkMode Network `json:"network_mode"`
 	RPS         float64 `json:"ceiling_rps,omitempty"` // median of the trials
+	// Rate is the rate a generator that only keeps a schedule (openloop)
+	// was asked: the run's highest. AtLeast is that rate when it sustained
+	// it: its ceiling is then above every rate the run asked, not RPS.
+	Rate    int `json:"rate,omitempty"`
+	AtLeast int `json:"at_least,omitempty"`
 	// RPSPerCPU is good answers per second of the generator's CPU
 	// (RPS over LoadgenCPU): how much load the tool draws from a core.
 	RPSPerCPU  float64   `json:"rps_per_cpu_second,omitempty"`
@@ -369,6 +385,7 @@ func Summarize(trials []Trial, aggregate Aggregate) *Summary {
 		s.ErrorRate = trials[best].ErrorRate
 	}
 	s.LatencyP50Median, s.LatencyP99Median, s.TargetCPUCores = stats.Describe(p50).Median, stats.Describe(p99).Median, stats.Describe(cpu).Median
+	s.Merged = Merged(trials)
 	return s
 }
 
@@ -444,6 +461,9 @@ func Decode(data []byte) (*Run, error) {
 				if *x < 0 || math.IsNaN(*x) || math.IsInf(*x, 0) || *x > 1e15 {
 					*x = 0
 				}
+			}
+			if t.OpenLoop != nil && t.OpenLoop.Histogram != "" && decodeHistogram(*t) == nil {
+				t.OpenLoop.Histogram = "" // damaged: the cell's merged latency is then not shown
 			}
 		}
 	}

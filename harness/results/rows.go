@@ -24,6 +24,7 @@ type Row struct {
 	Base        string `json:"-"`                          // target[:variant], without generator or control
 	Control     bool   `json:"-"`
 	Unsustained int    `json:"unsustained_trials,omitempty"`
+	OpenLoop    bool   `json:"open_loop,omitempty"` // measured open-loop: latencies from intended send times
 	// Services is a multi-service target's CPU (median over trials) and
 	// peak memory (largest) by service.
 	Services  map[string]ServiceUsage `json:"services,omitempty"`
@@ -33,7 +34,10 @@ type Row struct {
 	P50       stats.Summary           `json:"latency_ms_p50"`
 	P99       stats.Summary           `json:"latency_ms_p99"`
 	// P75, P90 and P95 are medians over trials, for the latency chart.
-	P75, P90, P95  float64  `json:"-"`
+	P75, P90, P95 float64 `json:"-"`
+	// Merged is every request's latency, the trials' HDR histograms
+	// merged (open-loop cells); nil where trials carry none.
+	Merged         *Latency `json:"latency_ms_merged,omitempty"`
 	MeanMS         float64  `json:"latency_ms_mean,omitempty"` // median over trials; 0 in results without it
 	MaxMS          float64  `json:"latency_ms_max"`            // the longest request of any trial
 	MBps           float64  `json:"mb_per_s"`                  // median over trials of bytes read per second, in 10^6 bytes`
@@ -139,6 +143,43 @@ func OpenLoop(rows []*Row) []*Row {
 	return out
 }
 
+// RateRows are the scenario's cells measured at a fixed rate, failed ones
+// too when they have trials (a rate not sustained fails its cell, and what
+// the server did at it is the finding), sorted by params, cores,
+// connections, target, generator, then rate.
+func RateRows(run *Run, scenario string) []*Row {
+	var rows []*Row
+	order := map[string]int{}
+	for _, c := range run.Cells {
+		if c.Scenario != scenario {
+			continue
+		}
+		if _, ok := order[c.ParamText()]; !ok {
+			order[c.ParamText()] = len(order)
+		}
+		if c.Rate > 0 && len(c.Trials) > 0 && (c.Status == OK || c.Status == Failed) {
+			rows = append(rows, RowOf(run, c))
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		switch {
+		case order[a.Params] != order[b.Params]:
+			return order[a.Params] < order[b.Params]
+		case a.CPUs != b.CPUs:
+			return a.CPUs < b.CPUs
+		case a.Connections != b.Connections:
+			return a.Connections < b.Connections
+		case a.Close != b.Close:
+			return !a.Close
+		case a.Target != b.Target:
+			return a.Target < b.Target
+		}
+		return a.Rate < b.Rate
+	})
+	return rows
+}
+
 // Failing lists the failed cells of a scenario, in the order of the run:
 // the tables show them as rows that say "fails", as study 003 did.
 func Failing(run *Run, scenario string) []*Cell {
@@ -177,7 +218,7 @@ func RowOf(run *Run, c *Cell) *Row {
 	}
 	r.Base, r.Control = c.Key().TargetName(), c.Control
 	for _, t := range c.Trials {
-		if c.Rate > 0 && !Sustains(t.Requests+t.Errors, t.Seconds, c.Rate) {
+		if c.Rate > 0 && !Sustains(t.Requests+t.Errors-t.ErrorKinds["unsent"], t.Seconds, c.Rate) {
 			r.Unsustained++
 		}
 	}
@@ -210,6 +251,8 @@ func RowOf(run *Run, c *Cell) *Row {
 	r.MeanMS, r.MBps = stats.Describe(mean).Median, stats.Describe(mbps).Median
 	r.P75, r.P90, r.P95 = stats.Describe(p75).Median, stats.Describe(p90).Median, stats.Describe(p95).Median
 	r.Noisy = r.RPSStats.Noisy(NoisyCV)
+	r.Merged = Merged(c.Trials)
+	r.OpenLoop = len(c.Trials) > 0 && c.Trials[0].OpenLoop != nil
 	r.Aggregate = AggregateMedian
 	if s := c.Summary; s != nil {
 		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB

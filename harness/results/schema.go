@@ -133,4 +133,9 @@ type Schedule struct {
 	LateMeanMS float64 `json:"late_mean_ms,omitempty"`
 	LateMaxMS  float64 `json:"late_max_ms,omitempty"`
 	Unsent     int64   `json:"unsent"`
+	// Histogram is every latency of the trial (µs, from intended send
+	// times) in HdrHistogram's V2 compressed encoding, base64, which
+	// HdrHistogram's own tools read: a cell's percentiles are those of its
+	// trials' histograms merged.
+	Histogram string `json:"hdr_histogram,omitempty"`
 }

@@ -39,7 +39,10 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 	if r.opt.NoCeiling {
 		return nil
 	}
-	seen := map[ceilingKey]bool{}
+	seen, top := map[ceilingKey]bool{}, map[ceilingKey]int{}
+	for _, v := range vs {
+		top[keyOf(v.c)] = max(top[keyOf(v.c)], v.c.Rate)
+	}
 	for _, ce := range r.out.Ceilings { // measured before a resume
 		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close}
 		r.ceilings[k], seen[k] = ce.RPS, true
@@ -51,13 +54,17 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		}
 		seen[k] = true
 		r.progress.Phase(v.c, "load generator ceiling")
-		ce, err := r.ceiling(ctx, v.c)
+		c := v.c
+		c.Rate = top[k]
+		ce, err := r.ceiling(ctx, c)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
 			ce.Error = err.Error()
 			fmt.Fprintf(r.log, "warning: %s ceiling on %d core(s), c%d%s: %v\n", k.gen, k.cpus, k.conns, closeText(k.close), err)
+		} else if ce.AtLeast > 0 {
+			fmt.Fprintf(r.log, "%s ceiling on %d core(s), c%d%s: above %s rps (it sustained the run's highest rate)\n", k.gen, k.cpus, k.conns, closeText(k.close), numfmt.Count(int64(ce.AtLeast)))
 		} else {
 			r.ceilings[k] = ce.RPS
 			fmt.Fprintf(r.log, "%s ceiling on %d core(s), c%d%s: %s rps\n", k.gen, k.cpus, k.conns, closeText(k.close), numfmt.Sig(ce.RPS))
@@ -96,11 +103,19 @@ func closeText(close bool) string {
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
 		Generator: c.Generator, NetworkMode: results.Network(r.mode)}
-	// The ceiling is load as fast as the generator can: the cell's, at no rate.
+	// The ceiling is load as fast as the generator can: the cell's, at no
+	// rate. A generator that only keeps a schedule (openloop) is asked the
+	// highest rate of the run's cells instead: what it achieves below that
+	// rate is its ceiling, and where it sustains it, its ceiling is above
+	// every rate the run asks (AtLeast).
+	rate := c.Rate
 	c.Rate = 0
 	tool := loadgen.Tools[c.Generator]
 	if why := tool.Unsupported(r.spec(c, "", 200)); why != "" {
-		return ce, fmt.Errorf("a ceiling is load as fast as the generator can, and %s", why)
+		if c.Rate = rate; rate == 0 || tool.Unsupported(r.spec(c, "", 200)) != "" {
+			return ce, fmt.Errorf("a ceiling is load as fast as the generator can, and %s", why)
+		}
+		ce.Rate = rate
 	}
 	d := &deployment{}
 	defer r.remove(ctx, d)
@@ -119,6 +134,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		if err != nil {
 			return ce, err
 		}
+		res = res.Sent() // a send never made is the generator's limit, not the server failing
 		if problem, _ := res.Judge(loadgen.Judge{MaxErrorRate: r.m.Load.MaxErrorRate}); problem != "" {
 			return ce, fmt.Errorf("the fixed-response server failed: %s", problem)
 		}
@@ -128,6 +144,9 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		}
 	}
 	ce.RPS = roundTo(stats.Describe(ce.TrialRPS).Median, 1)
+	if ce.Rate > 0 && results.Sustains(int64(ce.RPS*1000), 1000, ce.Rate) {
+		ce.AtLeast = ce.Rate
+	}
 	if len(cpu) > 0 {
 		ce.LoadgenCPU = roundTo(stats.Describe(cpu).Median, 3)
 		if ce.LoadgenCPU > 0 {

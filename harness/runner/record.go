@@ -21,6 +21,9 @@ func SettingsOf(m *matrix.Matrix, only string) results.Settings {
 	s := results.Settings{File: filepath.Base(m.File), Path: m.File, Profile: m.Profile, Only: only, Control: strings.Join(m.Control, ","),
 		Load: ls, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Generators: m.Generators, Crosscheck: m.Crosscheck, Images: m.Images,
 		RelativeTo: m.RelativeTo}
+	for _, o := range m.SLO {
+		s.SLO = append(s.SLO, results.Objective{Percentile: o.Percentile, Max: results.Duration(o.Max)})
+	}
 	s.Targets = make([]results.Target, len(m.Targets))
 	for i, t := range m.Targets {
 		s.Targets[i] = targetOf(t)
@@ -74,7 +77,7 @@ func resultOf(r loadgen.Result) results.Result {
 		LatencyMS: results.Latency{Mean: l.Mean, P50: l.P50, P75: l.P75, P90: l.P90, P95: l.P95, P99: l.P99, P999: l.P999, P9999: l.P9999, Max: l.Max}}
 	if o := r.OpenLoop; o != nil {
 		out.OpenLoop = &results.Schedule{Scheduled: o.Scheduled, Sent: o.Sent, Late: o.Late, LateMeanMS: o.LateMeanMS,
-			LateMaxMS: o.LateMaxMS, Unsent: o.Unsent}
+			LateMaxMS: o.LateMaxMS, Unsent: o.Unsent, Histogram: o.Histogram}
 	}
 	return out
 }

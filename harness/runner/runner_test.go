@@ -748,10 +748,11 @@ func TestKeepAliveOff(t *testing.T) {
 	}
 }
 
-// A fixed-rate cell passes -r to bombardier, is not judged against the
-// ceiling, and warns when the server cannot keep up with the rate.
+// A fixed-rate cell measured by bombardier (named: fixed rates are
+// otherwise open-loop) passes -r to it, is not judged against the
+// ceiling, and fails when the server cannot keep up with the rate.
 func TestFixedRate(t *testing.T) {
-	m := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [8]\nrate: [800, 2000]", 1), "one", "a", "b")
+	m := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [8]\nrate: [800, 2000]\ngenerator: [bombardier]", 1), "one", "a", "b")
 	f := newFake()
 	f.ceilingRPS = 900
 	res, err, _ := run(t, f, m, Options{Only: "a"})

@@ -48,6 +48,10 @@ type Report struct {
 	LateMaxMS  float64            `json:"late_max_ms"`
 	Unsent     int64              `json:"unsent"`     // scheduled within the duration, never sent
 	LatencyUS  map[string]float64 `json:"latency_us"` // "50" … "99.99", "mean", "max"
+	// Histogram is every latency of the run (µs), in HdrHistogram's V2
+	// compressed encoding (base64), which HdrHistogram's tools read: the
+	// harness merges a cell's trials from it.
+	Histogram string `json:"histogram,omitempty"`
 }
 
 // Plan is one run's settings.
@@ -174,6 +178,11 @@ func Run(ctx context.Context, p Plan) (Report, error) {
 			r.LatencyUS[strconv.FormatFloat(q, 'f', -1, 64)] = float64(all.ValueAtQuantile(q))
 		}
 		r.LatencyUS["mean"], r.LatencyUS["max"] = all.Mean(), float64(all.Max())
+		enc, err := all.EncodeV2()
+		if err != nil {
+			return Report{}, fmt.Errorf("encoding the histogram: %w", err)
+		}
+		r.Histogram = string(enc)
 	}
 	return r, nil
 }

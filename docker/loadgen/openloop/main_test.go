@@ -5,8 +5,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Connection k's sends interleave with the others': at rate R over c
@@ -89,4 +92,48 @@ func sum(m map[string]int64) int64 {
 		n += v
 	}
 	return n
+}
+
+// A server whose delays are known (of every ten requests it receives, seven
+// wait 10 ms, two 40 ms and one 100 ms), loaded slowly enough that no
+// request queues behind another on its connection (each connection sends
+// every 200 ms): the percentiles away from the steps must be those delays,
+// read within the histogram's precision (0.1%) plus what a request costs on
+// loopback and a timer's wake-up (bounded at 8 ms, for a busy machine).
+// The report's histogram holds every answer.
+func TestKnownDelays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 2 s of load")
+	}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch n.Add(1) % 10 {
+		case 0:
+			time.Sleep(100 * time.Millisecond)
+		case 1, 2:
+			time.Sleep(40 * time.Millisecond)
+		default:
+			time.Sleep(10 * time.Millisecond)
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	r, err := Run(context.Background(), Plan{URL: srv.URL, Connections: 10, Rate: 50, Duration: 2 * time.Second, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const overhead = 8000 // µs
+	for q, want := range map[string]float64{"50": 10_000, "75": 40_000, "95": 100_000, "99": 100_000} {
+		got := r.LatencyUS[q]
+		if lo, hi := want, want*1.001+overhead; got < lo || got > hi {
+			t.Errorf("p%s = %.0f µs, want in [%.0f, %.0f]", q, got, lo, hi)
+		}
+	}
+	h, err := hdrhistogram.Decode([]byte(r.Histogram))
+	if err != nil {
+		t.Fatalf("the report's histogram: %v", err)
+	}
+	if h.TotalCount() != r.Statuses["200"] || r.Statuses["200"] < 95 {
+		t.Errorf("histogram holds %d latencies, %d answers", h.TotalCount(), r.Statuses["200"])
+	}
 }

@@ -9,6 +9,8 @@
 //	ignore-sigterm  ignores SIGTERM (answers correctly)
 //	log-flood       writes its log as fast as it can (answers correctly)
 //	slow-start      takes 20 s (or START_DELAY) before it listens (answers correctly)
+//	pause           holds every answer due in the first 300 ms of each second
+//	                until that 300 ms ends (a stop-the-world pause), from the start
 //
 // It is never a target of the default matrix: the end-to-end tests use it
 // to prove that each fault ends as a failed cell (or a warning) with a
@@ -53,12 +55,16 @@ func main() {
 			}
 		}()
 	}
+	start := time.Now()
 	var served atomic.Int64
 	var hog [][]byte
 	var mu sync.Mutex
 	var forkOnce sync.Once
 	http.HandleFunc("/plaintext", func(w http.ResponseWriter, r *http.Request) {
 		n := served.Add(1)
+		if in := time.Since(start) % time.Second; mode == "pause" && in < 300*time.Millisecond {
+			time.Sleep(300*time.Millisecond - in)
+		}
 		if n > 100 {
 			switch mode {
 			case "503-under-load":

@@ -1,0 +1,226 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/webbench/webbench/harness/stats"
+)
+
+// Curve is one target's fixed-rate cells of a scenario (one params value,
+// core count, connection count, keep-alive setting and generator), from
+// the lowest rate to the highest: its latency against its throughput, its
+// knee, and its capacity at the run's latency objective.
+type Curve struct {
+	Target      string       `json:"target"` // as the tables label it: target[:variant] (generator)
+	Params      string       `json:"params,omitempty"`
+	CPUs        int          `json:"cpus"`
+	Connections int          `json:"connections"`
+	Close       bool         `json:"connection_close,omitempty"`
+	OpenLoop    bool         `json:"open_loop"`
+	Percentile  string       `json:"percentile"` // the latency the curve plots: the objective's highest, or p99
+	Points      []CurvePoint `json:"points"`
+	// Knee is the offered rate past which latency rises fastest relative
+	// to the range tried (see Knee); 0 when it stays within 2× over it.
+	Knee int `json:"knee_rate,omitempty"`
+	// Capacity is, per trial, the highest offered rate that trial
+	// sustained within the objective (0: none), summarised over trials.
+	// It is absent without an objective.
+	Capacity       *stats.Summary `json:"capacity,omitempty"`
+	TrialCapacity  []float64      `json:"trial_capacity,omitempty"`
+	CapacityUnsure string         `json:"capacity_note,omitempty"` // why the capacity may be understated
+}
+
+// CurvePoint is one rate of a curve.
+type CurvePoint struct {
+	Rate      int     `json:"rate"`
+	Achieved  float64 `json:"achieved_rps"` // median over trials of good answers per second
+	LatencyMS float64 `json:"latency_ms"`   // at the curve's percentile: merged over trials, or their median
+	Met       int     `json:"met_trials"`   // trials that sustained the rate within the objective
+	Trials    int     `json:"trials"`
+}
+
+// Curves builds the fixed-rate curves of a scenario: one per group of two
+// or more rates.
+func Curves(run *Run, scenario string) []*Curve {
+	type key struct {
+		target, params string
+		cpus, conns    int
+		close          bool
+	}
+	byKey := map[key]*Curve{}
+	var order []key
+	trials := map[key][][]Trial{} // per point, its trials
+	pct := "p99"
+	if n := len(run.Matrix.SLO); n > 0 {
+		pct = run.Matrix.SLO[n-1].Percentile
+	}
+	for _, r := range RateRows(run, scenario) {
+		k := key{r.Target, r.Params, r.CPUs, r.Connections, r.Close}
+		c := byKey[k]
+		if c == nil {
+			c = &Curve{Target: r.Target, Params: r.Params, CPUs: r.CPUs, Connections: r.Connections, Close: r.Close, OpenLoop: r.OpenLoop, Percentile: pct}
+			byKey[k] = c
+			order = append(order, k)
+		}
+		cell := cellOf(run, r.ID)
+		lat := latencyAt(r.Merged, pct)
+		if r.Merged == nil {
+			var xs []float64
+			for _, t := range cell.Trials {
+				xs = append(xs, latencyAt(&t.LatencyMS, pct))
+			}
+			lat = stats.Describe(xs).Median
+		}
+		p := CurvePoint{Rate: r.Rate, Achieved: goodRate(cell.Trials), LatencyMS: lat, Trials: len(cell.Trials)}
+		for _, t := range cell.Trials {
+			if Meets(t, r.Rate, run.Matrix.SLO) {
+				p.Met++
+			}
+		}
+		c.Points = append(c.Points, p)
+		trials[k] = append(trials[k], cell.Trials)
+	}
+	var out []*Curve
+	for _, k := range order {
+		c := byKey[k]
+		if len(c.Points) < 2 {
+			continue
+		}
+		c.Knee = Knee(c.Points)
+		if len(run.Matrix.SLO) > 0 {
+			c.capacity(trials[k], run.Matrix.SLO)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// capacity sets the curve's capacity: for each trial index, the highest
+// rate whose trial of that index met the objective.
+func (c *Curve) capacity(points [][]Trial, slo []Objective) {
+	n := 0
+	for _, ts := range points {
+		n = max(n, len(ts))
+	}
+	for i := range n {
+		best := 0.0
+		for j, ts := range points {
+			if i < len(ts) && Meets(ts[i], c.Points[j].Rate, slo) {
+				best = max(best, float64(c.Points[j].Rate))
+			}
+		}
+		c.TrialCapacity = append(c.TrialCapacity, best)
+	}
+	s := stats.Describe(c.TrialCapacity)
+	c.Capacity = &s
+	if last := c.Points[len(c.Points)-1]; last.Met > 0 {
+		c.CapacityUnsure = fmt.Sprintf("met the objective at the highest rate tried (%d/s): the capacity may be higher", last.Rate)
+	}
+}
+
+// Meets says whether trial t, at rate, sustained the rate with good answers
+// (at least Sustained of it) and kept every percentile of the objective
+// within its bound. A percentile the generator did not report does not
+// meet it: an objective is met on a figure, never assumed.
+func Meets(t Trial, rate int, slo []Objective) bool {
+	if !Sustains(t.Requests, t.Seconds, rate) {
+		return false
+	}
+	for _, o := range slo {
+		v := latencyAt(&t.LatencyMS, o.Percentile)
+		if v == 0 || v > float64(time.Duration(o.Max))/float64(time.Millisecond) {
+			return false
+		}
+	}
+	return true
+}
+
+// latencyAt reads one percentile ("p99", "p99.9") of l in ms; 0 when l
+// does not have it.
+func latencyAt(l *Latency, percentile string) float64 {
+	if l == nil {
+		return 0
+	}
+	switch strings.TrimPrefix(percentile, "p") {
+	case "50":
+		return l.P50
+	case "75":
+		return l.P75
+	case "90":
+		return l.P90
+	case "95":
+		return l.P95
+	case "99":
+		return l.P99
+	case "99.9":
+		return l.P999
+	case "99.99":
+		return l.P9999
+	}
+	return 0
+}
+
+// goodRate is the median over trials of good answers per second.
+func goodRate(trials []Trial) float64 {
+	var xs []float64
+	for _, t := range trials {
+		if t.Seconds > 0 {
+			xs = append(xs, float64(t.Requests)/t.Seconds)
+		}
+	}
+	return stats.Describe(xs).Median
+}
+
+// cellOf is the first cell of id (the measured one, not its control).
+func cellOf(run *Run, id string) *Cell {
+	for _, c := range run.Cells {
+		if c.ID() == id {
+			return c
+		}
+	}
+	return &Cell{}
+}
+
+// KneeRise is how much a curve's latency must rise over the rates tried
+// for it to have a knee.
+const KneeRise = 2.0
+
+// Knee is the rate at a curve's knee, after Kneedle (Satopää et al.,
+// 2011) on a curve that rises: log rates (a sweep is geometric) and log
+// latencies are each scaled to [0, 1] over the range tried, and the knee is
+// the point farthest below the chord from the first point to the last, the
+// last rate before the latency turns up. It is 0 with fewer than three points, or when the
+// latency stays within KneeRise× over the range (no knee was reached).
+func Knee(points []CurvePoint) int {
+	ps := make([]CurvePoint, 0, len(points))
+	for _, p := range points {
+		if p.LatencyMS > 0 {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) < 3 {
+		return 0
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Rate < ps[j].Rate })
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range ps {
+		lo, hi = min(lo, p.LatencyMS), max(hi, p.LatencyMS)
+	}
+	if hi < KneeRise*lo {
+		return 0
+	}
+	x0, x1 := math.Log(float64(ps[0].Rate)), math.Log(float64(ps[len(ps)-1].Rate))
+	best, knee := 0.0, 0
+	for _, p := range ps[1 : len(ps)-1] {
+		x := (math.Log(float64(p.Rate)) - x0) / (x1 - x0)
+		y := (math.Log(p.LatencyMS) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
+		if d := x - y; d > best {
+			best, knee = d, p.Rate
+		}
+	}
+	return knee
+}

@@ -1,0 +1,96 @@
+package results
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// rateCell is a fixed-rate cell whose trials answered rps good requests a
+// second for 10 s with the given p99s (ms).
+func rateCell(rate int, rps float64, p99s ...float64) *Cell {
+	c := &Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Rate: rate, Status: OK, Generator: &Generator{Name: "openloop"}}
+	for _, p := range p99s {
+		c.Trials = append(c.Trials, Trial{Result: Result{Requests: int64(rps * 10), Seconds: 10, RPS: rps,
+			LatencyMS: Latency{P50: p / 2, P99: p, Max: p * 2}, OpenLoop: &Schedule{}}})
+	}
+	return c
+}
+
+// Capacity at p99 ≤ 10 ms is, per trial, the highest rate that trial held
+// within it: trials 1 and 3 reach 4,000/s, trial 2 only 2,000/s (its p99
+// at 4,000 is 12 ms), and 8,000/s is neither sustained nor within it. The
+// knee is the last rate before the latency turns up: 2,000/s (1.2 ms, then
+// 8 ms at 4,000/s).
+func TestCapacityAtObjective(t *testing.T) {
+	run := &Run{Matrix: Settings{SLO: []Objective{{Percentile: "p99", Max: Duration(10 * time.Millisecond)}}}, Cells: []*Cell{
+		rateCell(1000, 1000, 1, 1.1, 0.9),
+		rateCell(2000, 2000, 1.2, 1.3, 1.1),
+		rateCell(4000, 4000, 5, 12, 8),
+		rateCell(8000, 6000, 300, 250, 280),
+	}}
+	run.Cells[3].Status, run.Cells[3].Reason = Failed, "could not sustain 8,000/s (held 6,000/s)"
+	curves := Curves(run, "s")
+	if len(curves) != 1 {
+		t.Fatalf("%d curves, want 1", len(curves))
+	}
+	c := curves[0]
+	if want := []float64{4000, 2000, 4000}; !reflect.DeepEqual(c.TrialCapacity, want) {
+		t.Errorf("capacity per trial %v, want %v", c.TrialCapacity, want)
+	}
+	if c.Capacity == nil || c.Capacity.Median != 4000 {
+		t.Errorf("capacity %+v, want median 4000", c.Capacity)
+	}
+	if c.Knee != 2000 {
+		t.Errorf("knee at %d/s, want 2000", c.Knee)
+	}
+	if got := []int{c.Points[0].Met, c.Points[2].Met, c.Points[3].Met}; !reflect.DeepEqual(got, []int{3, 2, 0}) {
+		t.Errorf("trials within the objective at 1,000, 4,000 and 8,000/s: %v, want [3 2 0]", got)
+	}
+	if c.Points[3].Achieved != 6000 || c.CapacityUnsure != "" {
+		t.Errorf("last point %+v, note %q", c.Points[3], c.CapacityUnsure)
+	}
+}
+
+// A percentile the generator did not report never meets an objective,
+// and a rate not sustained in good answers does not either.
+func TestMeets(t *testing.T) {
+	slo := []Objective{{Percentile: "p99.9", Max: Duration(time.Second)}}
+	tr := Trial{Result: Result{Requests: 1000, Seconds: 1, LatencyMS: Latency{P99: 1}}}
+	if Meets(tr, 1000, slo) {
+		t.Error("met p99.9 ≤ 1 s without a p99.9")
+	}
+	tr.LatencyMS.P999 = 2
+	if !Meets(tr, 1000, slo) {
+		t.Error("p99.9 2 ms did not meet ≤ 1 s")
+	}
+	tr.Errors, tr.Requests = 500, 500
+	if Meets(tr, 1000, slo) {
+		t.Error("met at 1,000/s with 500 good answers a second")
+	}
+}
+
+// A curve that stays within 2× has no knee; one that turns up has it at
+// its last rate before the turn.
+func TestKnee(t *testing.T) {
+	pts := func(ms ...float64) []CurvePoint {
+		var out []CurvePoint
+		for i, m := range ms {
+			out = append(out, CurvePoint{Rate: 1000 << i, LatencyMS: m})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		ms   []float64
+		want int
+	}{
+		{[]float64{1, 1.2, 1.5, 1.9}, 0},
+		{[]float64{1, 1.1, 1.2, 1.5, 3, 200}, 16000},
+		{[]float64{1, 1, 300}, 2000},
+		{[]float64{1, 300}, 0},
+	} {
+		if got := Knee(pts(c.ms...)); got != c.want {
+			t.Errorf("Knee(%v) = %d, want %d", c.ms, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package results
+
+import (
+	"testing"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// trialOf is a trial whose histogram holds n latencies of each value (µs).
+func trialOf(t *testing.T, values map[int64]int64) Trial {
+	t.Helper()
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	for v, n := range values {
+		if err := h.RecordValues(v, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := h.EncodeV2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Trial{Result: Result{OpenLoop: &Schedule{Histogram: string(enc)}}}
+}
+
+// A cell whose one trial of three had a long tail: the median of the
+// trials' p99s (1 ms) hides it; the merged histogram's p99 is the tail
+// (2% of all requests took 300 ms), within the histogram's precision.
+func TestMergedAcrossTrials(t *testing.T) {
+	quick := map[int64]int64{1000: 1000}
+	tail := map[int64]int64{1000: 940, 300_000: 60}
+	trials := []Trial{trialOf(t, quick), trialOf(t, tail), trialOf(t, quick)}
+	m := Merged(trials)
+	if m == nil {
+		t.Fatal("no merged latency")
+	}
+	near := func(got, want float64) bool { return got >= want && got <= want*1.001 }
+	if !near(m.P50, 1) || !near(m.P99, 300) || !near(m.Max, 300) || !near(m.P90, 1) {
+		t.Errorf("merged p50 %.3f, p90 %.3f, p99 %.3f, max %.3f ms; want 1, 1, 300, 300", m.P50, m.P90, m.P99, m.Max)
+	}
+	if want := (2940*1.0 + 60*300) / 3000; m.Mean < want*0.999 || m.Mean > want*1.001 {
+		t.Errorf("merged mean %.3f ms, want %.3f", m.Mean, want)
+	}
+	// One trial without a histogram: no merge of the others is shown as
+	// the cell's.
+	if Merged(append(trials, Trial{})) != nil {
+		t.Error("merged although a trial has no histogram")
+	}
+}
+
+// A damaged histogram in results.json is dropped on reading, so nothing
+// shows a merge it cannot make.
+func TestDecodeDropsDamagedHistogram(t *testing.T) {
+	data := []byte(`{"schema":2,"cells":[{"target":"a","scenario":"s","status":"failed","trials":[{"open_loop":{"hdr_histogram":"bm90IGEgaGlzdG9ncmFt"}}]}]}`)
+	run, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := run.Cells[0].Trials[0].OpenLoop.Histogram; h != "" {
+		t.Errorf("damaged histogram kept: %q", h)
+	}
+}
