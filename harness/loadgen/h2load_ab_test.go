@@ -74,9 +74,11 @@ func TestAbParse(t *testing.T) {
 }
 
 // h2load and ab at the loader's depth, against Debian's binaries on the
-// host: with every 4th answer a 503 and a request count, good answers and
-// 503s are what the server counted (for ab, once its first answer is a good
-// one, as the harness's verification before load makes it).
+// host: with every 4th answer a 503, one in 50 answered slowly (80 ms,
+// within the timeout) and a request count, good answers (slow ones
+// included) and 503s are what the server counted (for ab, once its first
+// answer is a good one, as the harness's verification before load makes
+// it), and the slow answers show in the maximum latency.
 func TestH2loadAndAbCountWhatTheServerCounted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs h2load and ab")
@@ -88,17 +90,23 @@ func TestH2loadAndAbCountWhatTheServerCounted(t *testing.T) {
 				t.Fatalf("%s is not installed (make test-tools installs it): %v", tool.Name(), err)
 			}
 			srv, k := countingServer(t, func(i int64) string {
-				if i > 1 && i%4 == 0 { // the first answer is good, as after verification
+				switch {
+				case i > 1 && i%4 == 0: // the first answer is good, as after verification
 					return "503"
+				case i%50 == 25:
+					return "slow"
 				}
 				return "ok"
-			}, 0)
+			}, 80*time.Millisecond)
 			const n = 2000
 			res := runTool(t, tool, bin, Spec{URL: srv.URL + "/", Connections: 4, Requests: n, Timeout: time.Second, Expect: 200})
 			bad := res.ErrorKinds["5xx"] + res.ErrorKinds["non-2xx"]
-			if res.Requests != k.good.Load() || bad != k.bad.Load() || res.Requests+res.Errors != n || k.received.Load() != n {
-				t.Errorf("%s: %d good, %d errors %v; the server received %d, answered %d good and %d 503",
-					tool.Name(), res.Requests, res.Errors, res.ErrorKinds, k.received.Load(), k.good.Load(), k.bad.Load())
+			if res.Requests != k.good.Load()+k.slow.Load() || bad != k.bad.Load() || res.Requests+res.Errors != n || k.received.Load() != n {
+				t.Errorf("%s: %d good, %d errors %v; the server received %d, answered %d good, %d slowly and %d 503",
+					tool.Name(), res.Requests, res.Errors, res.ErrorKinds, k.received.Load(), k.good.Load(), k.slow.Load(), k.bad.Load())
+			}
+			if k.slow.Load() == 0 || res.LatencyMS.Max < 80 {
+				t.Errorf("%s: max latency %.1f ms with %d answers held 80 ms", tool.Name(), res.LatencyMS.Max, k.slow.Load())
 			}
 		})
 	}
