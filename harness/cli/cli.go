@@ -332,6 +332,7 @@ type runOpts struct {
 	ef                                engineFlags
 	out, label, network, resume       string
 	noPull, sequential, force, noWait bool
+	noCeiling                         bool
 	seed                              uint64
 }
 
@@ -347,6 +348,7 @@ func (o *runOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted or killed run in results folder `DIR`")
 	fs.BoolVar(&o.force, "force", false, "overwrite the results folder if it holds a run")
 	fs.BoolVar(&o.noWait, "no-wait", false, "refuse to start, rather than wait, when another run uses a core this one needs")
+	fs.BoolVar(&o.noCeiling, "no-ceiling", false, "do not measure the load generator's ceiling (faster; † then rests on the generator's CPU alone, and the results say so)")
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -426,7 +428,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	res, err := runner.Run(ctx, eng, runner.Options{
 		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,
 		HarnessVersion: version(), Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed,
-		Resume: prev, NoWait: *noWait, Reserve: place.reserve,
+		Resume: prev, NoWait: *noWait, Reserve: place.reserve, NoCeiling: o.noCeiling,
 	}.OnMachines(place.machines, lg, copier(eng, lg, stderr)))
 	if res == nil {
 		return err

@@ -95,6 +95,9 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	}
 	fmt.Fprintf(b, "- Harness: %s, load generator %s\n", mdtext.Text(env.HarnessVersion), mdtext.Text(env.LoadGenerator))
 	fmt.Fprintf(b, "- Started: %s\n", env.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	if run.Matrix.NoCeiling {
+		b.WriteString("- Load generator ceiling: **not measured** (`--no-ceiling`): † rests on the load generator's CPU alone.\n")
+	}
 	if line := ceilings(run.Ceilings); line != "" {
 		b.WriteString(line)
 	}

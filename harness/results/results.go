@@ -158,6 +158,7 @@ type Settings struct {
 	SLO         []Objective       `json:"slo,omitempty"`        // the latency objective of the capacity tables
 	Generators  []string          `json:"generators,omitempty"` // the generator axis; none: [bombardier]
 	Crosscheck  string            `json:"crosscheck,omitempty"` // the generator that measured every cell a second time
+	NoCeiling   bool              `json:"no_ceiling,omitempty"` // run with --no-ceiling: no ceiling measured
 	Images      map[string]string `json:"images"`
 	Targets     []Target          `json:"targets"`
 	Scenarios   []Scenario        `json:"scenarios"`

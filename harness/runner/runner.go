@@ -62,8 +62,9 @@ type Options struct {
 	// order shuffled with Seed (0 picks one; the results record it).
 	Sequential bool
 	Seed       uint64
-	// NoCeiling skips measuring the load generator's ceiling (the fidelity
-	// figure, which measures something else, sets it).
+	// NoCeiling skips measuring the load generator's ceiling (--no-ceiling;
+	// the fidelity figure, which measures something else, sets it); the
+	// results record it.
 	NoCeiling bool
 	// Resume continues this earlier, unfinished run of the same matrix,
 	// profile and selection (see Selection): its finished visits are kept,
@@ -388,6 +389,7 @@ func (r *runner) begin(selection string) {
 		Images:    map[string]*results.BaseImage{},
 		Cells:     []*results.Cell{},
 	}
+	r.out.Matrix.NoCeiling = r.opt.NoCeiling
 	if r.machines != nil {
 		r.out.Environment.Hostname = info.Name
 		r.out.Environment.Link = r.machines.Link
