@@ -496,6 +496,7 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 		o.seed = prev.Matrix.Seed
 	}
 	o.sequential = prev.Matrix.Order == results.Sequential
+	o.noCeiling = o.noCeiling || prev.Matrix.NoCeiling
 	return prev, nil
 }
 

@@ -167,7 +167,7 @@ func TestRunMatrix(t *testing.T) {
 	eng := connect(t)
 	file := writeMatrix(t, "shared", "0", "go-nethttp", "wrong-body", "go-fasthttp", "exits-at-start", "node-http")
 	out := t.TempDir()
-	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--label", "e2e")
+	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--label", "e2e", "--no-ceiling")
 	if code != cli.ExitFailed {
 		t.Errorf("exit %d, want %d (some cells failed)", code, cli.ExitFailed)
 	}
@@ -350,7 +350,7 @@ func TestInterrupt(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
-	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--label", "e2e-interrupt")
+	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--label", "e2e-interrupt", "--no-ceiling")
 	if code != cli.ExitInterrupted {
 		t.Errorf("exit %d, want %d", code, cli.ExitInterrupted)
 	}
@@ -537,7 +537,7 @@ func TestTopologies(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out)
+	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--no-ceiling")
 	if code != cli.ExitFailed {
 		t.Errorf("exit %d, want %d (fastcgi-dead fails)", code, cli.ExitFailed)
 	}
@@ -599,7 +599,7 @@ func TestFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out)
+	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--no-ceiling")
 	if code != cli.ExitFailed {
 		t.Errorf("exit %d, want %d", code, cli.ExitFailed)
 	}
@@ -737,7 +737,7 @@ func TestInterruptAndResume(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
-			cmd, log := startRun(t, bin, "-f", file, "--out", out)
+			cmd, log := startRun(t, bin, "-f", file, "--out", out, "--no-ceiling")
 			waitFor(t, out, "a measured trial", func(r *results.Run) bool { return trialsIn(r) >= 1 })
 			cmd.Process.Signal(sig)
 			err := cmd.Wait()
@@ -774,6 +774,9 @@ func TestInterruptAndResume(t *testing.T) {
 			}
 			if len(after.Cells) != 2 {
 				t.Errorf("%d cells after resume, want 2", len(after.Cells))
+			}
+			if !after.Matrix.NoCeiling || len(after.Ceilings) != 0 { // --no-ceiling holds over the resume
+				t.Errorf("resumed run: no_ceiling %v, ceilings %+v", after.Matrix.NoCeiling, after.Ceilings)
 			}
 			for _, c := range after.Cells {
 				if c.Status != results.OK || len(c.Trials) != 2 {
@@ -813,9 +816,9 @@ func TestConcurrentRuns(t *testing.T) {
 	bin := harnessBinary(t)
 	file := writeMatrix(t, "shared", "0", "go-nethttp")
 	out := filepath.Join(t.TempDir(), "first")
-	cmd, log := startRun(t, bin, "-f", file, "--out", out)
+	cmd, log := startRun(t, bin, "-f", file, "--out", out, "--no-ceiling")
 	waitFor(t, out, "the first run's first trial", func(r *results.Run) bool { return trialsIn(r) >= 1 })
-	code, text := runCLI(context.Background(), t, "run", "-f", file, "--out", filepath.Join(t.TempDir(), "second"), "--no-wait")
+	code, text := runCLI(context.Background(), t, "run", "-f", file, "--out", filepath.Join(t.TempDir(), "second"), "--no-wait", "--no-ceiling")
 	if code != cli.ExitFailed || !strings.Contains(text, "is in use by another run (pid "+strconv.Itoa(cmd.Process.Pid)+": harness run)") {
 		t.Errorf("second run on the same cores: exit %d, want 1 naming the first run", code)
 	}
@@ -917,7 +920,7 @@ func TestRegistryPull(t *testing.T) {
 	os.WriteFile(file, bytes.Replace(text, []byte("debian: debian:bookworm-slim"), []byte("debian: "+ref), 1), 0o644)
 	for i, wantPulled := range []bool{true, false} {
 		out := filepath.Join(t.TempDir(), "run")
-		cmd := exec.Command(harness, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext")
+		cmd := exec.Command(harness, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext", "--no-ceiling")
 		text, err := cmd.CombinedOutput()
 		t.Logf("run %d → %v\n%s", i+1, err, text)
 		if err != nil {
@@ -978,7 +981,7 @@ scenarios:
 `), 0o644)
 			before, _ := dockerContainers(t)
 			out := filepath.Join(t.TempDir(), "run")
-			cmd, log := startRun(t, bin, "-f", file, "--out", out)
+			cmd, log := startRun(t, bin, "-f", file, "--out", out, "--no-ceiling")
 			want := "building"
 			if phase == "readiness" {
 				want = "-slow-1" // the target's container exists: readiness is under way
@@ -1134,7 +1137,7 @@ func TestNewTargetRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "run", "-f", path, "--out", out)
+	cmd := exec.Command(bin, "run", "-f", path, "--out", out, "--no-ceiling")
 	text, err := cmd.CombinedOutput()
 	t.Logf("harness run -f %s → %v\n%s", path, err, text)
 	if err != nil {

@@ -556,7 +556,11 @@ func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasPar
 			}
 			var met []string
 			for _, p := range c.Points {
-				met = append(met, fmt.Sprintf("%d/%d", p.Met, p.Trials))
+				m := fmt.Sprintf("%d/%d", p.Met, p.Trials)
+				if p.Bound {
+					m += " †"
+				}
+				met = append(met, m)
 			}
 			row = append(row, capText, spread, strings.Join(met, " "))
 			if c.CapacityUnsure != "" {
@@ -572,6 +576,13 @@ func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasPar
 	}
 	b.WriteString("\nknee: the last rate before the latency turns up (Kneedle on log rate and log " + curves[0].Percentile +
 		"; none when it stays within 2× over the rates tried). ")
+	for _, c := range curves {
+		if c.Ceiling > 0 {
+			fmt.Fprintf(b, "† a rate at or above %.0f%% of the load generator's measured ceiling on these cores and connections (%s rps): what it shows may be the generator's. ",
+				100*results.CeilingBound, numfmt.Sig(c.Ceiling))
+			break
+		}
+	}
 	if len(slo) > 0 {
 		b.WriteString("capacity: for each trial, the highest offered rate whose trial sustained it in good answers (≥ 99%) with every percentile of the objective within its bound; " +
 			"median over the trials (0 when no rate met it). A percentile the generator does not report never meets an objective.")

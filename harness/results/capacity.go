@@ -30,6 +30,7 @@ type Curve struct {
 	// sustained within the objective (0: none), summarised over trials.
 	// It is absent without an objective.
 	Capacity       *stats.Summary `json:"capacity,omitempty"`
+	Ceiling        float64        `json:"ceiling_rps,omitempty"` // the generator's, on these cores and connections; 0: none measured
 	TrialCapacity  []float64      `json:"trial_capacity,omitempty"`
 	CapacityUnsure string         `json:"capacity_note,omitempty"` // why the capacity may be understated
 }
@@ -41,6 +42,9 @@ type CurvePoint struct {
 	LatencyMS float64 `json:"latency_ms"`   // at the curve's percentile: merged over trials, or their median
 	Met       int     `json:"met_trials"`   // trials that sustained the rate within the objective
 	Trials    int     `json:"trials"`
+	// Bound is set when the rate is at or above CeilingBound of the
+	// generator's measured ceiling: what it shows may be the generator's.
+	Bound bool `json:"generator_bound,omitempty"`
 }
 
 // Curves builds the fixed-rate curves of a scenario: one per group of two
@@ -61,12 +65,13 @@ func Curves(run *Run, scenario string) []*Curve {
 	for _, r := range RateRows(run, scenario) {
 		k := key{r.Target, r.Params, r.CPUs, r.Connections, r.Close}
 		c := byKey[k]
+		cell := cellOf(run, r.ID)
 		if c == nil {
-			c = &Curve{Target: r.Target, Params: r.Params, CPUs: r.CPUs, Connections: r.Connections, Close: r.Close, OpenLoop: r.OpenLoop, Percentile: pct}
+			c = &Curve{Target: r.Target, Params: r.Params, CPUs: r.CPUs, Connections: r.Connections, Close: r.Close, OpenLoop: r.OpenLoop, Percentile: pct,
+				Ceiling: ceilingOf(run, cell)}
 			byKey[k] = c
 			order = append(order, k)
 		}
-		cell := cellOf(run, r.ID)
 		lat := latencyAt(r.Merged, pct)
 		if r.Merged == nil {
 			var xs []float64
@@ -75,7 +80,8 @@ func Curves(run *Run, scenario string) []*Curve {
 			}
 			lat = stats.Describe(xs).Median
 		}
-		p := CurvePoint{Rate: r.Rate, Achieved: goodRate(cell.Trials), LatencyMS: lat, Trials: len(cell.Trials)}
+		p := CurvePoint{Rate: r.Rate, Achieved: goodRate(cell.Trials), LatencyMS: lat, Trials: len(cell.Trials),
+			Bound: c.Ceiling > 0 && float64(r.Rate) >= CeilingBound*c.Ceiling}
 		for _, t := range cell.Trials {
 			if Meets(t, r.Rate, run.Matrix.SLO) {
 				p.Met++
@@ -117,7 +123,10 @@ func (c *Curve) capacity(points [][]Trial, slo []Objective) {
 	}
 	s := stats.Describe(c.TrialCapacity)
 	c.Capacity = &s
-	if last := c.Points[len(c.Points)-1]; last.Met > 0 {
+	switch last := c.Points[len(c.Points)-1]; {
+	case c.Ceiling > 0 && s.Median >= CeilingBound*c.Ceiling:
+		c.CapacityUnsure = fmt.Sprintf("at or above %.0f%% of the load generator's ceiling (%.0f rps): the capacity may be the generator's, not the server's", 100*CeilingBound, c.Ceiling)
+	case last.Met > 0:
 		c.CapacityUnsure = fmt.Sprintf("met the objective at the highest rate tried (%d/s): the capacity may be higher", last.Rate)
 	}
 }
@@ -173,6 +182,19 @@ func goodRate(trials []Trial) float64 {
 		}
 	}
 	return stats.Describe(xs).Median
+}
+
+// ceilingOf is the load generator's measured ceiling where cell ran: its
+// generator, cores, connections and keep-alive; 0 when none was measured
+// or it sustained every rate asked.
+func ceilingOf(run *Run, cell *Cell) float64 {
+	for _, ce := range run.Ceilings {
+		if ce.GeneratorName() == cell.GeneratorName() && ce.CPUs == cell.CPUs && ce.Connections == cell.Connections && ce.Close == cell.Close &&
+			ce.Error == "" && ce.AtLeast == 0 {
+			return ce.RPS
+		}
+	}
+	return 0
 }
 
 // cellOf is the first cell of id (the measured one, not its control).

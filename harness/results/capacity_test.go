@@ -2,6 +2,7 @@ package results
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -49,6 +50,17 @@ func TestCapacityAtObjective(t *testing.T) {
 	}
 	if c.Points[3].Achieved != 6000 || c.CapacityUnsure != "" {
 		t.Errorf("last point %+v, note %q", c.Points[3], c.CapacityUnsure)
+	}
+	// With the generator's ceiling measured at 4,500 rps on these cores
+	// and connections, 4,000/s and above may be the generator's: marked,
+	// and the capacity says so.
+	run.Ceilings = []Ceiling{{Generator: "openloop", CPUs: 1, Connections: 16, RPS: 4500, Rate: 8000}}
+	c = Curves(run, "s")[0]
+	if got := []bool{c.Points[1].Bound, c.Points[2].Bound, c.Points[3].Bound}; !reflect.DeepEqual(got, []bool{false, true, true}) {
+		t.Errorf("generator-bound at 2,000, 4,000, 8,000/s: %v, want [false true true]", got)
+	}
+	if !strings.Contains(c.CapacityUnsure, "may be the generator's") {
+		t.Errorf("capacity note %q", c.CapacityUnsure)
 	}
 }
 
