@@ -252,6 +252,11 @@ func RowOf(run *Run, c *Cell) *Row {
 	r.P75, r.P90, r.P95 = stats.Describe(p75).Median, stats.Describe(p90).Median, stats.Describe(p95).Median
 	r.Noisy = r.RPSStats.Noisy(NoisyCV)
 	r.Merged = Merged(c.Trials)
+	var cores []float64
+	for _, t := range c.Trials {
+		cores = append(cores, t.TargetCPUCores)
+	}
+	r.TargetCPU = stats.Describe(cores).Median // a failed cell has no summary; its trials have their CPU
 	r.OpenLoop = len(c.Trials) > 0 && c.Trials[0].OpenLoop != nil
 	r.Aggregate = AggregateMedian
 	if s := c.Summary; s != nil {

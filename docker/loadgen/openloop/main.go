@@ -127,9 +127,14 @@ func Run(ctx context.Context, p Plan) (Report, error) {
 					break
 				}
 				intended := start.Add(at)
+				behind := time.Until(intended) <= 0
 				time.Sleep(time.Until(intended))
-				if now := time.Now(); now.Sub(start) >= p.Duration {
-					break // the duration ended while this connection waited: the rest is unsent
+				if now := time.Now(); behind && now.Sub(start) >= p.Duration {
+					// Still busy with earlier sends when the duration
+					// ended: this send and the rest are unsent. (A
+					// connection on schedule whose timer fired just past
+					// the end still sends: its lateness is the timer's.)
+					break
 				} else if d := now.Sub(intended); d > LateAfter {
 					late++
 					lSum += d
