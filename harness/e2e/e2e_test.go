@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -633,36 +634,63 @@ func TestFaults(t *testing.T) {
 	}
 }
 
-// harnessBinary builds bin/harness once per test process, into a folder
-// of its own, for the tests that signal a run from outside.
+// harnessBinary is bin/harness built once per test process, into a folder
+// of its own, for the tests that signal a run from outside. TestMain starts
+// the build in the background, beside the first tests.
 func harnessBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "webbench-e2e-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "harness")
-		build := exec.Command("go", "build", "-o", binPath, "./harness/cmd/harness")
-		build.Dir, build.Env = repoRoot(t), append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("build harness: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	bin, err := harnessBuild()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binPath
+	return bin
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
+var harnessBuild = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "webbench-e2e-bin")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "harness")
+	build := exec.Command("go", "build", "-o", bin, "./harness/cmd/harness")
+	build.Dir, build.Env = repoDir, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build harness: %v\n%s", err, out)
+	}
+	return bin, nil
+})
 
-// TestMain removes the shared harness binary after the tests.
+// repoDir is the project's root, from this package's folder.
+var repoDir, _ = filepath.Abs("../..")
+
+// prepared is a clone of the project with its harness built and the
+// committed-results test compiled, for TestRunLeavesTestsGreen: TestMain
+// prepares it in the background, beside the tests that run first (it
+// holds no core lock), and the test waits for it.
+var prepared = sync.OnceValues(func() (clone string, err error) {
+	dir, err := os.MkdirTemp("", "webbench-e2e-clone")
+	if err != nil {
+		return "", err
+	}
+	clone = filepath.Join(dir, "clone")
+	steps := [][]string{
+		{"git", "clone", "--quiet", repoDir, clone},
+		{"go", "build", "-o", "bin/harness", "./harness/cmd/harness"},
+		{"go", "test", "-count=1", "-run", "^$", "./harness/report"}, // compiled now, run later
+	}
+	for i, step := range steps {
+		cmd := exec.Command(step[0], step[1:]...)
+		cmd.Dir, cmd.Env = clone, append(os.Environ(), "CGO_ENABLED=0")
+		if i == 0 {
+			cmd.Dir = repoDir
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return clone, fmt.Errorf("%s: %v\n%s", strings.Join(step, " "), err, out)
+		}
+	}
+	return clone, nil
+})
+
 func TestMain(m *testing.M) {
 	// Runs here learn and read build times in a record of their own, never
 	// the user's (their builds are mostly cached and would teach nothing).
@@ -671,10 +699,38 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv(buildtime.PathVar, filepath.Join(times, "build-times.json"))
+	flag.Parse()
+	// Work that holds no core lock starts now, beside the first tests, for
+	// the tests that will run.
+	runs := func(test string) bool {
+		pattern := flag.Lookup("test.run").Value.String()
+		ok, _ := regexp.MatchString(strings.Split(pattern, "/")[0], test)
+		return !testing.Short() && (pattern == "" || ok)
+	}
+	go harnessBuild()
+	if runs("TestRunLeavesTestsGreen") {
+		go prepared()
+	}
+	engine2 := runs("TestTwoEngines") && secondEngineMissing() == ""
+	if engine2 {
+		go secondEngineUp()
+	}
 	code := m.Run()
+	if engine2 {
+		secondEngineUp() // waits for a start still under way
+		if err := secondEngineDown(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL:", err)
+			code = 1
+		}
+	}
 	os.RemoveAll(times)
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+	if bin, err := harnessBuild(); err == nil {
+		os.RemoveAll(filepath.Dir(bin))
+	}
+	if runs("TestRunLeavesTestsGreen") {
+		if clone, _ := prepared(); clone != "" {
+			os.RemoveAll(filepath.Dir(clone))
+		}
 	}
 	os.Exit(code)
 }
@@ -1044,12 +1100,15 @@ func dockerContainers(t *testing.T) ([]string, error) {
 // stale README still fails it: harness/report's TestStaleIndexFails).
 func TestRunLeavesTestsGreen(t *testing.T) {
 	eng := connect(t)
-	// Beside the two-engine test (the other parallel one): its clone, build
-	// and test compile overlap that test's run; the runs themselves take
-	// turns on the core locks. Its leftovers are judged by the run's own
-	// process, not this test process's.
+	// Its clone, build and test compile (prepared) began with the first
+	// tests; its run takes turns with the two-engine test's on the core
+	// locks. Its leftovers are judged by the run's own process, not this
+	// test process's.
 	t.Parallel()
-	clone := filepath.Join(t.TempDir(), "clone")
+	clone, err := prepared()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var lastPID int
 	command := func(dir string, name string, args ...string) string {
 		t.Helper()
@@ -1065,8 +1124,6 @@ func TestRunLeavesTestsGreen(t *testing.T) {
 		}
 		return string(out)
 	}
-	command(repoRoot(t), "git", "clone", "--quiet", repoRoot(t), clone)
-	command(clone, "go", "build", "-o", "bin/harness", "./harness/cmd/harness")
 	out := command(clone, "bin/harness", "run", "--profile", "quick", "--only", "go-nethttp/plaintext", "--force")
 	runPID := lastPID
 	m := regexp.MustCompile(`run \S+ → (results/\S+)`).FindStringSubmatch(out)

@@ -3,11 +3,13 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/webbench/webbench/harness/cli"
@@ -29,51 +31,77 @@ type secondEngine struct {
 func startSecondEngine(t *testing.T) *secondEngine {
 	t.Helper()
 	ci := os.Getenv("CI") == "true"
+	if why := secondEngineMissing(); why != "" {
+		if ci {
+			t.Fatalf("CI=true and %s", why)
+		}
+		t.Skip(why)
+	}
+	e, err := secondEngineUp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// secondEngineMissing says what this machine lacks to run a second engine
+// ("" when nothing).
+func secondEngineMissing() string {
 	for _, tool := range []string{"ip", "nsenter", "dockerd", "docker"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			if ci {
-				t.Fatalf("CI=true and no %s: %v", tool, err)
-			}
-			t.Skipf("no %s: %v", tool, err)
+			return "no " + tool + ": " + err.Error()
 		}
 	}
 	if os.Geteuid() != 0 {
-		if ci {
-			t.Fatal("CI=true: a second engine needs root (network namespaces, dockerd)")
-		}
-		t.Skip("a second engine needs root")
+		return "a second engine needs root (network namespaces, dockerd)"
 	}
-	n := strconv.Itoa(os.Getpid()%200 + 20)
-	dir := filepath.Join(os.TempDir(), "webbench-engine2-"+n)
-	script := filepath.Join(repoRoot(t), "docker", "engine2", "netns-engine.sh")
-	t.Cleanup(func() {
-		if out, err := exec.Command(script, "down", n, dir).CombinedOutput(); err != nil {
-			t.Errorf("tearing the second engine down: %v: %s", err, out)
-		}
-		if out, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(out), "wbe2e"+n) {
-			t.Errorf("namespace wbe2e%s left", n)
-		}
-		if _, err := os.Stat(dir); err == nil {
-			t.Errorf("%s left", dir)
-		}
-	})
-	out, err := exec.Command(script, "up", n, dir).Output()
+	return ""
+}
+
+// The second engine's namespace number and folder, one per test process.
+var (
+	engine2N   = strconv.Itoa(os.Getpid()%200 + 20)
+	engine2Dir = filepath.Join(os.TempDir(), "webbench-engine2-"+engine2N)
+)
+
+// secondEngineUp starts the second engine once per test process: TestMain
+// starts it in the background, beside the first tests, and
+// secondEngineDown stops it after the last.
+var secondEngineUp = sync.OnceValues(func() (*secondEngine, error) {
+	script := filepath.Join(repoDir, "docker", "engine2", "netns-engine.sh")
+	out, err := exec.Command(script, "up", engine2N, engine2Dir).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			t.Fatalf("second engine: %v: %s", err, ee.Stderr)
+			return nil, fmt.Errorf("second engine: %v: %s", err, ee.Stderr)
 		}
-		t.Fatal(err)
+		return nil, err
 	}
 	host := strings.TrimSpace(string(out))
-	return &secondEngine{Host: host, Addr: strings.TrimSuffix(strings.TrimPrefix(host, "tcp://"), ":2375")}
+	return &secondEngine{Host: host, Addr: strings.TrimSuffix(strings.TrimPrefix(host, "tcp://"), ":2375")}, nil
+})
+
+// secondEngineDown stops the second engine if it was started, and says
+// what it left: its namespace, its folder.
+func secondEngineDown() error {
+	script := filepath.Join(repoDir, "docker", "engine2", "netns-engine.sh")
+	if out, err := exec.Command(script, "down", engine2N, engine2Dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("tearing the second engine down: %v: %s", err, out)
+	}
+	if namespaceLeft() {
+		return fmt.Errorf("namespace wbe2e%s left", engine2N)
+	}
+	if _, err := os.Stat(engine2Dir); err == nil {
+		return fmt.Errorf("%s left", engine2Dir)
+	}
+	return nil
 }
 
-// The target runs on a second engine (another machine as far as the
-// network goes) with host networking, the load generator on the main
-// engine reaches it across the veth pair; both machines are recorded and
-// nothing is left on either engine. A wrong address stops the run before
-// any load, naming both ends.
+func namespaceLeft() bool {
+	out, _ := exec.Command("ip", "netns", "list").Output()
+	return strings.Contains(string(out), "wbe2e"+engine2N)
+}
+
 func TestTwoEngines(t *testing.T) {
 	eng := connect(t)
 	t.Parallel() // beside TestRunLeavesTestsGreen, whose run is another process
