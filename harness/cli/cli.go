@@ -8,6 +8,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -204,12 +205,29 @@ type planOpts struct {
 	mf         matrixFlags
 	ef         engineFlags
 	sequential bool
+	format     string
 }
 
 func (o *planOpts) register(fs *flag.FlagSet) {
 	o.mf.register(fs)
 	o.ef.register(fs)
 	fs.BoolVar(&o.sequential, "sequential", false, "estimate for trials run cell by cell")
+	fs.StringVar(&o.format, "format", "text", "`text|json`: json prints the cells, their cores and skips, and the estimates")
+}
+
+// planCell is one cell of plan --format json.
+type planCell struct {
+	ID          string `json:"id"`
+	Target      string `json:"target"`
+	Scenario    string `json:"scenario"`
+	CPUs        int    `json:"cpus"`
+	Connections int    `json:"connections"`
+	Close       bool   `json:"connection_close,omitempty"`
+	Rate        int    `json:"rate,omitempty"`
+	Generator   string `json:"generator"`
+	CPUSet      string `json:"cpuset"`
+	LoadgenSet  string `json:"loadgen_cpuset"`
+	Skip        string `json:"skip,omitempty"`
 }
 
 func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -219,6 +237,13 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	mf, ef, sequential := &o.mf, &o.ef, &o.sequential
 	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
 		return err
+	}
+	if o.format != "text" && o.format != "json" {
+		return usageErr("plan: --format must be text or json, got %q", o.format)
+	}
+	jsonOut := stdout
+	if o.format == "json" {
+		stdout = io.Discard // the text goes nowhere; the JSON goes to stdout
 	}
 	online := cpuset.Range(0, runtime.NumCPU())
 	m, sel, err := mf.load()
@@ -264,7 +289,21 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), ", "), len(builds), buildTime.Round(time.Minute), source)
 	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs, this machine's count: run asks the engine); %d trial(s) of %s after %s warm-up; estimated %s of measuring plus image builds\n",
 		len(cells), runnable, len(cells)-runnable, len(online), m.Load.Trials, how, m.Load.Warmup, est.Round(time.Second))
-	return nil
+	if o.format != "json" {
+		return nil
+	}
+	out := struct {
+		Cells            []planCell `json:"cells"`
+		Runnable         int        `json:"runnable"`
+		MeasureSeconds   float64    `json:"measure_seconds_estimate"`
+		BuildSeconds     float64    `json:"build_seconds_estimate"`
+		BuildTimeLearned bool       `json:"build_time_learned"`
+	}{Cells: []planCell{}, Runnable: runnable, MeasureSeconds: est.Seconds(), BuildSeconds: buildTime.Seconds(), BuildTimeLearned: learned}
+	for _, c := range cells {
+		out.Cells = append(out.Cells, planCell{ID: c.ID(), Target: c.Target, Scenario: c.Scenario, CPUs: c.CPUs, Connections: c.Connections,
+			Close: c.Close, Rate: c.Rate, Generator: c.Generator, CPUSet: c.CPUSet.String(), LoadgenSet: c.LoadgenSet.String(), Skip: c.Skip})
+	}
+	return writeJSON(jsonOut, out)
 }
 
 // planTargets lists per target its cells and the base images it needs that
@@ -550,7 +589,7 @@ func DefaultLabel(ncpu int, model string) string {
 type reportOpts struct{ format string }
 
 func (o *reportOpts) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.format, "format", "md", "`md|csv|json`: DIR/README.md and charts, DIR/results.csv or DIR/report.json")
+	fs.StringVar(&o.format, "format", "md", "`md|csv|json`: DIR/README.md and charts, DIR/results.csv, or the tables' model as JSON on stdout")
 }
 
 func reportCmd(args []string, stdout, stderr io.Writer) error {
@@ -562,7 +601,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files := map[string]string{"md": "README.md", "csv": "results.csv", "json": "report.json"}
+	files := map[string]string{"md": "README.md", "csv": "results.csv", "json": "(stdout)"}
 	if files[*format] == "" {
 		return usageErr("report: --format must be md, csv or json, got %q", *format)
 	}
@@ -578,14 +617,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, filepath.Join(dir, "README.md"))
 		return nil
 	}
-	var b strings.Builder
-	switch *format {
-	case "csv":
-		err = report.CSV(&b, run)
-	case "json":
-		err = report.JSON(&b, run)
+	if *format == "json" {
+		return report.JSON(stdout, run)
 	}
-	if err != nil {
+	var b strings.Builder
+	if err := report.CSV(&b, run); err != nil {
 		return err
 	}
 	path := filepath.Join(dir, files[*format])
@@ -596,11 +632,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-type compareOpts struct{ out, format string }
+type compareOpts struct {
+	out, format      string
+	failOnRegression bool
+}
 
 func (o *compareOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.out, "out", "", "write to `FILE` instead of stdout")
-	fs.StringVar(&o.format, "format", "md", "`md|csv`")
+	fs.StringVar(&o.format, "format", "md", "`md|csv|json`")
+	fs.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit 1, naming them, when cells of a later run are slower than the first's beyond their intervals and the noise floor")
 }
 
 func compareCmd(args []string, stdout, stderr io.Writer) error {
@@ -612,8 +652,8 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *format != "md" && *format != "csv" {
-		return usageErr("compare: --format must be md or csv, got %q", *format)
+	if *format != "md" && *format != "csv" && *format != "json" {
+		return usageErr("compare: --format must be md, csv or json, got %q", *format)
 	}
 	var runs []*results.Run
 	for _, dir := range pos {
@@ -628,24 +668,47 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		names[i] = filepath.Base(filepath.Clean(p))
 	}
 	c := compare.Build(names, runs)
+	regressions := c.Regressions()
 	var b strings.Builder
-	if *format == "csv" {
+	switch *format {
+	case "csv":
 		err = compare.CSV(&b, c)
-	} else {
+	case "json":
+		err = writeJSON(&b, struct {
+			*compare.Comparison
+			Regressions []compare.Regression `json:"regressions"`
+		}{c, regressions})
+	default:
 		err = compare.Markdown(&b, c)
 	}
 	if err != nil {
 		return err
 	}
 	if *out == "" {
-		_, err := io.WriteString(stdout, b.String())
-		return err
+		if _, err := io.WriteString(stdout, b.String()); err != nil {
+			return err
+		}
+	} else {
+		if err := results.WriteFileAtomic(*out, []byte(b.String())); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, *out)
 	}
-	if err := results.WriteFileAtomic(*out, []byte(b.String())); err != nil {
-		return err
+	if o.failOnRegression && len(regressions) > 0 {
+		var cells []string
+		for _, r := range regressions {
+			cells = append(cells, fmt.Sprintf("%s in %s (%+.1f%%)", r.Cell, r.Run, 100*r.Delta))
+		}
+		return withCode(ExitFailed, fmt.Errorf("compare: %d cell(s) regressed beyond their intervals and the noise floor: %s", len(cells), strings.Join(cells, ", ")))
 	}
-	fmt.Fprintln(stdout, *out)
 	return nil
+}
+
+// writeJSON writes v as indented JSON, the form every --format json takes.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func index(args []string, stdout, stderr io.Writer) error {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -295,5 +296,55 @@ func TestLabelIsAFolderName(t *testing.T) {
 	}
 	if !validLabel.MatchString(DefaultLabel(2, "Intel(R) Xeon(R) Processor")) || !validLabel.MatchString("two-engines-netns") {
 		t.Error("ordinary labels refused")
+	}
+}
+
+// compare --fail-on-regression exits 1 naming the cells that regressed
+// (go-nethttp, VM to laptop), 0 when none did (laptop to VM); --format
+// json prints the comparison with its regressions on stdout.
+func TestCompareFailOnRegression(t *testing.T) {
+	vm, laptop := "../compare/testdata/vm-16c", "../compare/testdata/laptop-4c"
+	code, out, errs := runMain("compare", vm, laptop, "--fail-on-regression", "--format", "json")
+	if code != ExitFailed || !strings.Contains(errs, "1 cell(s) regressed") || !strings.Contains(errs, "go-nethttp/plaintext/1cpu/c512 in laptop-4c (-22.9%)") {
+		t.Errorf("VM to laptop: exit %d, stderr %q", code, errs)
+	}
+	var c struct {
+		Runs        []string `json:"runs"`
+		Regressions []struct {
+			Cell string `json:"cell"`
+		} `json:"regressions"`
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil || len(c.Runs) != 2 || len(c.Regressions) != 1 {
+		t.Errorf("json %+v (%v):\n%s", c, err, out)
+	}
+	if code, _, errs := runMain("compare", laptop, vm, "--fail-on-regression"); code != ExitOK {
+		t.Errorf("laptop to VM: exit %d, stderr %q", code, errs)
+	}
+	if code, _, _ := runMain("compare", vm, laptop); code != ExitOK {
+		t.Errorf("without --fail-on-regression: exit %d", code)
+	}
+}
+
+// plan and report print JSON on stdout with --format json.
+func TestFormatJSON(t *testing.T) {
+	file := writeMatrix(t, "version: 1\nimages: {debian: debian:bookworm-slim}\nload: {duration: 1s}\nconnections: [8]\nrate: [0, 1000]\ntargets: {a: {build: t, port: 8080}}\nscenarios: {p: {path: /, expect: {status: 200}}}\n")
+	code, out, errs := runMain("plan", "-f", file, "--format", "json")
+	var p struct {
+		Cells []struct {
+			ID, Generator string
+		} `json:"cells"`
+		Runnable int `json:"runnable"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); code != ExitOK || err != nil || len(p.Cells) != 2 || p.Cells[1].Generator != "openloop" {
+		t.Errorf("plan: exit %d, %v, %+v, stderr %q:\n%s", code, err, p, errs, out)
+	}
+	code, out, errs = runMain("report", "../compare/testdata/vm-16c", "--format", "json")
+	var r struct {
+		Scenarios []struct {
+			Name string `json:"name"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != ExitOK || err != nil || len(r.Scenarios) == 0 {
+		t.Errorf("report: exit %d, %v, %+v, stderr %q", code, err, r, errs)
 	}
 }

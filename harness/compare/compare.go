@@ -225,3 +225,47 @@ func environment(runs []*results.Run) []EnvRow {
 	}
 	return rows
 }
+
+// Regression is a cell slower in a later run than in the first beyond
+// doubt: see Regressions.
+type Regression struct {
+	Cell  string  `json:"cell"` // scenario and cell id
+	Run   string  `json:"run"`
+	Delta float64 `json:"delta"` // median against the first run's
+}
+
+// Regressions lists the cells slower in a later run than in the first
+// beyond both their intervals and the noise floor: the difference is
+// significant (Mann-Whitney U at α = 0.05, and larger than any run's A/A
+// noise floor) and the later run's interval (95% CI, or min…max with fewer
+// than 6 trials) lies wholly below the first run's.
+func (c *Comparison) Regressions() []Regression {
+	var out []Regression
+	for _, sc := range c.Scenarios {
+		for _, l := range sc.Lines {
+			base := l.Stats[0]
+			for i := 1; i < len(l.Stats); i++ {
+				s := l.Stats[i]
+				if l.Delta[i] < 0 && l.Test[i].Significant && upper(s) < lower(base) {
+					out = append(out, Regression{Cell: l.Cell, Run: c.Names[i], Delta: l.Delta[i]})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lower and upper are a summary's interval: its 95% CI, or min…max.
+func lower(s stats.Summary) float64 {
+	if s.HasCI {
+		return s.Lo
+	}
+	return s.Min
+}
+
+func upper(s stats.Summary) float64 {
+	if s.HasCI {
+		return s.Hi
+	}
+	return s.Max
+}

@@ -96,6 +96,15 @@ func TestNoiseFloorHidesSmallDifferences(t *testing.T) {
 	if c.NoiseFloor < 0.04 || c.Scenarios[0].Lines[0].Test[1].Significant {
 		t.Errorf("noise floor %v, test %+v: want the 3%% difference called noise", c.NoiseFloor, c.Scenarios[0].Lines[0].Test[1])
 	}
+	// The same 3% the other way is a slowdown within the noise floor: no
+	// regression, though every trial of one run beats every trial of the
+	// other.
+	if r := Build([]string{"b", "a"}, []*results.Run{b, a}).Regressions(); len(r) != 0 {
+		t.Errorf("regressions %+v within the noise floor", r)
+	}
+	if r := Build([]string{"b", "a"}, []*results.Run{{Cells: b.Cells[:1]}, a}).Regressions(); len(r) != 1 {
+		t.Errorf("regressions %+v without a noise floor, want the 3%% slowdown", r)
+	}
 }
 
 // Runs measured by different load generators are compared as runs of
@@ -120,5 +129,28 @@ func TestDifferentGenerators(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "**The runs used different load generators.** Treat them as different machines") {
 		t.Errorf("comparison of two generators' runs does not say so:\n%s", b.String())
+	}
+}
+
+// From the faster run to the slower, go-nethttp is slower beyond doubt
+// (every trial of one beats every trial of the other) and is the one
+// regression; node-http's trials interleave and it is not. The other way
+// round, nothing regressed.
+func TestRegressions(t *testing.T) {
+	var runs []*results.Run
+	names := []string{"vm-16c", "laptop-4c"}
+	for _, n := range names {
+		r, err := results.Read("testdata/" + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	got := Build(names, runs).Regressions()
+	if len(got) != 1 || got[0].Cell != "go-nethttp/plaintext/1cpu/c512" || got[0].Run != "laptop-4c" || got[0].Delta > -0.2 {
+		t.Errorf("regressions %+v, want go-nethttp in laptop-4c", got)
+	}
+	if r := load(t).Regressions(); len(r) != 0 {
+		t.Errorf("laptop to VM: regressions %+v, want none", r)
 	}
 }
