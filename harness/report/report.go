@@ -272,7 +272,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		header = append(header, "params")
 	}
 	header = append(header, "cores", "conns", "RPS ("+string(agg)+")", "95% CI", "min…max", "CV", "vs fastest",
-		"% ceiling", "MB/s", "p50 ms", "p99 ms", "mean ms", "max ms", "errors", "target CPU", "peak MiB", "runtime")
+		"% ceiling", "bounded by", "MB/s", "p50 ms", "p99 ms", "mean ms", "max ms", "errors", "target CPU", "peak MiB", "runtime")
 	t.Header(header...)
 	var mk marks
 	for _, r := range rows {
@@ -328,6 +328,8 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 type marks struct {
 	noisy, unsure, notSig bool
 	bound                 []string // one note per generator-bound row
+	waiting               []string // one note per row bounded by neither
+	unclear               []string // one note per row the CPU figures do not place
 }
 
 // row is r's line of the scenario table.
@@ -366,8 +368,21 @@ func (mk *marks) row(r *results.Row, hasParams bool) []any {
 	if hasParams {
 		row = append(row, mdtext.Text(r.Params))
 	}
+	bound := "—"
+	switch r.Bound {
+	case results.BoundGenerator:
+		bound = "generator †"
+	case results.BoundServer:
+		bound = "server cores"
+	case results.BoundWaiting:
+		bound = "**waiting**"
+		mk.waiting = append(mk.waiting, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
+	case results.BoundUnclear:
+		bound = "unclear"
+		mk.unclear = append(mk.unclear, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
+	}
 	return append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
-		numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, numfmt.Sig(r.MBps), meanText(r.P50.Median), meanText(r.P99.Median), meanText(r.MeanMS), meanText(r.MaxMS),
+		numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, bound, numfmt.Sig(r.MBps), meanText(r.P50.Median), meanText(r.P99.Median), meanText(r.MeanMS), meanText(r.MaxMS),
 		numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
 }
 
@@ -380,6 +395,17 @@ func (mk *marks) notes(measured bool) []string {
 			100*results.CeilingBound, 100*results.GeneratorBoundShare))
 		notes = append(notes, mk.bound...)
 	}
+	if len(mk.waiting) > 0 {
+		notes = append(notes, fmt.Sprintf("**waiting**: bounded neither by the server's cores (its CPU under %.0f%% of them) nor by the load generator: "+
+			"the server waited, and the number measures its waiting, not its speed. Usual causes: I/O, locks, a small listen backlog, "+
+			"Nagle's algorithm meeting delayed ACKs.", 100*results.ServerBoundShare))
+		notes = append(notes, mk.waiting...)
+	}
+	if len(mk.unclear) > 0 {
+		notes = append(notes, fmt.Sprintf("unclear: the server used %.0f–%.0f%% of its cores and the load generator had room: the CPU figures do not say what bounded it "+
+			"(the kernel's work for a connection is not always charged to the server's container).", 100*results.WaitingShare, 100*results.ServerBoundShare))
+		notes = append(notes, mk.unclear...)
+	}
 	if mk.noisy {
 		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*results.NoisyCV))
 	}
@@ -391,7 +417,9 @@ func (mk *marks) notes(measured bool) []string {
 	}
 	if measured {
 		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number. "+
-			"MB/s: bytes read (headers included) per second; p50, p99 and mean: medians over the trials; max: the longest request of any trial.")
+			"MB/s: bytes read (headers included) per second; p50, p99 and mean: medians over the trials; max: the longest request of any trial. "+
+			fmt.Sprintf("bounded by: the load generator (†), else the server's cores (its CPU at ≥ %.0f%% of them), else neither (**waiting**: under %.0f%%, the generator with room; unclear between); — where CPU was not sampled.",
+				100*results.ServerBoundShare, 100*results.WaitingShare))
 	}
 	return notes
 }

@@ -47,9 +47,14 @@ type Row struct {
 	ErrorRate      float64  `json:"error_rate"` // of the trials behind the headline
 	CeilingShare   float64  `json:"ceiling_share,omitempty"`
 	BoundBy        []string `json:"bound_by,omitempty"` // why the cell is generator-bound
-	TargetCPU      float64  `json:"target_cpu_cores"`
-	PeakMiB        float64  `json:"target_mem_peak_mib"`
-	Runtime        string   `json:"runtime,omitempty"`
+	// Bound is what bounded the cell: BoundGenerator, BoundServer or
+	// BoundWaiting ("" at a fixed rate, or without CPU samples); BoundWhy
+	// gives the figures.
+	Bound     string  `json:"bounded_by,omitempty"`
+	BoundWhy  string  `json:"bounded_by_figures,omitempty"`
+	TargetCPU float64 `json:"target_cpu_cores"`
+	PeakMiB   float64 `json:"target_mem_peak_mib"`
+	Runtime   string  `json:"runtime,omitempty"`
 	// VsFastest is RPS over the fastest RPS of the same scenario, params,
 	// cores and connections; Versus says whether that difference is
 	// significant: "" (it is, or this is the fastest), "~" (not), "?"
@@ -273,6 +278,7 @@ func RowOf(run *Run, c *Cell) *Row {
 		}
 	}
 	r.RPS = Headline(r.Aggregate, r.RPSStats)
+	judgeBound(r, c)
 	if c.Image != nil {
 		r.Runtime = c.Image.RuntimeVersion
 	}

@@ -1,0 +1,35 @@
+package results
+
+import "testing"
+
+// The three bounds: the generator (†) first, then the server's cores at
+// ≥ 90%, else waiting — a server answering 300 requests/s at 45 ms each
+// while using 5% of its core, the generator at 30% of its own — with the
+// figures; a server between half and 90% of its core is unclear, said so.
+// A fixed-rate cell, and one whose CPU was not sampled, get none.
+func TestBoundedBy(t *testing.T) {
+	mk := func(cpu, lg float64, bound []string, rate int) *Row {
+		c := &Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Rate: rate, Status: OK, LoadgenCPUSet: "1"}
+		for range 3 {
+			c.Trials = append(c.Trials, Trial{Result: Result{RPS: 300}, TargetCPUCores: cpu, LoadgenCPUCores: lg})
+		}
+		c.Summary = Summarize(c.Trials, AggregateMedian)
+		c.Summary.BoundBy = bound
+		return RowOf(&Run{}, c)
+	}
+	for _, c := range []struct {
+		row        *Row
+		bound, why string
+	}{
+		{mk(0.05, 0.3, nil, 0), BoundWaiting, "server at 5% of its 1 core(s), load generator at 30% of its 1"},
+		{mk(0.95, 0.3, nil, 0), BoundServer, "server at 95% of its 1 core(s)"},
+		{mk(0.5, 0.99, []string{"load generator CPU ≥ 90% in 3 trial(s)"}, 0), BoundGenerator, "server at 50% of its 1 core(s)"},
+		{mk(0.72, 0.58, nil, 0), BoundUnclear, "server at 72% of its 1 core(s), load generator at 58% of its 1"},
+		{mk(0.05, 0.3, nil, 1000), "", ""},
+		{mk(0, 0, nil, 0), "", ""},
+	} {
+		if c.row.Bound != c.bound || c.row.BoundWhy != c.why {
+			t.Errorf("bounded by %q (%q), want %q (%q)", c.row.Bound, c.row.BoundWhy, c.bound, c.why)
+		}
+	}
+}
