@@ -117,6 +117,7 @@ func generatorMatrix(t *testing.T, gens, from, to string) string {
 // due in the first 300 ms of each second, loaded at 200 requests/s over 4
 // connections by the open-loop generator and by bombardier -r.
 const pausing = `version: 1
+images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm}
 load: {duration: 3s, warmup: 0s, trials: 1, timeout: 2s}
 connections: [4]
 rate: [200]
