@@ -112,6 +112,9 @@ func TestRates(t *testing.T) {
 	if !ok || cores != 0.75 || peak != 30 {
 		t.Errorf("Rates = %v, %v, %v; want 0.75 cores, peak 30", cores, peak, ok)
 	}
+	if got := Steady([]Sample{s(0, 0, 10), s(1, 0, 90), s(2, 0, 20), s(3, 0, 25), s(4, 0, 22)}); got != 22 {
+		t.Errorf("Steady = %d, want the median sample, 22 (not the peak, 90)", got)
+	}
 }
 
 func timeSeconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

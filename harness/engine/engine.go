@@ -7,6 +7,7 @@
 package engine
 
 import (
+	"slices"
 	"bytes"
 	"context"
 	"errors"
@@ -543,6 +544,29 @@ func Rates(samples []Sample) (cores float64, peakMem uint64, ok bool) {
 		return 0, peakMem, false
 	}
 	return float64(b.CPUNanos-a.CPUNanos) / float64(wall.Nanoseconds()), peakMem, true
+}
+
+// Steady is the median memory of samples: what a container holds once
+// loaded, beside its peak (0 without samples).
+func Steady(samples []Sample) uint64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	mem := make([]uint64, len(samples))
+	for i, x := range samples {
+		mem[i] = x.MemBytes
+	}
+	slices.Sort(mem)
+	return mem[len(mem)/2]
+}
+
+// ImageSize is an image's size in bytes, its layers included.
+func (e *Engine) ImageSize(ctx context.Context, ref string) (int64, error) {
+	ins, err := e.cli.ImageInspect(ctx, ref)
+	if err != nil {
+		return 0, fmt.Errorf("inspect image %s: %w", ref, err)
+	}
+	return ins.Size, nil
 }
 
 // ImageLabels returns an image's id and labels, and whether it exists.

@@ -320,6 +320,9 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if err := serviceTable(b, scenario, all, hasParams); err != nil {
 		return err
 	}
+	if err := footprintTable(b, scenario, rows, hasParams); err != nil {
+		return err
+	}
 	return scalingTable(b, scenario, rows)
 }
 
@@ -422,6 +425,59 @@ func (mk *marks) notes(measured bool) []string {
 				100*results.ServerBoundShare, 100*results.WaitingShare))
 	}
 	return notes
+}
+
+// footprintTable shows what each measured cell's target costs: how long it
+// takes to start, its image, its CPU per answer and its memory, steady
+// and peak; nothing for runs that predate these figures.
+func footprintTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
+	var with []*results.Row
+	for _, r := range rows {
+		if r.StartupS > 0 || r.CPUPerAnswer > 0 || r.SteadyMiB > 0 || len(r.ImageMiB) > 0 {
+			with = append(with, r)
+		}
+	}
+	if len(with) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "### %s: footprint\n\n", mdtext.Text(scenario))
+	t := newTable(b)
+	header := []any{"target"}
+	if hasParams {
+		header = append(header, "params")
+	}
+	t.Header(append(header, "cores", "conns", "startup s", "image MiB", "CPU µs per answer", "steady MiB", "peak MiB")...)
+	for _, r := range with {
+		row := []any{mdtext.Text(r.Target)}
+		if hasParams {
+			row = append(row, mdtext.Text(r.Params))
+		}
+		var images []string
+		for _, svc := range slices.Sorted(maps.Keys(r.ImageMiB)) {
+			text := numfmt.Sig(r.ImageMiB[svc])
+			if len(r.ImageMiB) > 1 {
+				text = mdtext.Text(svc) + " " + text
+			}
+			images = append(images, text)
+		}
+		image := "—"
+		if len(images) > 0 {
+			image = strings.Join(images, ", ")
+		}
+		row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), meanText(r.StartupS), image,
+			meanText(r.CPUPerAnswer), meanText(r.SteadyMiB), numfmt.Sig(r.PeakMiB))
+		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\nstartup: from starting the target's containers to its first verified answer, median over the cell's visits. " +
+		"image: each service's image, its layers included (base layers shared with other images counted in each). " +
+		"CPU µs per answer: the target's CPU time over its good answers, median over trials. " +
+		"steady: the median of the target's memory samples in the last trial; peak: the largest of any trial.\n\n")
+	return nil
 }
 
 // serviceTable splits the CPU and memory of multi-service targets by

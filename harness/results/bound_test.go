@@ -33,3 +33,18 @@ func TestBoundedBy(t *testing.T) {
 		}
 	}
 }
+
+// What a target costs: half a core for 10 s over 50,000 good answers is
+// 100 µs an answer; startup is the median over visits; the steady memory
+// is the last trial's; image sizes are per service, in MiB.
+func TestFootprint(t *testing.T) {
+	c := &Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Status: OK, LoadgenCPUSet: "1",
+		Startup: []float64{0.4, 0.9, 0.5}, Image: &Image{Sizes: map[string]int64{"nginx": 64 << 20, "backend": 3 << 19}}}
+	for _, steady := range []float64{30, 41} {
+		c.Trials = append(c.Trials, Trial{Result: Result{RPS: 5000, Requests: 50_000, Seconds: 10}, TargetCPUCores: 0.5, TargetMemSteadyMiB: steady})
+	}
+	r := RowOf(&Run{}, c)
+	if r.CPUPerAnswer != 100 || r.StartupS != 0.5 || r.SteadyMiB != 41 || r.ImageMiB["nginx"] != 64 || r.ImageMiB["backend"] != 1.5 {
+		t.Errorf("footprint: %v µs an answer, startup %v s, steady %v MiB, images %v", r.CPUPerAnswer, r.StartupS, r.SteadyMiB, r.ImageMiB)
+	}
+}

@@ -210,6 +210,9 @@ type Cell struct {
 	Trials        []Trial    `json:"trials,omitempty"`
 	Summary       *Summary   `json:"summary,omitempty"`
 	Seconds       float64    `json:"seconds"` // wall time the cell took, start to stop
+	// Startup is, per visit, the seconds from starting the target's
+	// containers to its first verified answer.
+	Startup []float64 `json:"startup_seconds,omitempty"`
 }
 
 // ID names the cell (see cellid.Key.ID).
@@ -241,6 +244,7 @@ type Generator struct {
 type Image struct {
 	ID             string            `json:"id"`                 // the entry service's image
 	Services       map[string]string `json:"services,omitempty"` // image of each service`
+	Sizes          map[string]int64  `json:"sizes_bytes,omitempty"` // of each service's image, its layers included
 	Bases          []*BaseImage      `json:"bases"`
 	RuntimeVersion string            `json:"runtime_version,omitempty"`
 }
@@ -251,7 +255,10 @@ type Trial struct {
 	Result
 	TargetCPUCores   float64 `json:"target_cpu_cores"`
 	TargetMemPeakMiB float64 `json:"target_mem_peak_mib"`
-	LoadgenCPUCores  float64 `json:"loadgen_cpu_cores"`
+	// TargetMemSteadyMiB is the median of the target's memory samples
+	// during the trial (summed over containers): what it holds under load.
+	TargetMemSteadyMiB float64 `json:"target_mem_steady_mib,omitempty"`
+	LoadgenCPUCores    float64 `json:"loadgen_cpu_cores"`
 	GeneratorBound   bool    `json:"generator_bound"`
 	// Services splits the target's CPU and memory by service (summed over
 	// its replicas), for a target of several services.

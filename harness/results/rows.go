@@ -54,6 +54,14 @@ type Row struct {
 	BoundWhy  string  `json:"bounded_by_figures,omitempty"`
 	TargetCPU float64 `json:"target_cpu_cores"`
 	PeakMiB   float64 `json:"target_mem_peak_mib"`
+	// Footprint: the start-to-first-verified-answer time (median over
+	// visits), each service's image size, the target's CPU time per good
+	// answer (median over trials) and its steady memory (the last trial's
+	// median sample). Zero where results predate them.
+	StartupS     float64            `json:"startup_seconds,omitempty"`
+	ImageMiB     map[string]float64 `json:"image_mib,omitempty"`
+	CPUPerAnswer float64            `json:"cpu_us_per_answer,omitempty"`
+	SteadyMiB    float64            `json:"target_mem_steady_mib,omitempty"`
 	Runtime   string  `json:"runtime,omitempty"`
 	// VsFastest is RPS over the fastest RPS of the same scenario, params,
 	// cores and connections; Versus says whether that difference is
@@ -279,11 +287,33 @@ func RowOf(run *Run, c *Cell) *Row {
 	}
 	r.RPS = Headline(r.Aggregate, r.RPSStats)
 	judgeBound(r, c)
+	footprint(r, c)
 	if c.Image != nil {
 		r.Runtime = c.Image.RuntimeVersion
 	}
 	r.Target = c.Label()
 	return r
+}
+
+// footprint sets what a cell's target costs beside its speed.
+func footprint(r *Row, c *Cell) {
+	r.StartupS = stats.Describe(c.Startup).Median
+	if c.Image != nil && len(c.Image.Sizes) > 0 {
+		r.ImageMiB = map[string]float64{}
+		for svc, n := range c.Image.Sizes {
+			r.ImageMiB[svc] = float64(n) / (1 << 20)
+		}
+	}
+	var us []float64
+	for _, t := range c.Trials {
+		if t.Requests > 0 && t.TargetCPUCores > 0 {
+			us = append(us, t.TargetCPUCores*t.Seconds/float64(t.Requests)*1e6)
+		}
+	}
+	r.CPUPerAnswer = stats.Describe(us).Median
+	if n := len(c.Trials); n > 0 {
+		r.SteadyMiB = c.Trials[n-1].TargetMemSteadyMiB
+	}
 }
 
 // legacyErrorRate is the error rate of the trials behind the headline in

@@ -154,6 +154,12 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 			return nil, fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err), nil
 		}
 		img.Services[svc.Name] = built.ID
+		if size, err := r.tg.eng.ImageSize(ctx, built.ID); err == nil {
+			if img.Sizes == nil {
+				img.Sizes = map[string]int64{}
+			}
+			img.Sizes[svc.Name] = size
+		}
 	}
 	img.ID = img.Services[t.Entry]
 	return img, "", nil
@@ -204,7 +210,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 		}
 		rc := newCell(c)
 		rc.Generator.Version = r.versions[c.Generator]
-		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services}
+		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services, Sizes: img.Sizes}
 		lim := limitsOf(t.Limits)
 		var clamped string
 		lim.NoFile, clamped = r.noFile(lim.NoFile)
@@ -425,6 +431,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	d := &deployment{}
 	defer r.remove(ctx, d)
 	r.progress.Phase(c, "start")
+	started := time.Now()
 	if err := r.deploy(ctx, t, c, rc, d); err != nil {
 		return err
 	}
@@ -453,6 +460,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if len(problems) > 0 {
 		return fmt.Errorf("verify %s: %s", url, strings.Join(problems, "; "))
 	}
+	rc.Startup = append(rc.Startup, roundTo(time.Since(started).Seconds(), 3))
 
 	spec, tool := r.spec(c, url, sc.Expect.Status), loadgen.Tools[c.Generator]
 	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
@@ -659,13 +667,15 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 	}
 	var warnings []string
 	var tCores float64
-	var tMem uint64
+	var tMem, tSteady uint64
 	measured := true
 	services := map[string]*results.ServiceUsage{}
 	for _, m := range d.members {
-		cores, mem, ok := engine.Rates(m.stats.Window(start, end))
+		window := m.stats.Window(start, end)
+		cores, mem, ok := engine.Rates(window)
 		tCores += cores
 		tMem += mem
+		tSteady += engine.Steady(window)
 		measured = measured && ok
 		u := services[m.service]
 		if u == nil {
@@ -700,6 +710,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 		Result:           resultOf(res),
 		TargetCPUCores:   roundTo(tCores, 3),
 		TargetMemPeakMiB: roundTo(float64(tMem)/(1<<20), 2),
+		TargetMemSteadyMiB: roundTo(float64(tSteady)/(1<<20), 2),
 		LoadgenCPUCores:  roundTo(lCores, 3),
 		GeneratorBound:   lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
 		Services:         perService,

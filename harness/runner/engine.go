@@ -31,6 +31,8 @@ type Engine interface {
 	RunningContainers(ctx context.Context) ([]engine.Running, error)
 	// Ping checks that the engine still answers; its error names the engine.
 	Ping(ctx context.Context) error
+	// ImageSize is an image's size in bytes, its layers included.
+	ImageSize(ctx context.Context, ref string) (int64, error)
 }
 
 var _ Engine = (*engine.Engine)(nil)

@@ -156,6 +156,8 @@ func (f *fakeEngine) ImageLabels(_ context.Context, ref string) (string, map[str
 	return "sha256:" + ref, nil, !f.missing[ref], nil
 }
 
+func (f *fakeEngine) ImageSize(context.Context, string) (int64, error) { return 8 << 20, nil }
+
 func (f *fakeEngine) Pull(_ context.Context, ref string) error {
 	return fmt.Errorf("pull %s: no registry", ref)
 }
