@@ -225,6 +225,12 @@ func TestRunMatrix(t *testing.T) {
 				t.Errorf("%s: %s: %s", id, c.Status, c.Reason)
 				continue
 			}
+			// Its footprint: a startup per visit (two, trials interleaved),
+			// its image's size, its steady memory beside its peak.
+			if len(c.Startup) != 2 || c.Startup[0] <= 0 || c.Image == nil || c.Image.Sizes[target] < 1<<20 ||
+				len(c.Trials) > 0 && (c.Trials[0].TargetMemSteadyMiB <= 0 || c.Trials[0].TargetMemSteadyMiB > c.Trials[0].TargetMemPeakMiB) {
+				t.Errorf("%s: footprint: startup %v, image %+v, trials %+v", id, c.Startup, c.Image, c.Trials)
+			}
 			if len(c.Trials) != 2 || c.Summary == nil || c.Summary.RPSMedian <= 0 {
 				t.Errorf("%s: trials %d, summary %+v", id, len(c.Trials), c.Summary)
 				continue
