@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,9 +19,10 @@ import (
 
 	"github.com/webbench/webbench/harness/internal/safefile"
 
+	units "github.com/docker/go-units"
 	goccy "github.com/goccy/go-yaml"
 	goccyparser "github.com/goccy/go-yaml/parser"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Error is one problem in a matrix file, at a position.
@@ -848,21 +848,18 @@ func (d *decoder) limits(l *limitsSchema, path string, base Limits) Limits {
 	return base
 }
 
-var byteSize = regexp.MustCompile(`^(\d+)([bkmgt]?)$`)
-
-// parseBytes reads a size as Docker's --memory does: a number of bytes, or
-// one with a binary unit b, k, m, g or t.
+// parseBytes reads a size as Docker's --memory does (go-units'
+// RAMInBytes: a number of bytes, or with a binary unit: 512m, 2g, 1.5GiB);
+// one past what an int64 holds is refused, not wrapped.
 func parseBytes(s string) (int64, error) {
-	m := byteSize.FindStringSubmatch(strings.ToLower(strings.TrimSpace(s)))
-	if m == nil {
+	v, err := units.RAMInBytes(strings.TrimSpace(s))
+	switch {
+	case err != nil:
 		return 0, fmt.Errorf("want a size such as 512m or 2g, got %q", s)
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	shift := map[string]uint{"": 0, "b": 0, "k": 10, "m": 20, "g": 30, "t": 40}[m[2]]
-	if err != nil || n > math.MaxInt64>>shift {
+	case v < 0:
 		return 0, fmt.Errorf("size %q is too large", s)
 	}
-	return n << shift, nil
+	return v, nil
 }
 
 func (d *decoder) control(s *string, field string) Selector {

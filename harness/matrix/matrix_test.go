@@ -715,3 +715,32 @@ func TestCollidingValues(t *testing.T) {
 		}
 	}
 }
+
+// limits.memory reads sizes as Docker's --memory does (go-units): bytes,
+// or a binary unit; a size past an int64, a unit it does not know and one
+// under the engine's minimum are refused at the field.
+func TestMemoryLimit(t *testing.T) {
+	for _, c := range []struct {
+		size string
+		want int64
+		err  string
+	}{
+		{"256m", 256 << 20, ""},
+		{"2g", 2 << 30, ""},
+		{"1.5GiB", 3 << 29, ""},
+		{"104857600", 100 << 20, ""},
+		{"12q", 0, `limits.memory: want a size such as 512m or 2g, got "12q"`},
+		{"99999999999999999999g", 0, `limits.memory: size "99999999999999999999g" is too large`},
+		{"1m", 0, "limits.memory: must be at least 6m"},
+	} {
+		m, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1, 2]\nlimits: {memory: \""+c.size+"\"}", 1))
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("memory %s: %v, want %q", c.size, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("memory %s: %v", c.size, err)
+		case c.err == "" && m.Limits.MemoryBytes != c.want:
+			t.Errorf("memory %s = %d bytes, want %d", c.size, m.Limits.MemoryBytes, c.want)
+		}
+	}
+}
