@@ -8,20 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
+	"github.com/webbench/webbench/harness/internal/mdtable"
 	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/stats"
 )
 
-func table(w io.Writer) *tablewriter.Table {
-	return tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()),
-		tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone))
-}
+func table(w io.Writer) *mdtable.Table { return mdtable.New(w) }
 
 // center renders a median with its interval as benchstat does: "45,700 ± 3%"
 // (the larger side of the 95% interval), or with n when there is none.

@@ -7,13 +7,13 @@
 package engine
 
 import (
-	"slices"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"math"
 	"regexp"
 	"slices"
@@ -64,13 +65,34 @@ func Charts(run *results.Run) ([]Chart, error) {
 		}
 		// Percentiles come from the generators that report them (h2load
 		// gives only mean and max): no line of zeros for the others.
-		if timed := slices.DeleteFunc(slices.Clone(rows), func(r *results.Row) bool { return r.P50.Median == 0 }); len(timed) > 0 {
-			if err := add(latency(run, sc, timed)); err != nil {
+		timed := slices.DeleteFunc(slices.Clone(rows), func(r *results.Row) bool { return r.P50.Median == 0 })
+		groups := latencyGroups(timed)
+		for _, g := range groups {
+			if err := add(latency(sc, timed, g, len(groups) > 1)); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return out, nil
+}
+
+// okabeIto is the colour-blind-safe palette of Okabe and Ito (2008), in
+// the order that keeps neighbours apart; the charts' lines and bars take
+// their colours from it, never red beside green.
+var okabeIto = []color.Color{
+	color.RGBA{0, 114, 178, 255},   // blue
+	color.RGBA{230, 159, 0, 255},   // orange
+	color.RGBA{0, 158, 115, 255},   // bluish green
+	color.RGBA{204, 121, 167, 255}, // reddish purple
+	color.RGBA{86, 180, 233, 255},  // sky blue
+	color.RGBA{213, 94, 0, 255},    // vermillion
+	color.RGBA{240, 228, 66, 255},  // yellow
+	color.RGBA{0, 0, 0, 255},       // black
+}
+
+func init() {
+	// plotutil's line and bar helpers read their colours from here.
+	plotutil.DefaultColors = okabeIto
 }
 
 var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
@@ -157,9 +179,12 @@ func rpsBars(sc string, rows []*results.Row) (Chart, error) {
 	p := plot.New()
 	title(p, sc, "requests/s by target")
 	p.Y.Label.Text = "requests/s (" + string(rows[0].Aggregate) + ")"
-	p.X.Label.Text = "whiskers: 95% CI of the median (min…max below 6 trials)\n† load generator bound"
+	p.X.Label.Text = "whiskers: 95% CI of the median (min…max below 6 trials)"
 	if rows[0].Aggregate == "best" {
-		p.X.Label.Text = "bar: best trial; whiskers: min…max of the trials\n† load generator bound"
+		p.X.Label.Text = "bar: best trial; whiskers: min…max of the trials"
+	}
+	if slices.ContainsFunc(rows, func(r *results.Row) bool { return len(r.BoundBy) > 0 }) {
+		p.X.Label.Text += "\n† load generator bound" // a legend only where a bar is
 	}
 	if conns := connSeries(rows); len(conns) > 1 {
 		return groupedBars(c, p, rows, conns)
@@ -184,10 +209,20 @@ func rpsBars(sc string, rows []*results.Row) (Chart, error) {
 	p.Add(bars, errBars, plotter.NewGrid())
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(rows))-0.4
-	p.Y.Min = 0
+	p.Y.Min, p.Y.Max = 0, headroom(rows)
 	p.Y.Tick.Marker = countTicks{}
 	c.SVG, err = render(p, vg.Points(max(560, float64(150*len(rows)+80))), 340)
 	return c, err
+}
+
+// headroom is the top of a bar chart's axis: 8% above the highest
+// whisker, so that no whisker is cut at the plot's edge.
+func headroom(rows []*results.Row) float64 {
+	top := 0.0
+	for _, r := range rows {
+		top = max(top, r.RPS+whiskers(r).High)
+	}
+	return top * 1.08
 }
 
 // connKey is one connection setting: the count, and whether keep-alive is off.
@@ -287,7 +322,7 @@ func groupedBars(c Chart, p *plot.Plot, rows []*results.Row, conns []connKey) (C
 	p.Add(plotter.NewGrid())
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.6, float64(len(cats))-0.4
-	p.Y.Min = 0
+	p.Y.Min, p.Y.Max = 0, headroom(rows)
 	p.Y.Tick.Marker = countTicks{}
 	legend := make([]string, len(conns))
 	for i, ck := range conns {
@@ -430,22 +465,44 @@ func legendWidth(names []string) vg.Length {
 	for _, s := range names {
 		n = max(n, len([]rune(s)))
 	}
-	return vg.Points(float64(30 + 6*n))
+	return vg.Points(float64(36 + 7*n)) // about a serif glyph's width: a long name is not clipped
+}
+
+// latencyGroups are the groups of rows (params, cores, connections,
+// keep-alive) in their table's order: one latency chart each.
+func latencyGroups(rows []*results.Row) []group {
+	var out []group
+	for _, r := range rows {
+		if g := (group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}); !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // latency draws p50, p75, p90, p95 and p99 (medians over trials) per
-// target, for the scenario's first group of cells.
-func latency(run *results.Run, sc string, rows []*results.Row) (Chart, error) {
+// target, for one group of cells; several names its file after the group.
+func latency(sc string, rows []*results.Row, g group, several bool) (Chart, error) {
 	c := Chart{File: fileName("latency", sc)}
-	first := group{rows[0].Params, rows[0].CPUs, rows[0].Connections, rows[0].Close, rows[0].Rate}
+	if several {
+		suffix := fmt.Sprintf("%dcpu-c%d", g.cpus, g.conns)
+		if g.close {
+			suffix += "-close"
+		}
+		if g.params != "" {
+			suffix += "-" + g.params
+		}
+		c.File = fileName("latency", sc+"-"+suffix)
+	}
+	conns := connsText(g.conns, g.close)
 	p := plot.New()
-	c.Title = fmt.Sprintf("%s: latency percentiles (%s%d core(s), %d connections)", sc, paramPrefix(first.params), first.cpus, first.conns)
-	title(p, sc, fmt.Sprintf("latency percentiles (%s%d core(s), %d connections)", paramPrefix(first.params), first.cpus, first.conns))
+	c.Title = fmt.Sprintf("%s: latency percentiles (%s%d core(s), %s connections)", sc, paramPrefix(g.params), g.cpus, conns)
+	title(p, sc, fmt.Sprintf("latency percentiles (%s%d core(s), %s connections)", paramPrefix(g.params), g.cpus, conns))
 	p.Y.Label.Text = "ms (median over trials)"
 	p.X.Label.Text = "percentile"
 	var args []any
 	for _, r := range rows {
-		if (group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}) != first {
+		if (group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}) != g {
 			continue
 		}
 		args = append(args, r.Target, plotter.XYs{
@@ -523,7 +580,7 @@ func latencyCurves(run *results.Run, sc string) (Chart, error) {
 		if err != nil {
 			return c, err
 		}
-		s.GlyphStyle.Shape, s.GlyphStyle.Radius = draw.CircleGlyph{}, vg.Points(7)
+		s.GlyphStyle.Shape, s.GlyphStyle.Radius = draw.RingGlyph{}, vg.Points(6) // a ring: the curves stay visible through it
 		p.Add(s)
 		p.Legend.Add("knee", s)
 		names = append(names, "knee")

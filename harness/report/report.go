@@ -17,14 +17,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/webbench/webbench/harness/cellid"
+	"github.com/webbench/webbench/harness/internal/mdtable"
 	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/stats"
 )
 
 // WriteDir writes README.md and charts/*.svg into dir, from run alone.
@@ -163,14 +161,24 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	return err
 }
 
-func newTable(w io.Writer) *tablewriter.Table {
-	return tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewMarkdown()),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-	)
+// intervalHeader heads the column of interval: the 95% CI of the median
+// where there are trials enough for one, else min…max (with 6 trials the
+// two are the same: one column, not two that repeat each other).
+const intervalHeader = "95% CI (min…max under 6 trials)"
+
+// interval is s's 95% CI, or its min…max without one.
+func interval(s stats.Summary) string {
+	if s.HasCI {
+		return numfmt.Sig(s.Lo) + "…" + numfmt.Sig(s.Hi)
+	}
+	if s.N == 0 {
+		return "—"
+	}
+	return numfmt.Sig(s.Min) + "…" + numfmt.Sig(s.Max)
 }
+
+// newTable is a Markdown table whose numeric columns are right-aligned.
+func newTable(w io.Writer) *mdtable.Table { return mdtable.New(w) }
 
 func baseImages(b *strings.Builder, run *results.Run) error {
 	if len(run.Images) == 0 {
@@ -271,7 +279,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if hasParams {
 		header = append(header, "params")
 	}
-	header = append(header, "cores", "conns", "RPS ("+string(agg)+")", "95% CI", "min…max", "CV", "vs fastest",
+	header = append(header, "cores", "conns", "RPS ("+string(agg)+")", intervalHeader, "CV", "vs fastest",
 		"% ceiling", "bounded by", "MB/s", "p50 ms", "p99 ms", "mean ms", "max ms", "errors", "target CPU", "peak MiB", "runtime")
 	t.Header(header...)
 	var mk marks
@@ -350,10 +358,7 @@ func (mk *marks) row(r *results.Row, hasParams bool) []any {
 		rps += " ⚠"
 		mk.noisy = true
 	}
-	ci := "n<6"
-	if r.RPSStats.HasCI {
-		ci = numfmt.Sig(r.RPSStats.Lo) + "…" + numfmt.Sig(r.RPSStats.Hi)
-	}
+	ci := interval(r.RPSStats)
 	cv := "—"
 	if r.RPSStats.N > 1 {
 		cv = numfmt.Sig(100*r.RPSStats.CV) + "%"
@@ -385,7 +390,7 @@ func (mk *marks) row(r *results.Row, hasParams bool) []any {
 		mk.unclear = append(mk.unclear, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
 	}
 	return append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
-		numfmt.Sig(r.RPSStats.Min)+"…"+numfmt.Sig(r.RPSStats.Max), cv, ratio, ceiling, bound, numfmt.Sig(r.MBps), meanText(r.P50.Median), meanText(r.P99.Median), meanText(r.MeanMS), meanText(r.MaxMS),
+		cv, ratio, ceiling, bound, numfmt.Sig(r.MBps), meanText(r.P50.Median), meanText(r.P99.Median), meanText(r.MeanMS), meanText(r.MaxMS),
 		numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
 }
 
@@ -743,15 +748,11 @@ func generatorTable(b *strings.Builder, run *results.Run) error {
 	}
 	b.WriteString("## Load generators\n\n")
 	t := newTable(b)
-	t.Header("generator", "version", "ok cells", "requests per generator CPU-second (median of its bound trials)", "95% CI", "min…max", "ceilings (rps; per CPU-second)")
+	t.Header("generator", "version", "ok cells", "requests per generator CPU-second (median of its bound trials)", intervalHeader, "ceilings (rps; per CPU-second)")
 	for _, g := range gens {
-		ci := "n<6"
-		if g.PerCPU.HasCI {
-			ci = numfmt.Sig(g.PerCPU.Lo) + "…" + numfmt.Sig(g.PerCPU.Hi)
-		}
-		per, rng := "—", "—"
+		per, ci := "—", "—"
 		if g.PerCPU.N > 0 {
-			per, rng = numfmt.Sig(g.PerCPU.Median), numfmt.Sig(g.PerCPU.Min)+"…"+numfmt.Sig(g.PerCPU.Max)
+			per, ci = numfmt.Sig(g.PerCPU.Median), interval(g.PerCPU)
 		}
 		var ceils []string
 		for _, c := range g.Ceilings {
@@ -761,7 +762,7 @@ func generatorTable(b *strings.Builder, run *results.Run) error {
 			}
 			ceils = append(ceils, fmt.Sprintf("%d core(s) c%s: %s; %s", c.CPUs, connsText(c.Connections, c.Close), numfmt.Sig(c.RPS), meanText(c.RPSPerCPU)))
 		}
-		if err := t.Append(mdtext.Text(g.Name), mdtext.Text(g.Version), strconv.Itoa(g.Cells), per, ci, rng, mdtext.Text(strings.Join(ceils, ", "))); err != nil {
+		if err := t.Append(mdtext.Text(g.Name), mdtext.Text(g.Version), strconv.Itoa(g.Cells), per, ci, mdtext.Text(strings.Join(ceils, ", "))); err != nil {
 			return err
 		}
 	}

@@ -242,8 +242,8 @@ type Generator struct {
 
 // Image is what the target ran as.
 type Image struct {
-	ID             string            `json:"id"`                 // the entry service's image
-	Services       map[string]string `json:"services,omitempty"` // image of each service`
+	ID             string            `json:"id"`                    // the entry service's image
+	Services       map[string]string `json:"services,omitempty"`    // image of each service`
 	Sizes          map[string]int64  `json:"sizes_bytes,omitempty"` // of each service's image, its layers included
 	Bases          []*BaseImage      `json:"bases"`
 	RuntimeVersion string            `json:"runtime_version,omitempty"`
@@ -259,7 +259,7 @@ type Trial struct {
 	// during the trial (summed over containers): what it holds under load.
 	TargetMemSteadyMiB float64 `json:"target_mem_steady_mib,omitempty"`
 	LoadgenCPUCores    float64 `json:"loadgen_cpu_cores"`
-	GeneratorBound   bool    `json:"generator_bound"`
+	GeneratorBound     bool    `json:"generator_bound"`
 	// Services splits the target's CPU and memory by service (summed over
 	// its replicas), for a target of several services.
 	Services map[string]ServiceUsage `json:"services,omitempty"`

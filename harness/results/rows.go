@@ -62,7 +62,7 @@ type Row struct {
 	ImageMiB     map[string]float64 `json:"image_mib,omitempty"`
 	CPUPerAnswer float64            `json:"cpu_us_per_answer,omitempty"`
 	SteadyMiB    float64            `json:"target_mem_steady_mib,omitempty"`
-	Runtime   string  `json:"runtime,omitempty"`
+	Runtime      string             `json:"runtime,omitempty"`
 	// VsFastest is RPS over the fastest RPS of the same scenario, params,
 	// cores and connections; Versus says whether that difference is
 	// significant: "" (it is, or this is the fastest), "~" (not), "?"

@@ -706,13 +706,13 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 	}
 	started := start.UTC().Truncate(time.Millisecond)
 	return results.Trial{
-		StartedAt:        &started,
-		Result:           resultOf(res),
-		TargetCPUCores:   roundTo(tCores, 3),
-		TargetMemPeakMiB: roundTo(float64(tMem)/(1<<20), 2),
+		StartedAt:          &started,
+		Result:             resultOf(res),
+		TargetCPUCores:     roundTo(tCores, 3),
+		TargetMemPeakMiB:   roundTo(float64(tMem)/(1<<20), 2),
 		TargetMemSteadyMiB: roundTo(float64(tSteady)/(1<<20), 2),
-		LoadgenCPUCores:  roundTo(lCores, 3),
-		GeneratorBound:   lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
-		Services:         perService,
+		LoadgenCPUCores:    roundTo(lCores, 3),
+		GeneratorBound:     lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
+		Services:           perService,
 	}, res, warnings, nil
 }
