@@ -9,10 +9,12 @@ import (
 	"github.com/webbench/webbench/harness/results"
 )
 
-func load(t *testing.T) *Comparison {
+func load(t *testing.T) *Comparison { return loadRuns(t, "laptop-4c", "vm-16c") }
+
+// loadRuns compares the recorded runs of testdata, in that order.
+func loadRuns(t *testing.T, names ...string) *Comparison {
 	t.Helper()
 	var runs []*results.Run
-	names := []string{"laptop-4c", "vm-16c"}
 	for _, n := range names {
 		r, err := results.Read("testdata/" + n)
 		if err != nil {
@@ -137,16 +139,7 @@ func TestDifferentGenerators(t *testing.T) {
 // regression; node-http's trials interleave and it is not. The other way
 // round, nothing regressed.
 func TestRegressions(t *testing.T) {
-	var runs []*results.Run
-	names := []string{"vm-16c", "laptop-4c"}
-	for _, n := range names {
-		r, err := results.Read("testdata/" + n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, r)
-	}
-	got := Build(names, runs).Regressions()
+	got := loadRuns(t, "vm-16c", "laptop-4c").Regressions()
 	if len(got) != 1 || got[0].Cell != "go-nethttp/plaintext/1cpu/c512" || got[0].Run != "laptop-4c" || got[0].Delta > -0.2 {
 		t.Errorf("regressions %+v, want go-nethttp in laptop-4c", got)
 	}

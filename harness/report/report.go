@@ -161,6 +161,23 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	return err
 }
 
+// keyHeader is the first columns of a table of rows: the target, and the
+// params where the scenario has them.
+func keyHeader(hasParams bool) []any {
+	if hasParams {
+		return []any{"target", "params"}
+	}
+	return []any{"target"}
+}
+
+// keyCells is a row's cells under keyHeader.
+func keyCells(target, params string, hasParams bool) []any {
+	if hasParams {
+		return []any{mdtext.Text(target), mdtext.Text(params)}
+	}
+	return []any{mdtext.Text(target)}
+}
+
 // intervalHeader heads the column of interval: the 95% CI of the median
 // where there are trials enough for one, else min…max (with 6 trials the
 // two are the same: one column, not two that repeat each other).
@@ -275,10 +292,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	}
 	fmt.Fprintf(b, "## %s\n\n", mdtext.Text(scenario))
 	t := newTable(b)
-	header := []any{"target"}
-	if hasParams {
-		header = append(header, "params")
-	}
+	header := keyHeader(hasParams)
 	header = append(header, "cores", "conns", "RPS ("+string(agg)+")", intervalHeader, "CV", "vs fastest",
 		"% ceiling", "bounded by", "MB/s", "p50 ms", "p99 ms", "mean ms", "max ms", "errors", "target CPU", "peak MiB", "runtime")
 	t.Header(header...)
@@ -289,10 +303,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 		}
 	}
 	for _, c := range failing {
-		row := []any{mdtext.Text(c.Label())}
-		if hasParams {
-			row = append(row, mdtext.Text(paramText(c)))
-		}
+		row := keyCells(c.Label(), paramText(c), hasParams)
 		row = append(row, strconv.Itoa(c.CPUs), connsText(c.Connections, c.Close), "**fails**")
 		for len(row) < len(header)-1 {
 			row = append(row, "—")
@@ -372,10 +383,7 @@ func (mk *marks) row(r *results.Row, hasParams bool) []any {
 		ratio += " ?"
 		mk.unsure = true
 	}
-	row := []any{mdtext.Text(r.Target)}
-	if hasParams {
-		row = append(row, mdtext.Text(r.Params))
-	}
+	row := keyCells(r.Target, r.Params, hasParams)
 	bound := "—"
 	switch r.Bound {
 	case results.BoundGenerator:
@@ -447,16 +455,10 @@ func footprintTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 	}
 	fmt.Fprintf(b, "### %s: footprint\n\n", mdtext.Text(scenario))
 	t := newTable(b)
-	header := []any{"target"}
-	if hasParams {
-		header = append(header, "params")
-	}
+	header := keyHeader(hasParams)
 	t.Header(append(header, "cores", "conns", "startup s", "image MiB", "CPU µs per answer", "steady MiB", "peak MiB")...)
 	for _, r := range with {
-		row := []any{mdtext.Text(r.Target)}
-		if hasParams {
-			row = append(row, mdtext.Text(r.Params))
-		}
+		row := keyCells(r.Target, r.Params, hasParams)
 		var images []string
 		for _, svc := range slices.Sorted(maps.Keys(r.ImageMiB)) {
 			text := numfmt.Sig(r.ImageMiB[svc])
@@ -500,17 +502,11 @@ func serviceTable(b *strings.Builder, scenario string, rows []*results.Row, hasP
 	}
 	fmt.Fprintf(b, "### %s: CPU and memory by service\n\n", mdtext.Text(scenario))
 	t := newTable(b)
-	header := []any{"target"}
-	if hasParams {
-		header = append(header, "params")
-	}
+	header := keyHeader(hasParams)
 	t.Header(append(header, "cores", "conns", "service", "CPU cores (median)", "peak MiB")...)
 	for _, r := range split {
 		for _, name := range slices.Sorted(maps.Keys(r.Services)) {
-			row := []any{r.Target}
-			if hasParams {
-				row = append(row, r.Params)
-			}
+			row := keyCells(r.Target, r.Params, hasParams)
 			u := r.Services[name]
 			row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), name, numfmt.Sig(u.CPUCores), numfmt.Sig(u.MemPeakMiB))
 			if err := t.Append(row...); err != nil {
@@ -537,17 +533,11 @@ func fixedRateTable(b *strings.Builder, run *results.Run, scenario string, hasPa
 	}
 	fmt.Fprintf(b, "### %s at a fixed rate\n\n", mdtext.Text(scenario))
 	t := newTable(b)
-	header := []any{"target"}
-	if hasParams {
-		header = append(header, "params")
-	}
+	header := keyHeader(hasParams)
 	t.Header(append(header, "loop", "cores", "conns", "rate", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "achieved RPS", "errors", "CPU cores", "sustained")...)
 	var unsustained, closed, open bool
 	for _, r := range fixed {
-		row := []any{mdtext.Text(r.Target)}
-		if hasParams {
-			row = append(row, mdtext.Text(r.Params))
-		}
+		row := keyCells(r.Target, r.Params, hasParams)
 		sustained := "yes"
 		if r.Unsustained > 0 {
 			sustained, unsustained = fmt.Sprintf("**no** (%d of %d trials)", r.Unsustained, r.RPSStats.N), true
@@ -609,10 +599,7 @@ func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasPar
 		fmt.Fprintf(b, "### %s: latency against rate\n\n", mdtext.Text(scenario))
 	}
 	t := newTable(b)
-	header := []any{"target"}
-	if hasParams {
-		header = append(header, "params")
-	}
+	header := keyHeader(hasParams)
 	header = append(header, "loop", "cores", "conns", "rates tried", "knee")
 	if len(slo) > 0 {
 		header = append(header, "capacity (median)", "95% CI or min…max", "trials within at each rate")
@@ -620,10 +607,7 @@ func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasPar
 	t.Header(header...)
 	var notes []string
 	for _, c := range curves {
-		row := []any{mdtext.Text(c.Target)}
-		if hasParams {
-			row = append(row, mdtext.Text(c.Params))
-		}
+		row := keyCells(c.Target, c.Params, hasParams)
 		loop := "closed, rate-limited"
 		if c.OpenLoop {
 			loop = "open"
@@ -714,16 +698,10 @@ func crosscheckTable(b *strings.Builder, run *results.Run, scenario string, hasP
 			fmt.Fprintf(b, " **Order flips between the generators:** %s.\n\n", strings.Join(flips, "; "))
 		}
 		t := newTable(b)
-		header := []any{"target"}
-		if hasParams {
-			header = append(header, "params")
-		}
+		header := keyHeader(hasParams)
 		t.Header(append(header, "cores", "conns", cc.Base+" RPS", cc.Cross+" RPS", cc.Cross+" ÷ "+cc.Base, "verdict")...)
 		for _, p := range cc.Pairs {
-			row := []any{mdtext.Text(p.Base.Base)}
-			if hasParams {
-				row = append(row, mdtext.Text(p.Base.Params))
-			}
+			row := keyCells(p.Base.Base, p.Base.Params, hasParams)
 			row = append(row, strconv.Itoa(p.Base.CPUs), connsText(p.Base.Connections, p.Base.Close), numfmt.Sig(p.Base.RPS), numfmt.Sig(p.Cross.RPS),
 				numfmt.Sig(p.Ratio)+"×", p.Verdict)
 			if err := t.Append(row...); err != nil {
