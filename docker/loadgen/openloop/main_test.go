@@ -82,6 +82,9 @@ func TestStallsShow(t *testing.T) {
 			if c.pause > 0 && r.Late == 0 {
 				t.Error("no send fell late behind a 300 ms stall")
 			}
+			if c.pause == 0 && r.Unsent != 0 {
+				t.Errorf("%d sends never made against a steady server: a connection on schedule sends, even when its timer fires past the end", r.Unsent)
+			}
 		})
 	}
 }
@@ -135,5 +138,28 @@ func TestKnownDelays(t *testing.T) {
 	}
 	if h.TotalCount() != r.Statuses["200"] || r.Statuses["200"] < 95 {
 		t.Errorf("histogram holds %d latencies, %d answers", h.TotalCount(), r.Statuses["200"])
+	}
+}
+
+// A server slower than the schedule: each of 2 connections owes a send
+// every 20 ms and each answer takes 300 ms, so the connections fall behind
+// and, when the second ends, the sends still owed are never made. They are
+// counted as unsent, not as sent nor lost: sent + unsent = scheduled.
+func TestUnsent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 1 s of load")
+	}
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Write([]byte("ok"))
+	}))
+	defer slow.Close()
+	r, err := Run(context.Background(), Plan{URL: slow.URL, Connections: 2, Rate: 100, Duration: time.Second, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d scheduled, %d sent, %d late, %d unsent", r.Scheduled, r.Sent, r.Late, r.Unsent)
+	if r.Scheduled != 100 || r.Unsent < 80 || r.Sent+r.Unsent != r.Scheduled || r.Late == 0 {
+		t.Errorf("%d scheduled, %d sent, %d late, %d unsent: want 100 scheduled, most unsent, sent + unsent = scheduled", r.Scheduled, r.Sent, r.Late, r.Unsent)
 	}
 }
