@@ -30,7 +30,16 @@ type Key struct {
 	Rate        int    // requests/s held; 0: as fast as it can
 	Control     bool   // the A/A twin
 	Generator   string // the load generator; "" or DefaultGenerator is the default
+	Pinning     string // where the generator runs beside the target: "" or PinApart is the default
 }
+
+// Pinnings: the generator on cores of its own (the default), on the
+// target's own cores, or neither pinned.
+const (
+	PinApart    = "apart"
+	PinTogether = "together"
+	PinNone     = "none"
+)
 
 // DefaultGenerator is the load generator of a cell that names none; ids
 // leave it out, so that runs from before the generator axis keep theirs.
@@ -69,6 +78,12 @@ func (k Key) ID() string {
 	}
 	if k.Generator != "" && k.Generator != DefaultGenerator {
 		id += "/" + k.Generator
+	}
+	switch k.Pinning {
+	case PinTogether:
+		id += "/together"
+	case PinNone:
+		id += "/unpinned"
 	}
 	if k.Control {
 		id += " (control)"

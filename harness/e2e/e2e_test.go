@@ -434,6 +434,12 @@ func TestBridgeIsolated(t *testing.T) {
 func TestHostNetwork(t *testing.T) {
 	eng := connect(t)
 	file := writeMatrixTrials(t, "host", "0", "1s", "go-nethttp")
+	// Also the generator on the target's own core, as study 000's 1-core VM
+	// ran: the container is moved there, and the cell records it.
+	text := strings.Replace(readFile(t, file), "cpus: [1]", "cpus: [1]\npinning: [apart, together]", 1)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
 	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext")
 	if code != cli.ExitOK {
@@ -444,8 +450,12 @@ func TestHostNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Environment.NetworkMode != "host" || len(run.Cells) != 1 || run.Cells[0].Status != results.OK {
+	if run.Environment.NetworkMode != "host" || len(run.Cells) != 2 || run.Cells[0].Status != results.OK || run.Cells[1].Status != results.OK {
 		t.Errorf("host run: mode %q, cells %+v", run.Environment.NetworkMode, run.Cells)
+	}
+	together := cellsByID(run)["go-nethttp/plaintext/1cpu/c16/together"]
+	if together == nil || together.LoadgenCPUSet != together.CPUSet || len(together.Trials) == 0 || together.Trials[0].GeneratorBound {
+		t.Errorf("together: %+v", together)
 	}
 }
 

@@ -560,6 +560,16 @@ func Steady(samples []Sample) uint64 {
 	return mem[len(mem)/2]
 }
 
+// SetCPUs moves a running container to the cores cpus ("0-1"), as docker
+// update --cpuset-cpus does.
+func (e *Engine) SetCPUs(ctx context.Context, id, cpus string) error {
+	_, err := e.cli.ContainerUpdate(ctx, id, container.UpdateConfig{Resources: container.Resources{CpusetCpus: cpus}})
+	if err != nil {
+		return fmt.Errorf("move container %s to cores %s: %w", id, cpus, err)
+	}
+	return nil
+}
+
 // ImageSize is an image's size in bytes, its layers included.
 func (e *Engine) ImageSize(ctx context.Context, ref string) (int64, error) {
 	ins, err := e.cli.ImageInspect(ctx, ref)

@@ -94,6 +94,7 @@ type (
 		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique"`
 		Rate        *rateSchema               `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
 		SLO         *sloSchema                `yaml:"slo"`
+		Pinning     []string                  `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none"`
 		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
 		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
@@ -178,6 +179,7 @@ type (
 		KeepAlive   []bool        `yaml:"keepalive" check:"nonempty,unique"`
 		Rate        *rateSchema   `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
 		SLO         *sloSchema    `yaml:"slo"`
+		Pinning     []string      `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none"`
 		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
 		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Only        *string       `yaml:"only" check:"str"`
@@ -617,6 +619,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		m.Rate = d.rates(f.Rate, "rate", m.Generators)
 	}
 	m.SLO = d.slo(f.SLO, "slo")
+	m.Pinning = f.Pinning
 	setp(&m.Crosscheck, f.Crosscheck)
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
@@ -630,7 +633,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	for _, name := range d.names("profiles") {
 		pf, path := f.Profiles[name], "profiles."+name
-		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Crosscheck: m.Crosscheck}
+		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Crosscheck: m.Crosscheck}
 		if d.set(path + ".load") {
 			d.load(pf.Load, path+".load", &p.Load)
 		}
@@ -651,6 +654,9 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		}
 		if pf.SLO != nil {
 			p.SLO = d.slo(pf.SLO, path+".slo")
+		}
+		if len(pf.Pinning) > 0 {
+			p.Pinning = pf.Pinning
 		}
 		setp(&p.Crosscheck, pf.Crosscheck)
 		if pf.Only != nil {

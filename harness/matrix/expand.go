@@ -35,6 +35,9 @@ type Cell struct {
 	Control bool `json:"control,omitempty"`
 	// Generator is the load generator that measures the cell.
 	Generator string `json:"generator,omitempty"`
+	// Pinning is where the generator runs: on cores of its own (apart, ""),
+	// on the target's (together), or with neither pinned (none).
+	Pinning string `json:"pinning,omitempty"`
 }
 
 // KV is one param value of a cell.
@@ -43,7 +46,7 @@ type KV = cellid.KV
 // Key is the cell's identity, as results record it.
 func (c Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning}
 }
 
 // TargetName is "target" or "target:variant".
@@ -81,7 +84,16 @@ func (t Target) variantNames() []string {
 // keeping those the selector picks and the targets serve. Cores come from
 // online; a cell whose cores do not fit is kept with Skip set.
 func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
-	return expand(m, only, func(cpus int) (cpuset.Set, cpuset.Set, error) {
+	return expand(m, only, func(cpus int, pin string) (cpuset.Set, cpuset.Set, error) {
+		switch pin {
+		case cellid.PinTogether: // the generator on the target's own cores, as on a 1-core VM
+			if cpus > len(online) {
+				return nil, nil, fmt.Errorf("target %d cores exceed the %d online CPUs of this machine", cpus, len(online))
+			}
+			return slices.Clone(online[:cpus]), slices.Clone(online[:cpus]), nil
+		case cellid.PinNone: // neither pinned, as a laptop run: both may use every core
+			return slices.Clone(online), slices.Clone(online), nil
+		}
 		return cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
 	})
 }
@@ -89,12 +101,15 @@ func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
 // ExpandApart is Expand for a target and a load generator on two machines
 // (two engines): each takes its cores from its own machine's.
 func ExpandApart(m *Matrix, only Selector, targetOnline, loadgenOnline cpuset.Set) []Cell {
-	return expand(m, only, func(cpus int) (cpuset.Set, cpuset.Set, error) {
+	return expand(m, only, func(cpus int, pin string) (cpuset.Set, cpuset.Set, error) {
+		if pin != cellid.PinApart {
+			return nil, nil, fmt.Errorf("pinning %s needs the generator and the target on one machine; this run puts them on two", pin)
+		}
 		return cpuset.AllocateApart(targetOnline, loadgenOnline, cpus, m.Load.LoadgenCPUs)
 	})
 }
 
-func expand(m *Matrix, only Selector, allocate func(cpus int) (target, loadgen cpuset.Set, err error)) []Cell {
+func expand(m *Matrix, only Selector, allocate func(cpus int, pinning string) (target, loadgen cpuset.Set, err error)) []Cell {
 	var cells []Cell
 	for _, t := range m.Targets {
 		for _, variant := range t.variantNames() {
@@ -108,19 +123,24 @@ func expand(m *Matrix, only Selector, allocate func(cpus int) (target, loadgen c
 							for _, keep := range keepAlive(m) {
 								for _, rate := range rates(m) {
 									for _, gen := range generatorsAt(m, rate) {
-										c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Generator: gen}
-										if !only.Match(c) || !m.ProfileOnly.Match(c) {
-											continue
-										}
-										tg, lg, err := allocate(cpus)
-										if err != nil {
-											c.Skip = err.Error()
-										}
-										c.CPUSet, c.LoadgenSet = tg, lg
-										cells = append(cells, c)
-										if len(m.Control) > 0 && m.Control.Match(c) {
-											c.Control = true
+										for _, pin := range Pinnings(m) {
+											c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Generator: gen}
+											if pin != cellid.PinApart {
+												c.Pinning = pin
+											}
+											if !only.Match(c) || !m.ProfileOnly.Match(c) {
+												continue
+											}
+											tg, lg, err := allocate(cpus, pin)
+											if err != nil {
+												c.Skip = err.Error()
+											}
+											c.CPUSet, c.LoadgenSet = tg, lg
 											cells = append(cells, c)
+											if len(m.Control) > 0 && m.Control.Match(c) {
+												c.Control = true
+												cells = append(cells, c)
+											}
 										}
 									}
 								}
@@ -166,6 +186,14 @@ func Generators(m *Matrix) []string {
 	return gens
 }
 
+// Pinnings is the pinning axis: [apart] when the matrix sets none.
+func Pinnings(m *Matrix) []string {
+	if len(m.Pinning) == 0 {
+		return []string{cellid.PinApart}
+	}
+	return m.Pinning
+}
+
 // RateGenerator is the generator of a fixed-rate cell when the matrix names
 // none: an open-loop one, since bombardier's -r is closed-loop and its
 // latencies omit the queueing behind a slow answer (coordinated omission).
@@ -201,7 +229,7 @@ func Count(m *Matrix, only Selector) int64 {
 		}
 		return a * b
 	}
-	perCell := mul(mul(mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m)))), int64(len(rates(m)))), int64(len(Generators(m))))
+	perCell := mul(mul(mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m)))), int64(len(rates(m)))), int64(len(Generators(m))*len(Pinnings(m))))
 	var total int64
 	for _, t := range m.Targets {
 		for _, variant := range t.variantNames() {

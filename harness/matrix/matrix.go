@@ -79,6 +79,7 @@ type Matrix struct {
 	Rate        []int              `json:"rate"`                 // axis: requests/s the generator offers; 0 is as fast as it can
 	SLO         []Objective        `json:"slo,omitempty"`        // the latency objective of fixed-rate cells' capacity
 	Generators  []string           `json:"generators,omitempty"` // axis: the load generators (GeneratorNames); empty is [bombardier]
+	Pinning     []string           `json:"pinning,omitempty"`    // axis: apart, together, none; empty is [apart]
 	Crosscheck  string             `json:"crosscheck,omitempty"` // a generator that measures every cell a second time
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
@@ -269,6 +270,7 @@ type Profile struct {
 	Rate        []int
 	SLO         []Objective
 	Generators  []string
+	Pinning     []string
 	Crosscheck  string
 	Only        Selector   // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector   // replaces the file's control when set
@@ -314,7 +316,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Crosscheck, name, p.Only
+	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Pinning, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Pinning, p.Crosscheck, name, p.Only
 	if p.Control != nil {
 		c.Control = p.Control
 	}

@@ -744,3 +744,34 @@ func TestMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// The pinning axis: apart (the default: the generator on cores of its
+// own), together (on the target's own cores, as study 000's 1-core VM
+// ran) and none (neither pinned: every core for both, as a laptop run).
+// Ids say the pinning unless apart; two machines cannot run together or
+// unpinned, and say why.
+func TestPinningAxis(t *testing.T) {
+	m, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1]\npinning: [apart, together, none]", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 4)) {
+		if c.Connections == 64 {
+			got = append(got, c.ID()+" "+c.CPUSet.String()+" "+c.LoadgenSet.String())
+		}
+	}
+	want := []string{"one/plaintext/1cpu/c64 0 3", "one/plaintext/1cpu/c64/together 0 0", "one/plaintext/1cpu/c64/unpinned 0-3 0-3"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells %q, want %q", got, want)
+	}
+	for _, c := range ExpandApart(m, Selector{"one/plaintext"}, cpuset.Range(0, 4), cpuset.Range(0, 4)) {
+		if (c.Pinning == "") != (c.Skip == "") || c.Pinning != "" && !strings.Contains(c.Skip, "needs the generator and the target on one machine") {
+			t.Errorf("two machines: %s skip %q", c.ID(), c.Skip)
+		}
+	}
+	if _, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1]\npinning: [shared]", 1)); err == nil ||
+		!strings.Contains(err.Error(), `pinning[0]: want "apart" or "together" or "none", got "shared"`) {
+		t.Errorf("pinning shared: %v", err)
+	}
+}

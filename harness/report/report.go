@@ -352,6 +352,7 @@ type marks struct {
 	bound                 []string // one note per generator-bound row
 	waiting               []string // one note per row bounded by neither
 	unclear               []string // one note per row the CPU figures do not place
+	shared                []string // one note per row whose generator shared the target's cores
 }
 
 // row is r's line of the scenario table.
@@ -393,6 +394,9 @@ func (mk *marks) row(r *results.Row, hasParams bool) []any {
 	case results.BoundWaiting:
 		bound = "**waiting**"
 		mk.waiting = append(mk.waiting, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
+	case results.BoundShared:
+		bound = "shared cores"
+		mk.shared = append(mk.shared, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
 	case results.BoundUnclear:
 		bound = "unclear"
 		mk.unclear = append(mk.unclear, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
@@ -416,6 +420,12 @@ func (mk *marks) notes(measured bool) []string {
 			"the server waited, and the number measures its waiting, not its speed. Usual causes: I/O, locks, a small listen backlog, "+
 			"Nagle's algorithm meeting delayed ACKs.", 100*results.ServerBoundShare))
 		notes = append(notes, mk.waiting...)
+	}
+	if len(mk.shared) > 0 {
+		notes = append(notes, "shared cores: the load generator ran on the target's own cores (together) or neither was pinned (unpinned), "+
+			"so the CPU cannot tell which of the two bounded the cell, and the generator's CPU rule of † does not apply; the generator's share of the CPU is given. "+
+			"A ceiling, where measured, was measured the same way: the generator beside the fixed-response server on those cores.")
+		notes = append(notes, mk.shared...)
 	}
 	if len(mk.unclear) > 0 {
 		notes = append(notes, fmt.Sprintf("unclear: the server used %.0f–%.0f%% of its cores and the load generator had room: the CPU figures do not say what bounded it "+

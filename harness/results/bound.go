@@ -13,6 +13,7 @@ const (
 	BoundServer    = "server cores" // the target used ServerBoundShare of its cores or more
 	BoundWaiting   = "waiting"      // neither: the server waited (I/O, locks, a backlog, Nagle meeting delayed ACKs)
 	BoundUnclear   = "unclear"      // the server between WaitingShare and ServerBoundShare of its cores: the figures do not tell
+	BoundShared    = "shared cores" // the generator on the target's cores (pinning together or none): the two cannot be told apart
 )
 
 // ServerBoundShare is the share of its cores a target must use for its
@@ -45,6 +46,14 @@ func judgeBound(r *Row, c *Cell) {
 	server := 0.0
 	if r.CPUs > 0 {
 		server = r.TargetCPU / float64(r.CPUs)
+	}
+	if r.Pinning != "" { // the generator shares the target's cores
+		if total := r.TargetCPU + lgCPU; total > 0 {
+			r.Bound = BoundShared
+			r.BoundWhy = fmt.Sprintf("the generator took %.0f%% of the CPU the two used (server %.2f, generator %.2f cores, on %s)",
+				100*lgCPU/total, r.TargetCPU, lgCPU, c.CPUSet)
+		}
+		return
 	}
 	switch {
 	case len(r.BoundBy) > 0:

@@ -157,6 +157,7 @@ type Settings struct {
 	Rate        []int             `json:"rate,omitempty"`
 	SLO         []Objective       `json:"slo,omitempty"`        // the latency objective of the capacity tables
 	Generators  []string          `json:"generators,omitempty"` // the generator axis; none: [bombardier]
+	Pinning     []string          `json:"pinning,omitempty"`    // the pinning axis; none: [apart]
 	Crosscheck  string            `json:"crosscheck,omitempty"` // the generator that measured every cell a second time
 	NoCeiling   bool              `json:"no_ceiling,omitempty"` // run with --no-ceiling: no ceiling measured
 	Images      map[string]string `json:"images"`
@@ -202,6 +203,7 @@ type Cell struct {
 	Rate          int        `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
 	Control       bool       `json:"control,omitempty"`          // the A/A twin of the cell of the same id
 	Generator     *Generator `json:"generator,omitempty"`        // the load generator that measured it; none: bombardier (schema 1)
+	Pinning       string     `json:"pinning,omitempty"`          // together: the generator on the target's cores; none: neither pinned; "": apart
 	Status        Status     `json:"status"`
 	Reason        string     `json:"reason,omitempty"`
 	Warnings      []string   `json:"warnings,omitempty"`
@@ -223,7 +225,7 @@ func (c *Cell) ID() string {
 // Key is the cell's identity as the matrix names it.
 func (c *Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName()}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName(), Pinning: c.Pinning}
 }
 
 // GeneratorName is the name of the load generator that measured c.
@@ -307,6 +309,7 @@ type Ceiling struct {
 	Connections int     `json:"connections"`
 	Close       bool    `json:"connection_close,omitempty"`
 	Generator   string  `json:"generator,omitempty"` // none: bombardier (schema 1)
+	Pinning     string  `json:"pinning,omitempty"`   // as the cells': the fixed server and the generator together, or unpinned
 	NetworkMode Network `json:"network_mode"`
 	RPS         float64 `json:"ceiling_rps,omitempty"` // median of the trials
 	// Rate is the rate a generator that only keeps a schedule (openloop)
@@ -336,12 +339,22 @@ const CeilingBound = 0.85
 
 // JudgeBound records the cell's share of the load generator's ceiling
 // (0: none measured) and which rules call it generator-bound.
-func (s *Summary) JudgeBound(ceiling float64) {
+//
+// With the generator sharing the target's cores (pinning together or
+// none), its CPU cannot say whether it bounded the cell — the server took
+// the rest — so that rule does not apply (the runner flags no trial), and
+// the ceiling is the generator's beside the fixed-response server on the
+// same cores: a cell near it is bounded by the pair, which the message says.
+func (s *Summary) JudgeBound(ceiling float64, shared bool) {
 	s.CeilingShare, s.BoundBy = 0, nil
 	if ceiling > 0 {
 		s.CeilingShare = s.RPS / ceiling
 		if s.CeilingShare >= CeilingBound {
-			s.BoundBy = append(s.BoundBy, fmt.Sprintf("at %.0f%% of the load generator's ceiling (≥ %.0f%%)", 100*s.CeilingShare, 100*CeilingBound))
+			what := "the load generator's ceiling"
+			if shared {
+				what = "the ceiling of the load generator sharing these cores with the fixed-response server"
+			}
+			s.BoundBy = append(s.BoundBy, fmt.Sprintf("at %.0f%% of %s (≥ %.0f%%)", 100*s.CeilingShare, what, 100*CeilingBound))
 		}
 	}
 	if s.GeneratorBound > 0 {

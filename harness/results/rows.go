@@ -25,6 +25,7 @@ type Row struct {
 	Control     bool   `json:"-"`
 	Unsustained int    `json:"unsustained_trials,omitempty"`
 	OpenLoop    bool   `json:"open_loop,omitempty"` // measured open-loop: latencies from intended send times
+	Pinning     string `json:"pinning,omitempty"`   // together or none: the generator shared the target's cores
 	// Services is a multi-service target's CPU (median over trials) and
 	// peak memory (largest) by service.
 	Services  map[string]ServiceUsage `json:"services,omitempty"`
@@ -74,7 +75,7 @@ type Row struct {
 // rowGroup is the cells a row is compared with: same params, cores,
 // connections, keep-alive and rate.
 type rowGroup struct {
-	gen         string
+	gen, pin    string
 	params      string
 	cpus, conns int
 	close       bool
@@ -123,14 +124,14 @@ func Rows(run *Run, scenario string) []*Row {
 	})
 	fastest := map[rowGroup]*Row{}
 	for _, r := range rows {
-		g := rowGroup{r.Generator, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
+		g := rowGroup{r.Generator, r.Pinning, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
 		if f := fastest[g]; f == nil || r.RPS > f.RPS {
 			fastest[g] = r
 		}
 	}
 	noise := Noise(run)
 	for _, r := range rows {
-		f := fastest[rowGroup{r.Generator, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
+		f := fastest[rowGroup{r.Generator, r.Pinning, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
 		if f.RPS > 0 {
 			r.VsFastest = r.RPS / f.RPS
 		}
@@ -225,7 +226,8 @@ func significance(a, b stats.Summary) string {
 // RowOf is c as a table row (its statistics computed from its trials).
 func RowOf(run *Run, c *Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
-	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate}
+	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
+		Pinning: c.Pinning}
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g
 	}
@@ -343,6 +345,12 @@ func (c *Cell) Label() string {
 	label := c.Key().TargetName()
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		label += " (" + g + ")"
+	}
+	switch c.Pinning {
+	case cellid.PinTogether:
+		label += " (together)"
+	case cellid.PinNone:
+		label += " (unpinned)"
 	}
 	if c.Control {
 		label += " (control)"

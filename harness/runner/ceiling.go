@@ -25,9 +25,12 @@ type ceilingKey struct {
 	gen         string
 	cpus, conns int
 	close       bool
+	pinning     string
 }
 
-func keyOf(c matrix.Cell) ceilingKey { return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close} }
+func keyOf(c matrix.Cell) ceilingKey {
+	return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close, c.Pinning}
+}
 
 // measureCeilings measures, once per (cores, connections) the run's cells
 // use, what the load generator can draw from the fixed-response server in
@@ -44,7 +47,7 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		top[keyOf(v.c)] = max(top[keyOf(v.c)], v.c.Rate)
 	}
 	for _, ce := range r.out.Ceilings { // measured before a resume
-		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close}
+		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning}
 		r.ceilings[k], seen[k] = ce.RPS, true
 	}
 	for _, v := range vs {
@@ -102,7 +105,10 @@ func closeText(close bool) string {
 
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
-		Generator: c.Generator, NetworkMode: results.Network(r.mode)}
+		Generator: c.Generator, NetworkMode: results.Network(r.mode), Pinning: c.Pinning}
+	if err := r.gen.pin(ctx, c.LoadgenSet.String()); err != nil {
+		return ce, err
+	}
 	// The ceiling is load as fast as the generator can: the cell's, at no
 	// rate. A generator that only keeps a schedule (openloop) is asked the
 	// highest rate of the run's cells instead: what it achieves below that

@@ -325,7 +325,8 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Generator: &results.Generator{Name: c.Generator},
-		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control}
+		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control,
+		Pinning: c.Pinning}
 }
 
 func (r *runner) scenario(name string) matrix.Scenario {
@@ -428,6 +429,9 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if r.leftover != nil {
 		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.leftover)
 	}
+	if err := r.gen.pin(ctx, c.LoadgenSet.String()); err != nil {
+		return err
+	}
 	d := &deployment{}
 	defer r.remove(ctx, d)
 	r.progress.Phase(c, "start")
@@ -472,7 +476,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 	for k := first; k < first+trials; k++ {
 		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
-		tr, res, warns, err := r.trial(ctx, d, tool, spec)
+		tr, res, warns, err := r.trial(ctx, d, tool, spec, c.Pinning == "")
 		if err != nil {
 			// A container that died explains a failed run best (OOM-killed…).
 			if dead := r.allRunning(ctx, d, "during the trial"); dead != nil {
@@ -498,9 +502,9 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		}
 		rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.m.Load.Aggregate))
 		if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
-			rc.Summary.JudgeBound(r.ceilings[keyOf(c)])
+			rc.Summary.JudgeBound(r.ceilings[keyOf(c)], c.Pinning != "")
 		} else {
-			rc.Summary.JudgeBound(0)
+			rc.Summary.JudgeBound(0, c.Pinning != "")
 		}
 	}
 	if err := r.allRunning(ctx, d, "during the trials"); err != nil {
@@ -658,7 +662,7 @@ func (r *runner) lastLogs(ctx context.Context, id string) string {
 // trial runs one measured run of the load generator; the samplers, running for the
 // whole cell, say what CPU the target's containers (summed) and the load
 // generator used, and the target's peak memory (summed over containers).
-func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s loadgen.Spec) (results.Trial, loadgen.Result, []string, error) {
+func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s loadgen.Spec, apart bool) (results.Trial, loadgen.Result, []string, error) {
 	start := time.Now()
 	res, err := r.gen.run(ctx, tool, s)
 	end := time.Now()
@@ -712,7 +716,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 		TargetMemPeakMiB:   roundTo(float64(tMem)/(1<<20), 2),
 		TargetMemSteadyMiB: roundTo(float64(tSteady)/(1<<20), 2),
 		LoadgenCPUCores:    roundTo(lCores, 3),
-		GeneratorBound:     lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
+		GeneratorBound:     apart && lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
 		Services:           perService,
 	}, res, warnings, nil
 }

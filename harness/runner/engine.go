@@ -33,6 +33,8 @@ type Engine interface {
 	Ping(ctx context.Context) error
 	// ImageSize is an image's size in bytes, its layers included.
 	ImageSize(ctx context.Context, ref string) (int64, error)
+	// SetCPUs moves a running container to other cores.
+	SetCPUs(ctx context.Context, id, cpus string) error
 }
 
 var _ Engine = (*engine.Engine)(nil)

@@ -20,6 +20,7 @@ import (
 // logic: it keeps containers and networks as records, answers the probe
 // and bombardier execs from per-target behaviour, and logs every call.
 type fakeEngine struct {
+	moved      []string // the cores SetCPUs moved a container to, in order
 	mu         sync.Mutex
 	ncpu       int
 	next       int
@@ -157,6 +158,13 @@ func (f *fakeEngine) ImageLabels(_ context.Context, ref string) (string, map[str
 }
 
 func (f *fakeEngine) ImageSize(context.Context, string) (int64, error) { return 8 << 20, nil }
+
+func (f *fakeEngine) SetCPUs(_ context.Context, id, cpus string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.moved = append(f.moved, cpus)
+	return nil
+}
 
 func (f *fakeEngine) Pull(_ context.Context, ref string) error {
 	return fmt.Errorf("pull %s: no registry", ref)

@@ -25,6 +25,7 @@ type generator struct {
 	eng   Engine
 	id    string // the container
 	stats engine.Sampler
+	cores string // where it runs now
 }
 
 // startGenerator starts the load generator's container as spec says. It
@@ -38,7 +39,22 @@ func startGenerator(ctx context.Context, e Engine, spec engine.ContainerSpec) (*
 		return g, err
 	}
 	g.stats = e.Sample(ctx, g.id)
+	g.cores = spec.CPUSet
 	return g, nil
+}
+
+// pin moves the generator to cores before a cell whose pinning puts it
+// elsewhere (on the target's own cores, or on every core); it stays there
+// until the next cell asks otherwise.
+func (g *generator) pin(ctx context.Context, cores string) error {
+	if cores == "" || cores == g.cores {
+		return nil
+	}
+	if err := g.eng.SetCPUs(ctx, g.id, cores); err != nil {
+		return err
+	}
+	g.cores = cores
+	return nil
 }
 
 // version is the version of tool that the image recorded.

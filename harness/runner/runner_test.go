@@ -860,3 +860,39 @@ func TestGeneratorsAreTools(t *testing.T) {
 		}
 	}
 }
+
+// pinning [apart, together]: the together cell runs its generator on the
+// target's own cores (the generator container is moved there, and back
+// for the apart cell), its ceiling is its own, the generator's CPU flags
+// no trial there (it shares the cores: its CPU cannot say), and the cells
+// record where they ran.
+func TestPinningTogether(t *testing.T) {
+	m := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [8]\npinning: [apart, together]", 1), "one", "a", "b")
+	f := newFake()
+	f.loadgenCores = 0.99 // would flag every trial generator-bound, apart
+	res, err, _ := run(t, f, m, Options{Only: "a", Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]*results.Cell{}
+	for _, c := range res.Cells {
+		cells[c.ID()] = c
+	}
+	apart, together := cells["a/plaintext/1cpu/c8"], cells["a/plaintext/1cpu/c8/together"]
+	if apart == nil || together == nil || together.Pinning != "together" || together.LoadgenCPUSet != together.CPUSet || apart.LoadgenCPUSet == apart.CPUSet {
+		t.Fatalf("cells %+v", cells)
+	}
+	if !apart.Trials[0].GeneratorBound || together.Trials[0].GeneratorBound {
+		t.Errorf("generator-bound trials: apart %v, together %v; want true, false", apart.Trials[0].GeneratorBound, together.Trials[0].GeneratorBound)
+	}
+	if !slices.Contains(f.moved, together.CPUSet) || !slices.Contains(f.moved, apart.LoadgenCPUSet) {
+		t.Errorf("generator moved to %v; want the target's cores %s for together and back to %s", f.moved, together.CPUSet, apart.LoadgenCPUSet)
+	}
+	var pins []string
+	for _, ce := range res.Ceilings {
+		pins = append(pins, ce.Pinning)
+	}
+	if !slices.Contains(pins, "") || !slices.Contains(pins, "together") {
+		t.Errorf("ceilings by pinning %q, want one apart and one together", pins)
+	}
+}
