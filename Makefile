@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -60,6 +60,12 @@ generators: build tools
 ## → results/<label>-capacity/
 capacity: build tools
 	./bin/harness run --profile capacity --force $(ARGS)
+
+## hello-pinning: study 000's connection sweep with the load generator apart,
+## on the target's own core (as the study ran) and unpinned
+## → results/<label>-hello-pinning/
+hello-pinning: build tools
+	./bin/harness run --profile hello-pinning --force $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools

@@ -790,6 +790,12 @@ func ceilings(cs []results.Ceiling) string {
 		if g := c.GeneratorName(); c.Generator != "" && g != cellid.DefaultGenerator {
 			part = mdtext.Text(g) + " " + part
 		}
+		switch c.Pinning {
+		case cellid.PinTogether:
+			part = "together (generator on the same cores) " + part
+		case cellid.PinNone:
+			part = "unpinned " + part
+		}
 		parts = append(parts, part)
 	}
 	if len(parts) == 0 {
