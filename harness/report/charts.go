@@ -50,7 +50,7 @@ func Charts(run *results.Run) ([]Chart, error) {
 		if err := add(latencyCurves(run, sc)); err != nil {
 			return nil, err
 		}
-		rows := results.OpenLoop(results.Rows(run, sc))
+		rows := results.FullSpeed(results.Rows(run, sc))
 		if len(rows) == 0 {
 			continue
 		}

@@ -278,7 +278,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if len(all) == 0 && len(failing) == 0 && len(results.RateRows(run, scenario)) == 0 {
 		return nil
 	}
-	rows := results.OpenLoop(all)
+	rows := results.FullSpeed(all)
 	hasParams := false
 	for _, r := range rows {
 		hasParams = hasParams || r.Params != ""

@@ -145,9 +145,11 @@ func Rows(run *Run, scenario string) []*Row {
 	return rows
 }
 
-// OpenLoop keeps the rows measured as fast as bombardier could: the ones
-// whose RPS, ceiling share and scaling mean something.
-func OpenLoop(rows []*Row) []*Row {
+// FullSpeed keeps the rows measured as fast as the generator could (no
+// fixed rate): the ones whose RPS, ceiling share and scaling mean
+// something. (Fixed-rate rows, which the open-loop generator measures,
+// have tables of their own.)
+func FullSpeed(rows []*Row) []*Row {
 	var out []*Row
 	for _, r := range rows {
 		if r.Rate == 0 {
