@@ -85,43 +85,18 @@ type rowGroup struct {
 // Rows builds the rows of every ok cell of a scenario, sorted by params
 // (in matrix order), cores, connections, then headline RPS descending.
 func Rows(run *Run, scenario string) []*Row {
-	var rows []*Row
-	order := map[string]int{}
-	for _, c := range run.Cells {
-		if c.Scenario != scenario {
-			continue
-		}
-		p := c.ParamText()
-		if _, ok := order[p]; !ok {
-			order[p] = len(order)
-		}
-		if c.Status != OK || len(c.Trials) == 0 {
-			continue
-		}
-		rows = append(rows, RowOf(run, c))
-	}
+	rows, before := scenarioRows(run, scenario, func(c *Cell) bool { return c.Status == OK })
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
-		if order[a.Params] != order[b.Params] {
-			return order[a.Params] < order[b.Params]
-		}
-		if a.CPUs != b.CPUs {
-			return a.CPUs < b.CPUs
-		}
-		if a.Connections != b.Connections {
-			return a.Connections < b.Connections
-		}
-		if a.Close != b.Close {
-			return !a.Close
-		}
-		if a.Rate != b.Rate {
+		switch {
+		case a.Rate != b.Rate:
 			return a.Rate < b.Rate
-		}
-		if a.RPS != b.RPS {
+		case a.RPS != b.RPS:
 			return a.RPS > b.RPS
 		}
 		return a.Target < b.Target
 	})
+	sort.SliceStable(rows, func(i, j int) bool { return before(rows[i], rows[j]) })
 	fastest := map[rowGroup]*Row{}
 	for _, r := range rows {
 		g := rowGroup{r.Generator, r.Pinning, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
@@ -164,6 +139,23 @@ func FullSpeed(rows []*Row) []*Row {
 // the server did at it is the finding), sorted by params, cores,
 // connections, target, generator, then rate.
 func RateRows(run *Run, scenario string) []*Row {
+	rows, before := scenarioRows(run, scenario, func(c *Cell) bool { return c.Rate > 0 && (c.Status == OK || c.Status == Failed) })
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Target != b.Target {
+			return a.Target < b.Target
+		}
+		return a.Rate < b.Rate
+	})
+	sort.SliceStable(rows, func(i, j int) bool { return before(rows[i], rows[j]) })
+	return rows
+}
+
+// scenarioRows are the rows of the scenario's cells that keep picks (and
+// have trials), with the order every table of a scenario shares: params
+// in matrix order, cores, connections, keep-alive on before off. Callers
+// sort by their own keys first, then stably by before.
+func scenarioRows(run *Run, scenario string, keep func(*Cell) bool) ([]*Row, func(a, b *Row) bool) {
 	var rows []*Row
 	order := map[string]int{}
 	for _, c := range run.Cells {
@@ -173,12 +165,11 @@ func RateRows(run *Run, scenario string) []*Row {
 		if _, ok := order[c.ParamText()]; !ok {
 			order[c.ParamText()] = len(order)
 		}
-		if c.Rate > 0 && len(c.Trials) > 0 && (c.Status == OK || c.Status == Failed) {
+		if keep(c) && len(c.Trials) > 0 {
 			rows = append(rows, RowOf(run, c))
 		}
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
+	before := func(a, b *Row) bool {
 		switch {
 		case order[a.Params] != order[b.Params]:
 			return order[a.Params] < order[b.Params]
@@ -186,14 +177,10 @@ func RateRows(run *Run, scenario string) []*Row {
 			return a.CPUs < b.CPUs
 		case a.Connections != b.Connections:
 			return a.Connections < b.Connections
-		case a.Close != b.Close:
-			return !a.Close
-		case a.Target != b.Target:
-			return a.Target < b.Target
 		}
-		return a.Rate < b.Rate
-	})
-	return rows
+		return !a.Close && b.Close
+	}
+	return rows, before
 }
 
 // Failing lists the failed cells of a scenario, in the order of the run:
