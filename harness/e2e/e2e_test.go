@@ -435,7 +435,8 @@ func TestHostNetwork(t *testing.T) {
 	eng := connect(t)
 	file := writeMatrixTrials(t, "host", "0", "1s", "go-nethttp")
 	// Also the generator on the target's own core, as study 000's 1-core VM
-	// ran: the container is moved there, and the cell records it.
+	// ran: the container is moved there, and the cell records the cores
+	// the engine reports for it afterwards (not the ones asked).
 	text := strings.Replace(readFile(t, file), "cpus: [1]", "cpus: [1]\npinning: [apart, together]", 1)
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)

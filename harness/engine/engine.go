@@ -570,6 +570,19 @@ func (e *Engine) SetCPUs(ctx context.Context, id, cpus string) error {
 	return nil
 }
 
+// CPUs is the cpuset a container runs on, as the engine reports it
+// ("" when it is not pinned).
+func (e *Engine) CPUs(ctx context.Context, id string) (string, error) {
+	c, err := e.cli.ContainerInspect(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("inspect container: %w", err)
+	}
+	if c.HostConfig == nil {
+		return "", nil
+	}
+	return c.HostConfig.CpusetCpus, nil
+}
+
 // ImageSize is an image's size in bytes, its layers included.
 func (e *Engine) ImageSize(ctx context.Context, ref string) (int64, error) {
 	ins, err := e.cli.ImageInspect(ctx, ref)

@@ -432,6 +432,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if err := r.gen.pin(ctx, c.LoadgenSet.String()); err != nil {
 		return err
 	}
+	rc.LoadgenCPUSet = r.gen.cores // where the engine says the generator runs
 	d := &deployment{}
 	defer r.remove(ctx, d)
 	r.progress.Phase(c, "start")

@@ -33,8 +33,10 @@ type Engine interface {
 	Ping(ctx context.Context) error
 	// ImageSize is an image's size in bytes, its layers included.
 	ImageSize(ctx context.Context, ref string) (int64, error)
-	// SetCPUs moves a running container to other cores.
+	// SetCPUs moves a running container to other cores; CPUs reads back
+	// where the engine says it runs.
 	SetCPUs(ctx context.Context, id, cpus string) error
+	CPUs(ctx context.Context, id string) (string, error)
 }
 
 var _ Engine = (*engine.Engine)(nil)

@@ -163,7 +163,19 @@ func (f *fakeEngine) SetCPUs(_ context.Context, id, cpus string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.moved = append(f.moved, cpus)
+	if c := f.containers[id]; c != nil {
+		c.spec.CPUSet = cpus
+	}
 	return nil
+}
+
+func (f *fakeEngine) CPUs(_ context.Context, id string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.containers[id]; c != nil {
+		return c.spec.CPUSet, nil
+	}
+	return "", fmt.Errorf("no container %s", id)
 }
 
 func (f *fakeEngine) Pull(_ context.Context, ref string) error {

@@ -39,13 +39,18 @@ func startGenerator(ctx context.Context, e Engine, spec engine.ContainerSpec) (*
 		return g, err
 	}
 	g.stats = e.Sample(ctx, g.id)
-	g.cores = spec.CPUSet
+	if g.cores, err = e.CPUs(ctx, g.id); err != nil {
+		return g, err
+	}
 	return g, nil
 }
 
 // pin moves the generator to cores before a cell whose pinning puts it
-// elsewhere (on the target's own cores, or on every core); it stays there
-// until the next cell asks otherwise.
+// elsewhere (on the target's own cores, or on every core), and reads back
+// where the engine says it runs: a move the engine did not make fails the
+// cell instead of measuring the wrong setup. It stays there until the
+// next cell asks otherwise. cores, the engine's word, is what the cell
+// records.
 func (g *generator) pin(ctx context.Context, cores string) error {
 	if cores == "" || cores == g.cores {
 		return nil
@@ -53,7 +58,13 @@ func (g *generator) pin(ctx context.Context, cores string) error {
 	if err := g.eng.SetCPUs(ctx, g.id, cores); err != nil {
 		return err
 	}
-	g.cores = cores
+	got, err := g.eng.CPUs(ctx, g.id)
+	if err != nil {
+		return err
+	}
+	if g.cores = got; got != cores {
+		return fmt.Errorf("the load generator runs on cores %q after it was moved to %q", got, cores)
+	}
 	return nil
 }
 
