@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/webbench/webbench/docker/loadgen/internal/wire"
 )
 
 // LateAfter is how long after its intended time a send counts as late.
@@ -78,18 +80,6 @@ func (p Plan) Scheduled(k int) int64 {
 	return n
 }
 
-// counter counts the bytes a connection reads.
-type counter struct {
-	net.Conn
-	n *atomic.Int64
-}
-
-func (c counter) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	c.n.Add(int64(n))
-	return n, err
-}
-
 // Run runs p and reports.
 func Run(ctx context.Context, p Plan) (Report, error) {
 	if p.Connections < 1 || p.Rate <= 0 || p.Duration <= 0 {
@@ -116,7 +106,7 @@ func Run(ctx context.Context, p Plan) (Report, error) {
 					if err != nil {
 						return nil, err
 					}
-					return counter{c, &bytes}, nil
+					return wire.CountingConn{Conn: c, N: &bytes}, nil
 				}}
 			defer tr.CloseIdleConnections()
 			client := &http.Client{Transport: tr, Timeout: p.Timeout,

@@ -23,6 +23,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/webbench/webbench/docker/loadgen/internal/wire"
 )
 
 type response struct {
@@ -31,18 +33,6 @@ type response struct {
 	Body      []byte      `json:"body"`
 	WireBytes int64       `json:"wire_bytes"`
 	Error     string      `json:"error,omitempty"`
-}
-
-// countingConn counts the bytes read from a connection.
-type countingConn struct {
-	net.Conn
-	n *atomic.Int64
-}
-
-func (c countingConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	c.n.Add(int64(n))
-	return n, err
 }
 
 func main() {
@@ -88,7 +78,7 @@ func get(url string, timeout time.Duration, closeConn bool) response {
 				if err != nil {
 					return nil, err
 				}
-				return countingConn{Conn: conn, n: &read}, nil
+				return wire.CountingConn{Conn: conn, N: &read}, nil
 			},
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
