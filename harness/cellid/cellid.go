@@ -31,7 +31,27 @@ type Key struct {
 	Control     bool   // the A/A twin
 	Generator   string // the load generator; "" or DefaultGenerator is the default
 	Pinning     string // where the generator runs beside the target: "" or PinApart is the default
+	Protocol    string // what the generator speaks to the target: "" or ProtoHTTP1 is the default
 }
+
+// Protocols a cell is measured over: cleartext HTTP/1.1 (the default),
+// HTTP/1.1 over TLS, HTTP/2 over TLS (ALPN h2), and cleartext HTTP/2 with
+// prior knowledge.
+const (
+	ProtoHTTP1 = "http1"
+	ProtoHTTPS = "https"
+	ProtoH2    = "h2"
+	ProtoH2C   = "h2c"
+)
+
+// Protocols are the protocols in the order tables list them.
+var Protocols = []string{ProtoHTTP1, ProtoHTTPS, ProtoH2, ProtoH2C}
+
+// TLS says whether protocol p runs over TLS.
+func TLS(p string) bool { return p == ProtoHTTPS || p == ProtoH2 }
+
+// HTTP2 says whether protocol p is HTTP/2.
+func HTTP2(p string) bool { return p == ProtoH2 || p == ProtoH2C }
 
 // Pinnings: the generator on cores of its own (the default), on the
 // target's own cores, or neither pinned.
@@ -66,8 +86,8 @@ func (k Key) ScenarioName() string {
 }
 
 // ID names a cell uniquely within a run:
-// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][/<generator>][ (control)],
-// the generator shown unless it is the default.
+// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][/<generator>][/<protocol>][/together|/unpinned][ (control)],
+// the generator and the protocol shown unless they are the default.
 func (k Key) ID() string {
 	id := fmt.Sprintf("%s/%s/%dcpu/c%d", k.TargetName(), k.ScenarioName(), k.CPUs, k.Connections)
 	if k.Close {
@@ -78,6 +98,9 @@ func (k Key) ID() string {
 	}
 	if k.Generator != "" && k.Generator != DefaultGenerator {
 		id += "/" + k.Generator
+	}
+	if k.Protocol != "" && k.Protocol != ProtoHTTP1 {
+		id += "/" + k.Protocol
 	}
 	switch k.Pinning {
 	case PinTogether:
@@ -100,6 +123,7 @@ type Relative struct {
 	Variant     string `json:"variant,omitempty"`
 	Target      string `json:"target,omitempty"`
 	Connections int    `json:"connections,omitempty"`
+	Protocol    string `json:"protocol,omitempty"`
 }
 
 // Dimension and Value are the one thing the baseline differs in.
@@ -111,6 +135,8 @@ func (r Relative) Dimension() (dim, value string) {
 		return "variant", r.Variant
 	case r.Connections != 0:
 		return "connections", strconv.Itoa(r.Connections)
+	case r.Protocol != "":
+		return "protocol", r.Protocol
 	}
 	return "target", r.Target
 }
@@ -124,6 +150,11 @@ func (r Relative) Base(k Key) Key {
 		k.Variant = r.Variant
 	case r.Connections != 0:
 		k.Connections = r.Connections
+	case r.Protocol != "":
+		k.Protocol = r.Protocol
+		if k.Protocol == ProtoHTTP1 {
+			k.Protocol = ""
+		}
 	default:
 		k.Target = r.Target
 	}

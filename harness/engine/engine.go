@@ -7,12 +7,14 @@
 package engine
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -284,6 +286,51 @@ type ContainerSpec struct {
 	// Limits: memory in bytes (no swap), processes, open files (soft and
 	// hard); 0 leaves the engine's default.
 	Memory, Pids, NoFile int64
+	// Files are copied into the container between its creation and its
+	// start (through the engine's API, so a remote engine gets them too).
+	Files []File
+}
+
+// File is one file put into a container: read-only (0444) unless Mode
+// says otherwise, owned by root, its folders made as needed (0755).
+type File struct {
+	Path string // absolute, in the container
+	Data []byte
+	Mode int64
+}
+
+// tarOf packs files, and the folders above them, for CopyToContainer at /.
+func tarOf(files []File) (*bytes.Buffer, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	dirs := map[string]bool{}
+	for _, f := range files {
+		rel := strings.TrimPrefix(path.Clean(f.Path), "/")
+		if rel == "" || rel == "." || !path.IsAbs(f.Path) {
+			return nil, fmt.Errorf("file %q: want an absolute path", f.Path)
+		}
+		var parents []string
+		for d := path.Dir(rel); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+			parents = append([]string{d}, parents...)
+		}
+		for _, d := range parents {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755}); err != nil {
+				return nil, err
+			}
+		}
+		mode := f.Mode
+		if mode == 0 {
+			mode = 0o444
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: mode, Size: int64(len(f.Data))}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.Data); err != nil {
+			return nil, err
+		}
+	}
+	return &buf, tw.Close()
 }
 
 // startTimeout bounds creating and starting one container.
@@ -327,6 +374,15 @@ func (e *Engine) Start(ctx context.Context, s ContainerSpec) (string, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return r.ID, err
+	}
+	if len(s.Files) > 0 {
+		tarball, err := tarOf(s.Files)
+		if err != nil {
+			return r.ID, fmt.Errorf("container %s: %w", s.Name, err)
+		}
+		if err := e.cli.CopyToContainer(octx, r.ID, "/", tarball, container.CopyToContainerOptions{}); err != nil {
+			return r.ID, fmt.Errorf("copy files into container %s: %w", s.Name, err)
+		}
 	}
 	if err := e.cli.ContainerStart(octx, r.ID, container.StartOptions{}); err != nil {
 		return r.ID, fmt.Errorf("start container %s: %w", s.Name, err)

@@ -22,6 +22,8 @@ func (Ab) VersionFile() string { return "/usr/local/share/webbench/ab.version" }
 // the rest.
 func (Ab) Unsupported(s Spec) string {
 	switch {
+	case unspoken("ab", s, "http1") != "":
+		return unspoken("ab", s, "http1")
 	case s.Requests == 0:
 		return "ab measures a request count (load.requests): its time limit stops at 50,000 requests"
 	case s.Rate > 0:

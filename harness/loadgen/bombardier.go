@@ -24,10 +24,11 @@ type Spec struct {
 	Duration    time.Duration // exclusive with Requests
 	Requests    int64
 	Timeout     time.Duration
-	Expect      int  // the status the scenario expects: its class is what counts
-	Close       bool // keep-alive off: every request says Connection: close
-	Rate        int  // requests/s to hold (-r); 0: as fast as it can
-	Threads     int  // the generator's cores, for tools that take a thread count (0: 1)
+	Expect      int    // the status the scenario expects: its class is what counts
+	Close       bool   // keep-alive off: every request says Connection: close
+	Rate        int    // requests/s to hold (-r); 0: as fast as it can
+	Threads     int    // the generator's cores, for tools that take a thread count (0: 1)
+	Protocol    string // http1 (""), https, h2 or h2c; the URL's scheme says TLS
 }
 
 // Bounds of a trial's deadline.

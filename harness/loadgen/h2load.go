@@ -21,6 +21,8 @@ func (H2load) VersionFile() string { return "/usr/local/share/webbench/h2load.ve
 // close of its own accord; its -r paces new connections, not requests.
 func (H2load) Unsupported(s Spec) string {
 	switch {
+	case s.Close && (protocol(s) == "h2" || protocol(s) == "h2c"):
+		return "HTTP/2 has no Connection: close (keepalive: false)"
 	case s.Close:
 		return "h2load cannot send Connection: close per request (keepalive: false)"
 	case s.Rate > 0:
@@ -31,12 +33,20 @@ func (H2load) Unsupported(s Spec) string {
 	return ""
 }
 
-// Command is h2load over HTTP/1.1 with the connections, count or duration
-// of s; the request timeout is its inactivity timeout (-N): a connection
-// that receives nothing that long is dropped and its requests fail.
+// Command is h2load with the connections, count or duration of s, over
+// HTTP/1.1 (--h1; over TLS it then offers ALPN http/1.1 only) for http1
+// and https, over HTTP/2 for h2 (ALPN h2) and h2c (prior knowledge, an
+// http:// URL), one stream at a time per connection (-m 1, its default):
+// c connections carry c requests at once, as with the other tools. The
+// request timeout is its inactivity timeout (-N): a connection that
+// receives nothing that long is dropped and its requests fail.
 func (H2load) Command(s Spec) []string {
-	args := []string{"h2load", "--h1", "-t", strconv.Itoa(threads(s)), "-c", strconv.Itoa(s.Connections),
-		"-N", strconv.FormatFloat(s.Timeout.Seconds(), 'f', -1, 64)}
+	args := []string{"h2load"}
+	if p := protocol(s); p == "http1" || p == "https" {
+		args = append(args, "--h1")
+	}
+	args = append(args, "-t", strconv.Itoa(threads(s)), "-c", strconv.Itoa(s.Connections),
+		"-N", strconv.FormatFloat(s.Timeout.Seconds(), 'f', -1, 64))
 	if s.Requests > 0 {
 		args = append(args, "-n", strconv.FormatInt(s.Requests, 10))
 	} else {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +110,61 @@ func TestH2loadAndAbCountWhatTheServerCounted(t *testing.T) {
 				t.Errorf("%s: max latency %.1f ms with %d answers held 80 ms", tool.Name(), res.LatencyMS.Max, k.slow.Load())
 			}
 		})
+	}
+}
+
+// Each protocol's command line: h2load over HTTP/1.1 (--h1) for http1 and
+// https, over HTTP/2 for h2 (https URL: ALPN) and h2c (http URL: prior
+// knowledge); bombardier, wrk and openloop take https from the URL; a
+// tool that cannot speak a cell's protocol says so, naming it.
+func TestProtocolCommands(t *testing.T) {
+	base := Spec{URL: "https://t:8080/p", Connections: 8, Duration: 5 * time.Second, Timeout: 2 * time.Second, Expect: 200, Threads: 1}
+	for _, c := range []struct {
+		proto string
+		h1    bool
+	}{{"", true}, {"http1", true}, {"https", true}, {"h2", false}, {"h2c", false}} {
+		s := base
+		s.Protocol = c.proto
+		cmd := H2load{}.Command(s)
+		if slices.Contains(cmd, "--h1") != c.h1 || cmd[len(cmd)-1] != s.URL {
+			t.Errorf("h2load %q: %q", c.proto, cmd)
+		}
+		if why := (H2load{}).Unsupported(s); why != "" {
+			t.Errorf("h2load %q: unsupported: %s", c.proto, why)
+		}
+	}
+	for _, c := range []struct {
+		tool  Tool
+		proto string
+		want  string // "" : supported
+	}{
+		{Bombardier{}, "https", ""},
+		{Bombardier{}, "h2", "bombardier does not speak h2 here"},
+		{Bombardier{}, "h2c", "bombardier does not speak h2c here"},
+		{Wrk{}, "https", ""},
+		{Wrk{}, "h2", "wrk does not speak h2 here"},
+		{Ab{}, "https", "ab does not speak https here"},
+		{OpenLoop{}, "https", ""},
+		{OpenLoop{}, "h2c", "openloop does not speak h2c here"},
+	} {
+		s := base
+		s.Protocol = c.proto
+		if _, ok := c.tool.(Ab); ok {
+			s.Duration, s.Requests = 0, 1000
+		}
+		if _, ok := c.tool.(OpenLoop); ok {
+			s.Rate = 100
+		}
+		if got := c.tool.Unsupported(s); (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s %s: unsupported %q, want %q", c.tool.Name(), c.proto, got, c.want)
+		}
+		if c.want == "" && c.tool.Command(s)[len(c.tool.Command(s))-1] != s.URL {
+			t.Errorf("%s %s: %q does not end in the https URL", c.tool.Name(), c.proto, c.tool.Command(s))
+		}
+	}
+	s := base
+	s.Protocol, s.Close = "h2", true
+	if why := (H2load{}).Unsupported(s); !strings.Contains(why, "HTTP/2 has no Connection: close") {
+		t.Errorf("h2 keep-alive off: %q", why)
 	}
 }

@@ -1,6 +1,10 @@
 package loadgen
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Tool is one load-generating program, as the harness drives it: the
 // command that asks it for a Spec's load, and the reading of what it
@@ -29,6 +33,23 @@ const Default = "bombardier"
 
 func threads(s Spec) int { return max(s.Threads, 1) }
 
+// protocol is s's protocol, http1 for "".
+func protocol(s Spec) string {
+	if s.Protocol == "" {
+		return "http1"
+	}
+	return s.Protocol
+}
+
+// unspoken says that tool cannot measure s's protocol when it is not
+// among speaks, "" when it can.
+func unspoken(tool string, s Spec, speaks ...string) string {
+	if slices.Contains(speaks, protocol(s)) {
+		return ""
+	}
+	return fmt.Sprintf("%s does not speak %s here (it speaks %s)", tool, protocol(s), strings.Join(speaks, ", "))
+}
+
 // Bombardier is the Tool for bombardier (github.com/codesenberg/bombardier),
 // built from the version go.mod pins.
 type Bombardier struct{}
@@ -46,6 +67,9 @@ func (Bombardier) VersionFile() string { return "/usr/local/bin/bombardier.versi
 // Unsupported: bombardier's rate limiter spreads requests evenly only at
 // multiples of 100 requests/s (a sweep's other rates).
 func (Bombardier) Unsupported(s Spec) string {
+	if why := unspoken("bombardier", s, "http1", "https"); why != "" {
+		return why + "; h2c it cannot (bombardier #90), and HTTP/2 is measured with h2load"
+	}
 	if s.Rate%100 != 0 {
 		return fmt.Sprintf("bombardier holds a rate evenly only at multiples of 100 requests/s, not %d", s.Rate)
 	}

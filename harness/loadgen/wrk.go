@@ -33,6 +33,8 @@ func (Wrk) VersionFile() string { return "/usr/local/share/webbench/wrk.version"
 // each need a connection.
 func (Wrk) Unsupported(s Spec) string {
 	switch {
+	case unspoken("wrk", s, "http1", "https") != "":
+		return unspoken("wrk", s, "http1", "https")
 	case s.Requests > 0:
 		return "wrk has no request count (load.requests): it runs for a duration"
 	case s.Rate > 0:

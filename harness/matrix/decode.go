@@ -95,6 +95,7 @@ type (
 		Rate        *rateSchema               `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
 		SLO         *sloSchema                `yaml:"slo"`
 		Pinning     []string                  `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none"`
+		Protocol    []string                  `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c"`
 		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
 		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
@@ -112,6 +113,7 @@ type (
 			Variant     *string `yaml:"variant" check:"str"`
 			Target      *string `yaml:"target" check:"str"`
 			Connections *int    `yaml:"connections" check:"min=1,max=1000000"`
+			Protocol    *string `yaml:"protocol" check:"oneof=http1|https|h2|h2c"`
 		} `yaml:"relative_to" check:"nonempty"`
 	}
 	engineSchema struct {
@@ -151,6 +153,7 @@ type (
 		} `yaml:"variants" check:"names"`
 		Scenarios []string      `yaml:"scenarios" check:"str"`
 		Limits    *limitsSchema `yaml:"limits"`
+		Protocols []string      `yaml:"protocols" check:"nonempty,unique,oneof=http1|https|h2|h2c"`
 	}
 	serviceSchema struct {
 		Build    *string           `yaml:"build" check:"required,str" why:"the folder holding the service's Dockerfile"`
@@ -180,6 +183,7 @@ type (
 		Rate        *rateSchema   `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
 		SLO         *sloSchema    `yaml:"slo"`
 		Pinning     []string      `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none"`
+		Protocol    []string      `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c"`
 		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
 		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Only        *string       `yaml:"only" check:"str"`
@@ -620,10 +624,11 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	m.SLO = d.slo(f.SLO, "slo")
 	m.Pinning = f.Pinning
+	m.Protocols = f.Protocol
 	setp(&m.Crosscheck, f.Crosscheck)
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
-	defer func() { m.RelativeTo = d.relatives(f.Report, "report", m, m.Connections) }()
+	defer func() { m.RelativeTo = d.relatives(f.Report, "report", m, m.Connections, Protocols(m)) }()
 	m.Limits = d.limits(f.Limits, "limits", DefaultLimits)
 	for _, name := range d.names("scenarios") {
 		m.Scenarios = append(m.Scenarios, d.scenario(name, f.Scenarios[name]))
@@ -633,7 +638,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	for _, name := range d.names("profiles") {
 		pf, path := f.Profiles[name], "profiles."+name
-		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Crosscheck: m.Crosscheck}
+		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Crosscheck: m.Crosscheck}
 		if d.set(path + ".load") {
 			d.load(pf.Load, path+".load", &p.Load)
 		}
@@ -658,6 +663,9 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		if len(pf.Pinning) > 0 {
 			p.Pinning = pf.Pinning
 		}
+		if len(pf.Protocol) > 0 {
+			p.Protocols = pf.Protocol
+		}
 		setp(&p.Crosscheck, pf.Crosscheck)
 		if pf.Only != nil {
 			sel, err := ParseSelector(*pf.Only)
@@ -667,7 +675,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 			p.Only = sel
 		}
 		p.Control = d.control(pf.Control, path+".control")
-		p.RelativeTo = d.relatives(pf.Report, path+".report", m, p.Connections)
+		p.RelativeTo = d.relatives(pf.Report, path+".report", m, p.Connections, Protocols(&Matrix{Protocols: p.Protocols}))
 		m.Profiles[name] = p
 	}
 }
@@ -718,7 +726,7 @@ func (d *decoder) engines(f *fileSchema, m *Matrix) {
 
 // relatives reads report.relative_to: each entry names one scenario,
 // variant or target of the matrix.
-func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections []int) []Relative {
+func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections []int, protocols []string) []Relative {
 	if r == nil {
 		return nil
 	}
@@ -730,8 +738,9 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections
 		setp(&rel.Variant, e.Variant)
 		setp(&rel.Target, e.Target)
 		setp(&rel.Connections, e.Connections)
+		setp(&rel.Protocol, e.Protocol)
 		n := 0
-		for _, v := range []string{rel.Scenario, rel.Variant, rel.Target} {
+		for _, v := range []string{rel.Scenario, rel.Variant, rel.Target, rel.Protocol} {
 			if v != "" {
 				n++
 			}
@@ -740,11 +749,11 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections
 			n++
 		}
 		if n != 1 {
-			d.errAt(f, "set exactly one of scenario, variant, target or connections")
+			d.errAt(f, "set exactly one of scenario, variant, target, connections or protocol")
 			continue
 		}
 		dim, value := rel.Dimension()
-		known := dim == "connections" && slices.Contains(connections, rel.Connections)
+		known := dim == "connections" && slices.Contains(connections, rel.Connections) || dim == "protocol" && slices.Contains(protocols, rel.Protocol)
 		for _, t := range m.Targets {
 			known = known || dim == "target" && t.Name == value || dim == "variant" && slices.ContainsFunc(t.Variants, func(v Variant) bool { return v.Name == value })
 		}
@@ -753,6 +762,10 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections
 		}
 		if !known && dim == "connections" {
 			d.errAt(f+".connections", "%d is not on the connections axis %v", rel.Connections, connections)
+			continue
+		}
+		if !known && dim == "protocol" {
+			d.errAt(f+".protocol", "%s is not on the protocol axis %v", rel.Protocol, protocols)
 			continue
 		}
 		if !known {
@@ -813,7 +826,7 @@ func (d *decoder) slo(s *sloSchema, path string) []Objective {
 var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 // harnessKey matches the keys the harness sets on every target container.
-var harnessKey = regexp.MustCompile(`^(CPUS|PORT|[A-Z0-9_]+_ADDRS)$`)
+var harnessKey = regexp.MustCompile(`^(CPUS|PORT|TLS_CERT_FILE|TLS_KEY_FILE|[A-Z0-9_]+_ADDRS)$`)
 
 // env checks an env mapping's keys and returns them sorted.
 func (d *decoder) env(env map[string]string, path string) []string {
@@ -823,7 +836,7 @@ func (d *decoder) env(env map[string]string, path string) []string {
 		case !envKey.MatchString(k):
 			d.errAt(path+"."+k, "not an environment variable name (letters, digits, _ . -; not starting with a digit)")
 		case harnessKey.MatchString(k):
-			d.errAt(path+"."+k, "set by the harness (CPUS, PORT and <SERVICE>_ADDRS); a matrix cannot override it")
+			d.errAt(path+"."+k, "set by the harness (CPUS, PORT, <SERVICE>_ADDRS, TLS_CERT_FILE and TLS_KEY_FILE); a matrix cannot override it")
 		case d.at[path+"."+k] != nil && d.at[path+"."+k].Tag == "!!null":
 			// YAML reads "A:" or "A: null" as no value, which would
 			// silently become "".
@@ -962,7 +975,7 @@ func normalizeJSON(v any) any {
 func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 	path := "targets." + name
 	t := Target{Name: name, Env: s.Env, EnvKeys: d.env(s.Env, path+".env"), Scenarios: s.Scenarios,
-		Limits: d.limits(s.Limits, path+".limits", m.Limits)}
+		Limits: d.limits(s.Limits, path+".limits", m.Limits), Protocols: s.Protocols}
 	if d.at[path].Kind != yaml.MappingNode {
 		return t // reported
 	}

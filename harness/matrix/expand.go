@@ -38,6 +38,9 @@ type Cell struct {
 	// Pinning is where the generator runs: on cores of its own (apart, ""),
 	// on the target's (together), or with neither pinned (none).
 	Pinning string `json:"pinning,omitempty"`
+	// Protocol is what the generator speaks to the target: https, h2 or
+	// h2c; "" is cleartext HTTP/1.1.
+	Protocol string `json:"protocol,omitempty"`
 }
 
 // KV is one param value of a cell.
@@ -46,7 +49,7 @@ type KV = cellid.KV
 // Key is the cell's identity, as results record it.
 func (c Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning, Protocol: c.Protocol}
 }
 
 // TargetName is "target" or "target:variant".
@@ -123,23 +126,28 @@ func expand(m *Matrix, only Selector, allocate func(cpus int, pinning string) (t
 							for _, keep := range keepAlive(m) {
 								for _, rate := range rates(m) {
 									for _, gen := range generatorsAt(m, rate) {
-										for _, pin := range Pinnings(m) {
-											c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Generator: gen}
-											if pin != cellid.PinApart {
-												c.Pinning = pin
-											}
-											if !only.Match(c) || !m.ProfileOnly.Match(c) {
-												continue
-											}
-											tg, lg, err := allocate(cpus, pin)
-											if err != nil {
-												c.Skip = err.Error()
-											}
-											c.CPUSet, c.LoadgenSet = tg, lg
-											cells = append(cells, c)
-											if len(m.Control) > 0 && m.Control.Match(c) {
-												c.Control = true
+										for _, proto := range protocolsOf(m, t) {
+											for _, pin := range Pinnings(m) {
+												c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Generator: gen}
+												if pin != cellid.PinApart {
+													c.Pinning = pin
+												}
+												if proto != cellid.ProtoHTTP1 {
+													c.Protocol = proto
+												}
+												if !only.Match(c) || !m.ProfileOnly.Match(c) {
+													continue
+												}
+												tg, lg, err := allocate(cpus, pin)
+												if err != nil {
+													c.Skip = err.Error()
+												}
+												c.CPUSet, c.LoadgenSet = tg, lg
 												cells = append(cells, c)
+												if len(m.Control) > 0 && m.Control.Match(c) {
+													c.Control = true
+													cells = append(cells, c)
+												}
 											}
 										}
 									}
@@ -194,6 +202,26 @@ func Pinnings(m *Matrix) []string {
 	return m.Pinning
 }
 
+// Protocols is the protocol axis: [http1] when the matrix sets none.
+func Protocols(m *Matrix) []string {
+	if len(m.Protocols) == 0 {
+		return []string{cellid.ProtoHTTP1}
+	}
+	return m.Protocols
+}
+
+// protocolsOf is the protocol axis of target t's cells: the protocols on
+// the axis that t serves, in the axis's order.
+func protocolsOf(m *Matrix, t Target) []string {
+	var out []string
+	for _, p := range Protocols(m) {
+		if t.Speaks(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // RateGenerator is the generator of a fixed-rate cell when the matrix names
 // none: an open-loop one, since bombardier's -r is closed-loop and its
 // latencies omit the queueing behind a slow answer (coordinated omission).
@@ -232,6 +260,7 @@ func Count(m *Matrix, only Selector) int64 {
 	perCell := mul(mul(mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m)))), int64(len(rates(m)))), int64(len(Generators(m))*len(Pinnings(m))))
 	var total int64
 	for _, t := range m.Targets {
+		perCell := mul(perCell, int64(len(protocolsOf(m, t))))
 		for _, variant := range t.variantNames() {
 			for _, s := range m.Scenarios {
 				c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name}

@@ -80,6 +80,7 @@ type Matrix struct {
 	SLO         []Objective        `json:"slo,omitempty"`        // the latency objective of fixed-rate cells' capacity
 	Generators  []string           `json:"generators,omitempty"` // axis: the load generators (GeneratorNames); empty is [bombardier]
 	Pinning     []string           `json:"pinning,omitempty"`    // axis: apart, together, none; empty is [apart]
+	Protocols   []string           `json:"protocol,omitempty"`   // axis: http1, https, h2, h2c; empty is [http1]
 	Crosscheck  string             `json:"crosscheck,omitempty"` // a generator that measures every cell a second time
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
@@ -131,6 +132,17 @@ type Target struct {
 	Variants  []Variant         `json:"variants,omitempty"`  // empty: one unnamed variant
 	Scenarios []string          `json:"scenarios,omitempty"` // the scenarios it serves; empty means all
 	Limits    Limits            `json:"limits"`              // of each of its containers: the file's, overlaid by its own
+	// Protocols are the protocols it serves (http1, https, h2, h2c); empty
+	// is [http1]. A cell exists for each that is also on the protocol axis.
+	Protocols []string `json:"protocols,omitempty"`
+}
+
+// Speaks says whether t serves protocol p.
+func (t Target) Speaks(p string) bool {
+	if len(t.Protocols) == 0 {
+		return p == cellid.ProtoHTTP1
+	}
+	return slices.Contains(t.Protocols, p)
 }
 
 // Service is one container image of a target, started Replicas times.
@@ -271,6 +283,7 @@ type Profile struct {
 	SLO         []Objective
 	Generators  []string
 	Pinning     []string
+	Protocols   []string
 	Crosscheck  string
 	Only        Selector   // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector   // replaces the file's control when set
@@ -316,7 +329,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Pinning, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Pinning, p.Crosscheck, name, p.Only
+	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Pinning, c.Protocols, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Pinning, p.Protocols, p.Crosscheck, name, p.Only
 	if p.Control != nil {
 		c.Control = p.Control
 	}

@@ -591,7 +591,7 @@ func TestRelativeTo(t *testing.T) {
 	}
 	for _, tc := range []struct{ from, want string }{
 		{"[{scenario: plain}]", `report.relative_to[0].scenario: no scenario named "plain"`},
-		{"[{scenario: plaintext, target: one}]", "report.relative_to[0]: set exactly one of scenario, variant, target or connections"},
+		{"[{scenario: plaintext, target: one}]", "report.relative_to[0]: set exactly one of scenario, variant, target, connections or protocol"},
 		{"[{connections: 128}]", "report.relative_to[0].connections: 128 is not on the connections axis [64 256]"},
 		{"[{connections: 64, variant: fast}]", "report.relative_to[0]: set exactly one"},
 		{"[{variant: fast}]", `report.relative_to[0].variant: no variant named "fast"`},
@@ -773,5 +773,45 @@ func TestPinningAxis(t *testing.T) {
 	if _, err := parse(t, strings.Replace(good, "cpus: [1, 2]", "cpus: [1]\npinning: [shared]", 1)); err == nil ||
 		!strings.Contains(err.Error(), `pinning[0]: want "apart" or "together" or "none", got "shared"`) {
 		t.Errorf("pinning shared: %v", err)
+	}
+}
+
+// The protocol axis: a cell for each protocol that is on the axis and
+// that the target serves (http1 alone when it lists none); ids name the
+// protocol unless http1; relative_to a protocol must be on the axis; and
+// unknown protocols, and TLS_CERT_FILE in a matrix's env, are refused at
+// their field.
+func TestProtocolAxis(t *testing.T) {
+	text := strings.Replace(good, "cpus: [1, 2]", "cpus: [1]\nprotocol: [http1, https, h2c]\nreport: {relative_to: [{protocol: http1}]}", 1)
+	text = strings.Replace(text, "    env: {A: \"b\"}", "    env: {A: \"b\"}\n    protocols: [http1, https, h2, h2c]", 1)
+	m, err := parse(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range Expand(m, Selector{"one/plaintext", "two/plaintext"}, cpuset.Range(0, 4)) {
+		if c.Connections == 64 {
+			got = append(got, c.ID())
+		}
+	}
+	want := []string{"one/plaintext/1cpu/c64", "one/plaintext/1cpu/c64/https", "one/plaintext/1cpu/c64/h2c", "two/plaintext/1cpu/c64"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells %q, want %q", got, want)
+	}
+	if n := Count(m, Selector{"one/plaintext", "two/plaintext"}); n != 8 {
+		t.Errorf("Count %d, want 8 (4 cells × 2 connection counts)", n)
+	}
+	if len(m.RelativeTo) != 1 || m.RelativeTo[0].Protocol != "http1" {
+		t.Errorf("relative_to %+v", m.RelativeTo)
+	}
+	for _, bad := range []struct{ from, to, want string }{
+		{"protocol: [http1, https, h2c]", "protocol: [http3]", `protocol[0]: want "http1" or "https" or "h2" or "h2c", got "http3"`},
+		{"relative_to: [{protocol: http1}]", "relative_to: [{protocol: h2}]", "report.relative_to[0].protocol: h2 is not on the protocol axis [http1 https h2c]"},
+		{"protocols: [http1, https, h2, h2c]", "protocols: [quic]", `targets.one.protocols[0]: want "http1" or "https" or "h2" or "h2c", got "quic"`},
+		{`env: {A: "b"}`, `env: {TLS_CERT_FILE: "/x"}`, "targets.one.env.TLS_CERT_FILE: set by the harness"},
+	} {
+		if _, err := parse(t, strings.Replace(text, bad.from, bad.to, 1)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want %q", bad.to, err, bad.want)
+		}
 	}
 }

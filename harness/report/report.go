@@ -339,6 +339,9 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if err := serviceTable(b, scenario, all, hasParams); err != nil {
 		return err
 	}
+	if err := protocolTable(b, scenario, rows, hasParams); err != nil {
+		return err
+	}
 	if err := footprintTable(b, scenario, rows, hasParams); err != nil {
 		return err
 	}
@@ -494,6 +497,43 @@ func footprintTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 		"image: each service's image, its layers included (base layers shared with other images counted in each). " +
 		"CPU µs per answer: the target's CPU time over its good answers, median over trials. " +
 		"steady: the median of the target's memory samples in the last trial; peak: the largest of any trial.\n\n")
+	return nil
+}
+
+// protocolTable says, for each cell over another protocol than cleartext
+// HTTP/1.1, what the probe and the target agreed before load.
+func protocolTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
+	var with []*results.Row
+	for _, r := range rows {
+		if r.Protocol != "" && r.Negotiated != nil {
+			with = append(with, r)
+		}
+	}
+	if len(with) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "### %s: protocols negotiated\n\n", mdtext.Text(scenario))
+	t := newTable(b)
+	t.Header(append(keyHeader(hasParams), "cores", "conns", "protocol", "HTTP", "TLS", "cipher suite", "ALPN")...)
+	dash := func(s string) string {
+		if s == "" {
+			return "—"
+		}
+		return mdtext.Text(s)
+	}
+	for _, r := range with {
+		n := r.Negotiated
+		row := append(keyCells(r.Target, r.Params, hasParams), strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close),
+			r.Protocol, dash(n.HTTP), dash(n.TLS), dash(n.Cipher), dash(n.ALPN))
+		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\nWhat the probe agreed with the target before load, from the load generator's container, the certificate verified " +
+		"against the run's throwaway authority. wrk and h2load do not verify certificates themselves; bombardier and openloop do.\n\n")
 	return nil
 }
 
@@ -789,6 +829,9 @@ func ceilings(cs []results.Ceiling) string {
 		}
 		if g := c.GeneratorName(); c.Generator != "" && g != cellid.DefaultGenerator {
 			part = mdtext.Text(g) + " " + part
+		}
+		if c.Protocol != "" {
+			part = c.Protocol + " " + part
 		}
 		switch c.Pinning {
 		case cellid.PinTogether:

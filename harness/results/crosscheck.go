@@ -54,7 +54,7 @@ func Crosschecks(run *Run, scenario string) []Crosscheck {
 				gens = append(gens, g)
 			}
 		}
-		k := rowGroup{params: r.Params, cpus: r.CPUs, conns: r.Connections, close: r.Close, rate: r.Rate}
+		k := rowGroup{proto: r.Protocol, params: r.Params, cpus: r.CPUs, conns: r.Connections, close: r.Close, rate: r.Rate}
 		if byGen[g][k] == nil {
 			byGen[g][k] = map[string]*Row{}
 		}
@@ -65,7 +65,7 @@ func Crosschecks(run *Run, scenario string) []Crosscheck {
 	for _, base := range gens {
 		cc := Crosscheck{Scenario: scenario, Base: base, Cross: cross}
 		for _, r := range rows { // in table order
-			k := rowGroup{params: r.Params, cpus: r.CPUs, conns: r.Connections, close: r.Close, rate: r.Rate}
+			k := rowGroup{proto: r.Protocol, params: r.Params, cpus: r.CPUs, conns: r.Connections, close: r.Close, rate: r.Rate}
 			if r.Control || name(r) != base || byGen[cross][k][r.Base] == nil {
 				continue
 			}

@@ -158,6 +158,7 @@ type Settings struct {
 	SLO         []Objective       `json:"slo,omitempty"`        // the latency objective of the capacity tables
 	Generators  []string          `json:"generators,omitempty"` // the generator axis; none: [bombardier]
 	Pinning     []string          `json:"pinning,omitempty"`    // the pinning axis; none: [apart]
+	Protocols   []string          `json:"protocol,omitempty"`   // the protocol axis; none: [http1]
 	Crosscheck  string            `json:"crosscheck,omitempty"` // the generator that measured every cell a second time
 	NoCeiling   bool              `json:"no_ceiling,omitempty"` // run with --no-ceiling: no ceiling measured
 	Images      map[string]string `json:"images"`
@@ -191,27 +192,29 @@ type LoadSettings struct {
 
 // Cell is one measured (or failed, or skipped) cell.
 type Cell struct {
-	Target        string     `json:"target"`
-	Variant       string     `json:"variant,omitempty"`
-	Scenario      string     `json:"scenario"`
-	Params        []KV       `json:"params,omitempty"`
-	CPUs          int        `json:"cpus"`
-	CPUSet        string     `json:"cpuset"`
-	LoadgenCPUSet string     `json:"loadgen_cpuset"`
-	Connections   int        `json:"connections"`
-	Close         bool       `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
-	Rate          int        `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
-	Control       bool       `json:"control,omitempty"`          // the A/A twin of the cell of the same id
-	Generator     *Generator `json:"generator,omitempty"`        // the load generator that measured it; none: bombardier (schema 1)
-	Pinning       string     `json:"pinning,omitempty"`          // together: the generator on the target's cores; none: neither pinned; "": apart
-	Status        Status     `json:"status"`
-	Reason        string     `json:"reason,omitempty"`
-	Warnings      []string   `json:"warnings,omitempty"`
-	Image         *Image     `json:"image,omitempty"`
-	Limits        *Limits    `json:"limits,omitempty"` // of each of the target's containers
-	Trials        []Trial    `json:"trials,omitempty"`
-	Summary       *Summary   `json:"summary,omitempty"`
-	Seconds       float64    `json:"seconds"` // wall time the cell took, start to stop
+	Target        string      `json:"target"`
+	Variant       string      `json:"variant,omitempty"`
+	Scenario      string      `json:"scenario"`
+	Params        []KV        `json:"params,omitempty"`
+	CPUs          int         `json:"cpus"`
+	CPUSet        string      `json:"cpuset"`
+	LoadgenCPUSet string      `json:"loadgen_cpuset"`
+	Connections   int         `json:"connections"`
+	Close         bool        `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
+	Rate          int         `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
+	Control       bool        `json:"control,omitempty"`          // the A/A twin of the cell of the same id
+	Generator     *Generator  `json:"generator,omitempty"`        // the load generator that measured it; none: bombardier (schema 1)
+	Pinning       string      `json:"pinning,omitempty"`          // together: the generator on the target's cores; none: neither pinned; "": apart
+	Protocol      string      `json:"protocol,omitempty"`         // https, h2 or h2c; "": cleartext HTTP/1.1
+	Negotiated    *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
+	Status        Status      `json:"status"`
+	Reason        string      `json:"reason,omitempty"`
+	Warnings      []string    `json:"warnings,omitempty"`
+	Image         *Image      `json:"image,omitempty"`
+	Limits        *Limits     `json:"limits,omitempty"` // of each of the target's containers
+	Trials        []Trial     `json:"trials,omitempty"`
+	Summary       *Summary    `json:"summary,omitempty"`
+	Seconds       float64     `json:"seconds"` // wall time the cell took, start to stop
 	// Startup is, per visit, the seconds from starting the target's
 	// containers to its first verified answer.
 	Startup []float64 `json:"startup_seconds,omitempty"`
@@ -225,7 +228,19 @@ func (c *Cell) ID() string {
 // Key is the cell's identity as the matrix names it.
 func (c *Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName(), Pinning: c.Pinning}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName(), Pinning: c.Pinning, Protocol: c.Protocol}
+}
+
+// Negotiated is what the probe and the target agreed on, before load:
+// the HTTP version of the answer and, over TLS, the TLS version, the
+// cipher suite and the ALPN protocol, with the subject of the certificate
+// the probe verified against the run's CA.
+type Negotiated struct {
+	HTTP    string `json:"http"`                   // the answer's protocol: HTTP/1.1, HTTP/2.0
+	TLS     string `json:"tls,omitempty"`          // TLS 1.3, TLS 1.2
+	Cipher  string `json:"cipher,omitempty"`       // e.g. TLS_AES_128_GCM_SHA256
+	ALPN    string `json:"alpn,omitempty"`         // h2, http/1.1
+	Subject string `json:"cert_subject,omitempty"` // of the leaf the probe verified
 }
 
 // GeneratorName is the name of the load generator that measured c.
@@ -310,6 +325,7 @@ type Ceiling struct {
 	Close       bool    `json:"connection_close,omitempty"`
 	Generator   string  `json:"generator,omitempty"` // none: bombardier (schema 1)
 	Pinning     string  `json:"pinning,omitempty"`   // as the cells': the fixed server and the generator together, or unpinned
+	Protocol    string  `json:"protocol,omitempty"`  // as the cells': https, h2 or h2c; "": cleartext HTTP/1.1
 	NetworkMode Network `json:"network_mode"`
 	RPS         float64 `json:"ceiling_rps,omitempty"` // median of the trials
 	// Rate is the rate a generator that only keeps a schedule (openloop)

@@ -26,6 +26,9 @@ type Row struct {
 	Unsustained int    `json:"unsustained_trials,omitempty"`
 	OpenLoop    bool   `json:"open_loop,omitempty"` // measured open-loop: latencies from intended send times
 	Pinning     string `json:"pinning,omitempty"`   // together or none: the generator shared the target's cores
+	Protocol    string `json:"protocol,omitempty"`  // https, h2 or h2c; "": cleartext HTTP/1.1
+	// Negotiated is what the probe agreed with the target before load.
+	Negotiated *Negotiated `json:"negotiated,omitempty"`
 	// Services is a multi-service target's CPU (median over trials) and
 	// peak memory (largest) by service.
 	Services  map[string]ServiceUsage `json:"services,omitempty"`
@@ -76,6 +79,7 @@ type Row struct {
 // connections, keep-alive and rate.
 type rowGroup struct {
 	gen, pin    string
+	proto       string
 	params      string
 	cpus, conns int
 	close       bool
@@ -99,14 +103,14 @@ func Rows(run *Run, scenario string) []*Row {
 	sort.SliceStable(rows, func(i, j int) bool { return before(rows[i], rows[j]) })
 	fastest := map[rowGroup]*Row{}
 	for _, r := range rows {
-		g := rowGroup{r.Generator, r.Pinning, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
+		g := rowGroup{r.Generator, r.Pinning, r.Protocol, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
 		if f := fastest[g]; f == nil || r.RPS > f.RPS {
 			fastest[g] = r
 		}
 	}
 	noise := Noise(run)
 	for _, r := range rows {
-		f := fastest[rowGroup{r.Generator, r.Pinning, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
+		f := fastest[rowGroup{r.Generator, r.Pinning, r.Protocol, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
 		if f.RPS > 0 {
 			r.VsFastest = r.RPS / f.RPS
 		}
@@ -216,7 +220,7 @@ func significance(a, b stats.Summary) string {
 func RowOf(run *Run, c *Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
 	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
-		Pinning: c.Pinning}
+		Pinning: c.Pinning, Protocol: c.Protocol, Negotiated: c.Negotiated}
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g
 	}
@@ -328,12 +332,16 @@ func legacyErrorRate(trials []Trial, agg Aggregate, headline float64) float64 {
 }
 
 // Label names a cell's target in a table: "target[:variant]", then
-// " (wrk)" when another load generator than the default measured it, and
+// " (wrk)" when another load generator than the default measured it,
+// " (h2)" when another protocol than cleartext HTTP/1.1 carried it, and
 // " (control)" for an A/A control.
 func (c *Cell) Label() string {
 	label := c.Key().TargetName()
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		label += " (" + g + ")"
+	}
+	if c.Protocol != "" {
+		label += " (" + c.Protocol + ")"
 	}
 	switch c.Pinning {
 	case cellid.PinTogether:

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/verify"
 
@@ -26,10 +27,11 @@ type ceilingKey struct {
 	cpus, conns int
 	close       bool
 	pinning     string
+	protocol    string
 }
 
 func keyOf(c matrix.Cell) ceilingKey {
-	return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close, c.Pinning}
+	return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close, c.Pinning, c.Protocol}
 }
 
 // measureCeilings measures, once per (cores, connections) the run's cells
@@ -47,7 +49,7 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		top[keyOf(v.c)] = max(top[keyOf(v.c)], v.c.Rate)
 	}
 	for _, ce := range r.out.Ceilings { // measured before a resume
-		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning}
+		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning, ce.Protocol}
 		r.ceilings[k], seen[k] = ce.RPS, true
 	}
 	for _, v := range vs {
@@ -105,7 +107,7 @@ func closeText(close bool) string {
 
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
-		Generator: c.Generator, NetworkMode: results.Network(r.mode), Pinning: c.Pinning}
+		Generator: c.Generator, NetworkMode: results.Network(r.mode), Pinning: c.Pinning, Protocol: c.Protocol}
 	if err := r.gen.pin(ctx, c.LoadgenSet.String()); err != nil {
 		return ce, err
 	}
@@ -125,7 +127,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 	}
 	d := &deployment{}
 	defer r.remove(ctx, d)
-	url, err := r.startFixed(ctx, d, c.CPUSet)
+	url, err := r.startFixed(ctx, d, c.CPUSet, protocolOf(c))
 	if err != nil {
 		return ce, err
 	}
@@ -166,7 +168,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 // on the targets' engine, on cores, the way a target runs, and waits until
 // the load generator gets its answer; it returns the server's URL as the
 // load generator reaches it. d holds the container for the caller to remove.
-func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set) (string, error) {
+func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set, protocol string) (string, error) {
 	host := "127.0.0.1"
 	switch {
 	case r.tg.address != "": // two machines: the targets' machine's host network
@@ -177,7 +179,7 @@ func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set
 	r.visits++
 	id, err := r.tg.eng.Start(ctx, engine.ContainerSpec{
 		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.tg.lgImage, Cmd: []string{"ceiling"},
-		Env: []string{fmt.Sprintf("PORT=%d", ceilingPort)}, CPUSet: cores.String(), Network: r.targetNetwork(),
+		Env: fixedEnv(protocol), Files: r.serverFiles(protocol), CPUSet: cores.String(), Network: r.targetNetwork(),
 		Aliases: []string{"ceiling"}, Labels: r.labels("ceiling", "", ""),
 		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
 	})
@@ -187,8 +189,18 @@ func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set
 	if err != nil {
 		return "", err
 	}
-	url := fmt.Sprintf("http://%s/", net.JoinHostPort(host, strconv.Itoa(ceilingPort)))
-	return url, r.waitReady(ctx, d, url)
+	url := fmt.Sprintf("%s://%s/", scheme(protocol), net.JoinHostPort(host, strconv.Itoa(ceilingPort)))
+	return url, r.waitReady(ctx, d, url, protocol)
+}
+
+// fixedEnv is the fixed-response server's environment: its port, the
+// protocol it serves and, over TLS, the run's certificate.
+func fixedEnv(protocol string) []string {
+	env := []string{fmt.Sprintf("PORT=%d", ceilingPort), "PROTOCOL=" + protocol}
+	if cellid.TLS(protocol) {
+		env = append(env, "TLS_CERT_FILE="+certPath, "TLS_KEY_FILE="+keyPath)
+	}
+	return env
 }
 
 // reach checks, before any load, that the load generator on its engine
@@ -199,10 +211,10 @@ func (r *runner) reach(ctx context.Context) error {
 	d := &deployment{}
 	defer r.remove(ctx, d)
 	tg, lg := r.tg, r.lg
-	url, err := r.startFixed(ctx, d, tg.usable()[:1])
+	url, err := r.startFixed(ctx, d, tg.usable()[:1], cellid.ProtoHTTP1)
 	if err == nil {
 		var resp verify.Response
-		if resp, err = r.gen.probe(ctx, url, r.m.Load.Timeout, probeHTTP); err == nil && resp.Status != 200 {
+		if resp, err = r.gen.probe(ctx, url, r.m.Load.Timeout, probeHTTP, cellid.ProtoHTTP1); err == nil && resp.Status != 200 {
 			err = fmt.Errorf("answered status %d, not the fixed-response server's 200: is another server listening on port %d of that machine?", resp.Status, ceilingPort)
 		}
 	}

@@ -326,7 +326,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Generator: &results.Generator{Name: c.Generator},
 		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control,
-		Pinning: c.Pinning}
+		Pinning: c.Pinning, Protocol: c.Protocol}
 }
 
 func (r *runner) scenario(name string) matrix.Scenario {
@@ -384,7 +384,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			// taken for the next one's container.
 			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.visits, p.alias)
 			id, err := r.tg.eng.Start(ctx, engine.ContainerSpec{
-				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(),
+				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(), Files: r.serverFiles(c.Protocol),
 				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
 				Memory: t.Limits.MemoryBytes, Pids: t.Limits.Pids, NoFile: nofile,
 			})
@@ -440,10 +440,10 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if err := r.deploy(ctx, t, c, rc, d); err != nil {
 		return err
 	}
-	url := fmt.Sprintf("http://%s%s", r.fromLoadgen(layout(t, r.mode)[t.Entry][0]), c.Subst(sc.Path))
+	url := fmt.Sprintf("%s://%s%s", scheme(c.Protocol), r.fromLoadgen(layout(t, r.mode)[t.Entry][0]), c.Subst(sc.Path))
 
 	r.progress.Phase(c, "ready")
-	if err := r.waitReady(ctx, d, url); err != nil {
+	if err := r.waitReady(ctx, d, url, protocolOf(c)); err != nil {
 		return err
 	}
 	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, d)
@@ -456,11 +456,15 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if c.Close {
 		kind = probeHTTPClose
 	}
-	resp, err := r.gen.probe(ctx, url, r.m.Load.Timeout, kind)
+	resp, err := r.gen.probe(ctx, url, r.m.Load.Timeout, kind, protocolOf(c))
 	if err != nil {
 		return err
 	}
 	problems, warnings := verify.Check(sc.Expect, resp, c.Subst)
+	if resp.Error == "" {
+		problems = append(problems, verify.Protocol(protocolOf(c), resp)...)
+		rc.Negotiated = resp.Negotiated
+	}
 	rc.Warnings = append(rc.Warnings, warnings...)
 	if len(problems) > 0 {
 		return fmt.Errorf("verify %s: %s", url, strings.Join(problems, "; "))
@@ -469,6 +473,13 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 
 	spec, tool := r.spec(c, url, sc.Expect.Status), loadgen.Tools[c.Generator]
 	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
+	if c.Protocol != "" {
+		// Over TLS the tools count bytes on different sides of it (wrk
+		// the plaintext, bombardier the records and handshakes), and
+		// HTTP/2 compresses headers per connection: no one answer's size
+		// to hold them to.
+		judge.AnswerBytes = 0
+	}
 	if r.m.Load.Warmup > 0 {
 		r.progress.Phase(c, "warm-up")
 	}
@@ -521,7 +532,7 @@ func (r *runner) spec(c matrix.Cell, url string, expect int) loadgen.Spec {
 
 func specOf(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec {
 	return loadgen.Spec{URL: url, Connections: c.Connections, Duration: m.Load.Duration, Requests: m.Load.Requests,
-		Timeout: m.Load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs}
+		Timeout: m.Load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: protocolOf(c)}
 }
 
 // Unsupported marks the cells whose load generator cannot measure them as
@@ -584,7 +595,7 @@ func (r *runner) allRunning(ctx context.Context, d *deployment, when string) err
 // waitReady polls, from the load generator's container, each service that
 // declares a port until it accepts a TCP connection, then the entry's url
 // until it answers with any HTTP response; or fails saying why.
-func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error {
+func (r *runner) waitReady(ctx context.Context, d *deployment, url, protocol string) error {
 	deadline := time.Now().Add(r.m.Load.ReadyTimeout)
 	pending := slices.Clone(d.members)
 	lastErr := ""
@@ -597,7 +608,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 		}
 		if len(pending) > 0 {
 			m := pending[0]
-			resp, err := r.gen.probe(ctx, m.addr, probeTimeout, probeTCP)
+			resp, err := r.gen.probe(ctx, m.addr, probeTimeout, probeTCP, "")
 			if err != nil {
 				return err
 			}
@@ -607,12 +618,17 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url string) error
 			}
 			lastErr = fmt.Sprintf("service %s at %s: %s", m.alias, m.addr, resp.Error)
 		} else {
-			resp, err := r.gen.probe(ctx, url, probeTimeout, probeHTTP)
+			resp, err := r.gen.probe(ctx, url, probeTimeout, probeHTTP, protocol)
 			if err != nil {
 				return err
 			}
 			if resp.Error == "" {
 				return nil
+			}
+			if verify.Untrusted(resp) {
+				// It answered, with a certificate the run does not trust:
+				// waiting will not change that.
+				return fmt.Errorf("verify %s: %s", url, resp.Error)
 			}
 			lastErr = resp.Error
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/verify"
@@ -117,8 +118,9 @@ const (
 )
 
 // probe asks the probe in the generator's container for one answer from
-// target, asked as kind says.
-func (g *generator) probe(ctx context.Context, target string, timeout time.Duration, kind probeKind) (verify.Response, error) {
+// target, asked as kind says, in protocol (http1, https, h2, h2c; over TLS
+// verified against the run's authority).
+func (g *generator) probe(ctx context.Context, target string, timeout time.Duration, kind probeKind, protocol string) (verify.Response, error) {
 	if g == nil || g.id == "" {
 		return verify.Response{}, errors.New("no load generator")
 	}
@@ -128,6 +130,12 @@ func (g *generator) probe(ctx context.Context, target string, timeout time.Durat
 		cmd = append(cmd, "-tcp")
 	case probeHTTPClose:
 		cmd = append(cmd, "-close")
+	}
+	if kind != probeTCP && protocol != "" && protocol != cellid.ProtoHTTP1 {
+		cmd = append(cmd, "-proto", protocol)
+		if cellid.TLS(protocol) {
+			cmd = append(cmd, "-ca", caPath)
+		}
 	}
 	res, err := g.eng.Exec(ctx, g.id, append(cmd, target))
 	if err != nil {

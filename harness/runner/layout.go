@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/matrix"
 )
 
@@ -64,12 +65,12 @@ func layout(t matrix.Target, mode matrix.Network) map[string][]place {
 
 // HarnessEnv are the environment keys the harness sets on every target
 // container; a matrix cannot override them.
-var HarnessEnv = []string{"CPUS", "PORT", "<SERVICE>_ADDRS"}
+var HarnessEnv = []string{"CPUS", "PORT", "<SERVICE>_ADDRS", "TLS_CERT_FILE", "TLS_KEY_FILE"}
 
 // env is the environment of replica p of service svc of t in cell c: the
 // target's, the service's and the variant's settings (later ones win), then
 // the keys the harness sets, which nothing overrides: CPUS, PORT (where p
-// listens) and, for every service, <SERVICE>_ADDRS, the host:port of each of
+// listens), TLS_CERT_FILE and TLS_KEY_FILE in a cell over TLS, and, for every service, <SERVICE>_ADDRS, the host:port of each of
 // its replicas.
 func env(t matrix.Target, svc matrix.Service, c matrix.Cell, p place, lay map[string][]place) []string {
 	vars := map[string]string{}
@@ -77,6 +78,9 @@ func env(t matrix.Target, svc matrix.Service, c matrix.Cell, p place, lay map[st
 	maps.Copy(vars, svc.Env)
 	maps.Copy(vars, t.Variant(c.Variant).Env)
 	vars["CPUS"] = strconv.Itoa(c.CPUs)
+	if cellid.TLS(c.Protocol) { // the run's certificate, copied into the container
+		vars["TLS_CERT_FILE"], vars["TLS_KEY_FILE"] = certPath, keyPath
+	}
 	if p.port > 0 {
 		vars["PORT"] = strconv.Itoa(p.port)
 	}

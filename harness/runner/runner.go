@@ -29,6 +29,7 @@ import (
 	webbench "github.com/webbench/webbench"
 	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/certs"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
@@ -184,6 +185,7 @@ type runner struct {
 	gen       *generator             // the load generator; nil until started
 	versions  map[string]string      // of the load generators the run uses, by name
 	ceilings  map[ceilingKey]float64 // the load generator's ceiling RPS
+	certs     *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
 	out       *results.Run
 
 	interleave bool   // trials in rounds over all cells
@@ -744,6 +746,9 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 	if set == nil {
 		return nil // nothing will run
 	}
+	if err := r.makeCerts(cells); err != nil {
+		return err
+	}
 	var err error
 	if r.lg.lgImage, err = r.buildLoadgen(ctx, r.lg); err != nil {
 		return err
@@ -753,8 +758,9 @@ func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
 			return fmt.Errorf("on the targets' engine %s: %w", r.tg.name, err)
 		}
 	}
+	files, env := r.caFiles()
 	r.gen, err = startGenerator(ctx, r.lg.eng, engine.ContainerSpec{
-		Name: "webbench-" + r.id + "-loadgen", Image: r.lg.lgImage,
+		Name: "webbench-" + r.id + "-loadgen", Image: r.lg.lgImage, Files: files, Env: env,
 		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", ""),
 		// Bounded like a target by default: a generator that runs away
 		// must not take the machine with it.

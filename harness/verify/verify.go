@@ -13,8 +13,11 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/results"
 )
 
 // Response is one HTTP answer as the probe in the load generator's
@@ -23,8 +26,48 @@ type Response struct {
 	Status    int         `json:"status"`
 	Header    http.Header `json:"header"`
 	Body      []byte      `json:"body"`
-	WireBytes int64       `json:"wire_bytes"` // read off the connection: status line, headers, body
+	WireBytes int64       `json:"wire_bytes"` // read off the connection: status line, headers, body (HTTP/1.1 only)
 	Error     string      `json:"error,omitempty"`
+	// Negotiated is what the probe and the server agreed: the answer's
+	// HTTP version and, over TLS, the handshake's outcome.
+	Negotiated *results.Negotiated `json:"negotiated,omitempty"`
+}
+
+// VerificationFailed begins the probe's error when the server's certificate
+// failed verification against the run's authority.
+const VerificationFailed = "certificate verification failed"
+
+// Untrusted says whether the server answered the probe's handshake with a
+// certificate it could not verify: a server that is up and wrong.
+func Untrusted(r Response) bool { return strings.HasPrefix(r.Error, VerificationFailed) }
+
+// Protocol checks that r was spoken in protocol (http1, https, h2, h2c):
+// an h2 cell answered over HTTP/1.1 would measure the wrong thing.
+func Protocol(protocol string, r Response) []string {
+	n := r.Negotiated
+	switch {
+	case n == nil && protocol == cellid.ProtoHTTP1:
+		return nil // a probe that reports nothing spoke HTTP/1.1
+	case n == nil:
+		return []string{"the probe reported no protocol (an old load generator image? rebuild it)"}
+	}
+	var problems []string
+	want := "HTTP/1.1"
+	if cellid.HTTP2(protocol) {
+		want = "HTTP/2.0"
+	}
+	if n.HTTP != want {
+		problems = append(problems, fmt.Sprintf("answered over %s, want %s (%s)", n.HTTP, want, protocol))
+	}
+	switch {
+	case cellid.TLS(protocol) && n.TLS == "":
+		problems = append(problems, "no TLS handshake")
+	case protocol == cellid.ProtoH2 && n.ALPN != "h2":
+		problems = append(problems, fmt.Sprintf("ALPN agreed %q, want h2", n.ALPN))
+	case protocol == cellid.ProtoHTTPS && n.ALPN != "" && n.ALPN != "http/1.1":
+		problems = append(problems, fmt.Sprintf("ALPN agreed %q, want http/1.1", n.ALPN))
+	}
+	return problems
 }
 
 // Check compares r with e, whose {param} references subst resolves.

@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -103,6 +104,17 @@ func Run(ctx context.Context, p Plan) (Report, error) {
 			tr := &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableKeepAlives: p.Close, DisableCompression: true,
 				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 					c, err := (&net.Dialer{Timeout: p.Timeout}).DialContext(ctx, network, addr)
+					if err != nil {
+						return nil, err
+					}
+					return wire.CountingConn{Conn: c, N: &bytes}, nil
+				},
+				// https: HTTP/1.1 over TLS, verified against the system's
+				// roots (the harness points SSL_CERT_FILE at the run's
+				// authority); bytes are counted on the plaintext side.
+				DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+					d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: p.Timeout}, Config: &tls.Config{NextProtos: []string{"http/1.1"}}}
+					c, err := d.DialContext(ctx, network, addr)
 					if err != nil {
 						return nil, err
 					}

@@ -10,11 +10,25 @@
 // load generator's container, so the harness checks a target from exactly
 // where bombardier will load it, on any Docker host. It always exits 0 when
 // it could print a result; "error" says when there was no answer.
+//
+// -proto says what it speaks: http1 (the default), https (HTTP/1.1 over
+// TLS, ALPN http/1.1), h2 (HTTP/2 over TLS, ALPN h2) or h2c (cleartext
+// HTTP/2 with prior knowledge). Over TLS it trusts only the authority in
+// -ca (the run's throwaway one) and verifies the chain and the URL's host
+// against it; "negotiated" reports the answer's protocol and, over TLS, the
+// version, the cipher suite, the ALPN protocol and the verified
+// certificate's subject. A failed verification names the subject and the
+// issuer of the certificate the server sent. wire_bytes is counted over
+// HTTP/1.1 only, on the plaintext side of TLS (HTTP/2 compresses headers
+// per connection: one answer's size says nothing of the next one's).
 package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,17 +42,28 @@ import (
 )
 
 type response struct {
-	Status    int         `json:"status"`
-	Header    http.Header `json:"header"`
-	Body      []byte      `json:"body"`
-	WireBytes int64       `json:"wire_bytes"`
-	Error     string      `json:"error,omitempty"`
+	Status     int         `json:"status"`
+	Header     http.Header `json:"header"`
+	Body       []byte      `json:"body"`
+	WireBytes  int64       `json:"wire_bytes"`
+	Negotiated *negotiated `json:"negotiated,omitempty"`
+	Error      string      `json:"error,omitempty"`
+}
+
+type negotiated struct {
+	HTTP    string `json:"http"`
+	TLS     string `json:"tls,omitempty"`
+	Cipher  string `json:"cipher,omitempty"`
+	ALPN    string `json:"alpn,omitempty"`
+	Subject string `json:"cert_subject,omitempty"`
 }
 
 func main() {
 	timeout := flag.Duration("timeout", 2*time.Second, "whole-request timeout")
 	tcp := flag.Bool("tcp", false, "only open a TCP connection to HOST:PORT (for services that do not speak HTTP)")
 	closeConn := flag.Bool("close", false, "send Connection: close (bombardier with keep-alive off) instead of keeping the connection alive")
+	proto := flag.String("proto", "http1", "http1, https, h2 or h2c")
+	caFile := flag.String("ca", "", "PEM file of the only authority trusted over TLS")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: probe [-timeout 2s] [-close] URL | probe -tcp HOST:PORT")
@@ -48,7 +73,12 @@ func main() {
 	if *tcp {
 		out = dial(flag.Arg(0), *timeout)
 	} else {
-		out = get(flag.Arg(0), *timeout, *closeConn)
+		c, err := client(*proto, *caFile, *timeout, *closeConn)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "probe:", err)
+			os.Exit(2)
+		}
+		out = c.get(flag.Arg(0))
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		os.Exit(1)
@@ -64,34 +94,120 @@ func dial(addr string, timeout time.Duration) response {
 	return response{}
 }
 
-func get(url string, timeout time.Duration, closeConn bool) response {
-	var read atomic.Int64
-	dialer := &net.Dialer{Timeout: timeout}
-	c := &http.Client{
-		Timeout: timeout,
-		Transport: &http.Transport{
-			DisableCompression: true,
-			DisableKeepAlives:  closeConn, // true sends Connection: close
+// prober is an HTTP client that speaks one protocol and remembers what the
+// last TLS handshake agreed.
+type prober struct {
+	http  *http.Client
+	read  atomic.Int64
+	state *tls.ConnectionState
+}
 
-			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				conn, err := dialer.DialContext(ctx, network, addr)
-				if err != nil {
-					return nil, err
-				}
-				return wire.CountingConn{Conn: conn, N: &read}, nil
-			},
+func client(proto, caFile string, timeout time.Duration, closeConn bool) (*prober, error) {
+	p := &prober{}
+	dialer := &net.Dialer{Timeout: timeout}
+	count := func(conn net.Conn) net.Conn { return wire.CountingConn{Conn: conn, N: &p.read} }
+	tr := &http.Transport{
+		DisableCompression: true,
+		DisableKeepAlives:  closeConn, // true sends Connection: close
+		Protocols:          new(http.Protocols),
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := dialer.DialContext(ctx, network, addr)
+			if err != nil || proto != "http1" {
+				return conn, err
+			}
+			return count(conn), nil
 		},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	defer c.CloseIdleConnections()
-	resp, err := c.Get(url)
+	switch proto {
+	case "http1":
+		tr.Protocols.SetHTTP1(true)
+	case "h2c":
+		tr.Protocols.SetUnencryptedHTTP2(true)
+	case "https", "h2":
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("-proto %s needs -ca: %w", proto, err)
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%s: no certificate", caFile)
+		}
+		cfg := &tls.Config{RootCAs: roots, NextProtos: []string{"http/1.1"}}
+		if proto == "h2" {
+			cfg.NextProtos = []string{"h2"}
+			tr.Protocols.SetHTTP2(true)
+			tr.TLSClientConfig = cfg
+			tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+				conn, err := (&tls.Dialer{NetDialer: dialer, Config: cfg}).DialContext(ctx, network, addr)
+				if err == nil {
+					st := conn.(*tls.Conn).ConnectionState()
+					p.state = &st
+				}
+				return conn, err
+			}
+			break
+		}
+		// HTTP/1.1 over TLS: bytes are counted on the plaintext side.
+		tr.Protocols.SetHTTP1(true)
+		tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := (&tls.Dialer{NetDialer: dialer, Config: cfg}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			st := conn.(*tls.Conn).ConnectionState()
+			p.state = &st
+			return count(conn), nil
+		}
+	default:
+		return nil, fmt.Errorf("-proto %q: want http1, https, h2 or h2c", proto)
+	}
+	p.http = &http.Client{Timeout: timeout, Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return p, nil
+}
+
+func (p *prober) get(url string) response {
+	defer p.http.CloseIdleConnections()
+	resp, err := p.http.Get(url)
 	if err != nil {
-		return response{Error: err.Error()}
+		return response{Error: describe(err)}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return response{Status: resp.StatusCode, Header: resp.Header, Error: "read body: " + err.Error()}
 	}
-	return response{Status: resp.StatusCode, Header: resp.Header, Body: body, WireBytes: read.Load()}
+	out := response{Status: resp.StatusCode, Header: resp.Header, Body: body, WireBytes: p.read.Load(),
+		Negotiated: &negotiated{HTTP: resp.Proto}}
+	if st := p.state; st != nil {
+		out.Negotiated.TLS = tls.VersionName(st.Version)
+		out.Negotiated.Cipher = tls.CipherSuiteName(st.CipherSuite)
+		out.Negotiated.ALPN = st.NegotiatedProtocol
+		if len(st.PeerCertificates) > 0 {
+			out.Negotiated.Subject = st.PeerCertificates[0].Subject.String()
+		}
+	}
+	return out
+}
+
+// describe says what failed; a certificate the run's authority did not
+// sign, or one for another name, is named by its subject and issuer. The
+// harness reads the prefix "certificate verification failed" as a server
+// that is up and untrusted.
+func describe(err error) string {
+	var verr *tls.CertificateVerificationError
+	if !errors.As(err, &verr) || len(verr.UnverifiedCertificates) == 0 {
+		return err.Error()
+	}
+	leaf := verr.UnverifiedCertificates[0]
+	why := "is not valid"
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	switch {
+	case errors.As(err, &unknown):
+		why = "is not signed by the run's authority"
+	case errors.As(err, &host):
+		why = "does not name " + host.Host
+	}
+	return fmt.Sprintf("certificate verification failed: the server's certificate (subject %q, issuer %q) %s: %v", leaf.Subject, leaf.Issuer, why, err)
 }
