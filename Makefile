@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning protocols test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -66,6 +66,12 @@ capacity: build tools
 ## → results/<label>-hello-pinning/
 hello-pinning: build tools
 	./bin/harness run --profile hello-pinning --force $(ARGS)
+
+## protocols: what TLS and HTTP/2 cost go-nethttp (profile protocols: plaintext
+## over http1, https, h2 and h2c, all by h2load, interleaved; each over http1)
+## → results/<label>-protocols/
+protocols: build tools
+	./bin/harness run --profile protocols --force $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools

@@ -113,6 +113,13 @@ func TestTwoEngines(t *testing.T) {
 	}
 	defer eng2.Close()
 	file := writeMatrix(t, "shared", "0", "node-http") // warm-up is covered by TestRunLeavesTestsGreen (quick profile)
+	// Its plaintext over HTTPS too: the certificate must name the targets'
+	// machine's address, and reach a container on a remote engine.
+	withTLS := strings.Replace(readFile(t, file), "cpus: [1]", "cpus: [1]\nprotocol: [http1, https]", 1)
+	withTLS = strings.Replace(withTLS, "    port: 8080", "    port: 8080\n    protocols: [http1, https]", 1)
+	if err := os.WriteFile(file, []byte(withTLS), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
 	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--label", "e2e-two",
 		"--target-engine", second.Host, "--link", "veth pair between two network namespaces of one machine")
@@ -139,7 +146,7 @@ func TestTwoEngines(t *testing.T) {
 		t.Errorf("no ceiling measured across the engines: %+v", run.Ceilings)
 	}
 	cells := cellsByID(run)
-	for _, id := range []string{"node-http/plaintext/1cpu/c16", "node-http/json/1cpu/c16"} {
+	for _, id := range []string{"node-http/plaintext/1cpu/c16", "node-http/json/1cpu/c16", "node-http/plaintext/1cpu/c16/https"} {
 		c := cells[id]
 		if c == nil || c.Status != results.OK || len(c.Trials) != 2 || c.Trials[0].RPS <= 0 || c.Trials[0].TargetCPUCores <= 0 {
 			t.Errorf("%s: %+v", id, c)
@@ -149,6 +156,9 @@ func TestTwoEngines(t *testing.T) {
 		if _, _, ok, err := eng2.ImageLabels(ctx, c.Image.ID); err != nil || !ok {
 			t.Errorf("%s: image %s is not on the second engine (%v)", id, c.Image.ID, err)
 		}
+	}
+	if n := cells["node-http/plaintext/1cpu/c16/https"].Negotiated; n == nil || n.ALPN != "http/1.1" || n.TLS == "" {
+		t.Errorf("https across the engines: negotiated %+v", n)
 	}
 	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
 	if err != nil || !strings.Contains(string(readme), "Two machines: targets on engine `target`") {

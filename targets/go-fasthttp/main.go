@@ -38,5 +38,9 @@ func main() {
 	fmt.Printf("runtime: %s\n", runtime.Version())
 	log.Printf("listening on :%s with GOMAXPROCS=%d", port, runtime.GOMAXPROCS(0))
 	s := &fasthttp.Server{Handler: handler, Name: "go-fasthttp"}
+	// HTTPS when given a certificate: fasthttp speaks HTTP/1.1 only.
+	if cert := os.Getenv("TLS_CERT_FILE"); cert != "" {
+		log.Fatal(s.ListenAndServeTLS(":"+port, cert, os.Getenv("TLS_KEY_FILE")))
+	}
 	log.Fatal(s.ListenAndServe(":" + port))
 }

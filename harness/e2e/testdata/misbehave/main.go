@@ -11,6 +11,9 @@
 //	slow-start      takes 20 s (or START_DELAY) before it listens (answers correctly)
 //	pause           holds every answer due in the first 300 ms of each second
 //	                until that 300 ms ends (a stop-the-world pause), from the start
+//	foreign-cert    serves TLS with a certificate of an authority of its own
+//	                (subject "CN=misbehave foreign"), not the run's that
+//	                TLS_CERT_FILE names, from the start
 //
 // It is never a target of the default matrix: the end-to-end tests use it
 // to prove that each fault ends as a failed cell (or a warning) with a
@@ -18,8 +21,15 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"fmt"
 	"log"
+	"math/big"
 	"net/http"
 	"os"
 	"os/exec"
@@ -90,7 +100,29 @@ func main() {
 		w.Write([]byte("Hello, World!"))
 	})
 	fmt.Printf("runtime: %s (misbehave MODE=%s)\n", runtime.Version(), mode)
+	if mode == "foreign-cert" {
+		s := &http.Server{Addr: ":" + port, TLSConfig: &tls.Config{Certificates: []tls.Certificate{foreign()}}}
+		log.Fatal(s.ListenAndServeTLS("", ""))
+	}
 	log.Fatal(http.ListenAndServe(":"+port, nil))
+}
+
+// foreign is a self-signed certificate for every name, of no authority the
+// harness knows.
+func foreign() tls.Certificate {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "misbehave foreign"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		DNSNames: []string{"localhost", "app", "app-1"}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // forkBomb starts children until the kernel refuses one, as a server that
