@@ -784,11 +784,15 @@ func generatorTable(b *strings.Builder, run *results.Run) error {
 		}
 		var ceils []string
 		for _, c := range g.Ceilings {
+			where := fmt.Sprintf("%d core(s) c%s", c.CPUs, connsText(c.Connections, c.Close))
+			if c.Protocol != "" {
+				where = c.Protocol + " " + where
+			}
 			if c.Error != "" {
-				ceils = append(ceils, fmt.Sprintf("%d core(s) c%s: not measured", c.CPUs, connsText(c.Connections, c.Close)))
+				ceils = append(ceils, where+": not measured")
 				continue
 			}
-			ceils = append(ceils, fmt.Sprintf("%d core(s) c%s: %s; %s", c.CPUs, connsText(c.Connections, c.Close), numfmt.Sig(c.RPS), meanText(c.RPSPerCPU)))
+			ceils = append(ceils, fmt.Sprintf("%s: %s; %s", where, numfmt.Sig(c.RPS), meanText(c.RPSPerCPU)))
 		}
 		if err := t.Append(mdtext.Text(g.Name), mdtext.Text(g.Version), strconv.Itoa(g.Cells), per, ci, mdtext.Text(strings.Join(ceils, ", "))); err != nil {
 			return err
