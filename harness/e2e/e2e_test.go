@@ -27,10 +27,7 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/client"
+	"github.com/moby/moby/client"
 
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cli"
@@ -406,16 +403,17 @@ func TestBridgeIsolated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dc, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	dc, err := client.New(client.FromEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dc.Close()
-	insp, err := dc.NetworkInspect(ctx, id, network.InspectOptions{})
+	res0, err := dc.NetworkInspect(ctx, id, client.NetworkInspectOptions{})
+	insp := res0.Network
 	if err != nil || len(insp.IPAM.Config) == 0 {
 		t.Fatalf("inspect the run's network: %v %+v", err, insp.IPAM)
 	}
-	gw := insp.IPAM.Config[0].Gateway
+	gw := insp.IPAM.Config[0].Gateway.String()
 	res, err := eng.Exec(ctx, c, []string{"probe", "-timeout", "2s", "-tcp", net.JoinHostPort(gw, strconv.Itoa(port))})
 	if err != nil {
 		t.Fatal(err)
@@ -963,7 +961,7 @@ func TestRegistryPull(t *testing.T) {
 
 	// Put the debian stand-in into the registry under a registry name, and
 	// make sure the engine does not have that name.
-	dc, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	dc, err := client.New(client.FromEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -972,10 +970,10 @@ func TestRegistryPull(t *testing.T) {
 	if _, _, ok, _ := eng.ImageLabels(ctx, "webbench-standin/debian:bookworm-slim"); !ok {
 		t.Fatal("no debian stand-in on the engine (the other end-to-end tests build it)")
 	}
-	if err := dc.ImageTag(ctx, "webbench-standin/debian:bookworm-slim", ref); err != nil {
+	if _, err := dc.ImageTag(ctx, client.ImageTagOptions{Source: "webbench-standin/debian:bookworm-slim", Target: ref}); err != nil {
 		t.Fatal(err)
 	}
-	rc, err := dc.ImagePush(ctx, ref, image.PushOptions{RegistryAuth: "e30="})
+	rc, err := dc.ImagePush(ctx, ref, client.ImagePushOptions{RegistryAuth: "e30="})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -984,7 +982,7 @@ func TestRegistryPull(t *testing.T) {
 	if bytes.Contains(pushed, []byte(`"error"`)) {
 		t.Fatalf("push: %s", pushed)
 	}
-	removeRef := func() { dc.ImageRemove(ctx, ref, image.RemoveOptions{}) }
+	removeRef := func() { dc.ImageRemove(ctx, ref, client.ImageRemoveOptions{}) }
 	removeRef()
 	t.Cleanup(removeRef)
 
@@ -1096,14 +1094,14 @@ scenarios:
 // dockerContainers lists every container on the engine, running or not.
 func dockerContainers(t *testing.T) ([]string, error) {
 	t.Helper()
-	dc, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	dc, err := client.New(client.FromEnv)
 	if err != nil {
 		return nil, err
 	}
 	defer dc.Close()
-	cs, err := dc.ContainerList(context.Background(), container.ListOptions{All: true})
+	cs, err := dc.ContainerList(context.Background(), client.ContainerListOptions{All: true})
 	var names []string
-	for _, c := range cs {
+	for _, c := range cs.Items {
 		names = append(names, strings.Join(c.Names, ","))
 	}
 	return names, err

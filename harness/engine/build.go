@@ -15,7 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docker/docker/api/types/build"
+	"github.com/moby/moby/api/types/build"
+	"github.com/moby/moby/client"
 	"github.com/moby/patternmatcher"
 	"github.com/moby/patternmatcher/ignorefile"
 )
@@ -87,7 +88,7 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close() // ends the writer if the engine stops reading
-	resp, err := e.cli.ImageBuild(ctx, pr, build.ImageBuildOptions{
+	resp, err := e.cli.ImageBuild(ctx, pr, client.ImageBuildOptions{
 		Tags: []string{s.Tag}, Dockerfile: s.Dockerfile, BuildArgs: args, Labels: labels,
 		Remove: true, ForceRemove: true, Version: build.BuilderV1,
 	})

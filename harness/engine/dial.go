@@ -13,7 +13,7 @@ import (
 	"github.com/docker/cli/cli/connhelper"
 	dcontext "github.com/docker/cli/cli/context/docker"
 	"github.com/docker/cli/cli/context/store"
-	"github.com/docker/docker/client"
+	"github.com/moby/moby/client"
 )
 
 // IsURL reports whether spec names an engine by URL rather than by a
@@ -43,11 +43,11 @@ func Dial(ctx context.Context, name, spec string) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine %s (%s): %w", name, Redact(shown), err)
 	}
-	cli, err := client.NewClientWithOpts(opts...)
+	cli, err := client.New(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("engine %s (%s): docker client: %w", name, Redact(shown), err)
 	}
-	if _, err := cli.Ping(ctx); err != nil {
+	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
 		cli.Close()
 		return nil, fmt.Errorf("engine %s (%s) not reachable: %w", name, Redact(shown), err)
 	}
@@ -64,19 +64,18 @@ func clientOpts(spec string) ([]client.Opt, error) {
 	}
 	switch {
 	case spec == "" || spec == "default":
-		return []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}, nil
+		return []client.Opt{client.FromEnv}, nil
 	case IsURL(spec):
 		helper, err := connhelper.GetConnectionHelper(spec)
 		if err != nil {
 			return nil, err
 		}
 		if helper != nil { // ssh://
-			return []client.Opt{client.WithHost(helper.Host), client.WithDialContext(helper.Dialer),
-				client.WithAPIVersionNegotiation()}, nil
+			return []client.Opt{client.WithHost(helper.Host), client.WithDialContext(helper.Dialer)}, nil
 		}
 		// FromEnv brings DOCKER_TLS_VERIFY/DOCKER_CERT_PATH's TLS; the URL
 		// given replaces DOCKER_HOST.
-		return []client.Opt{client.FromEnv, client.WithHost(spec), client.WithAPIVersionNegotiation()}, nil
+		return []client.Opt{client.FromEnv, client.WithHost(spec)}, nil
 	}
 	s := store.New(config.ContextStoreDir(), store.NewConfig(
 		func() any { return &map[string]any{} },
@@ -136,7 +135,7 @@ func (e *Engine) Host() string {
 
 // Ping checks that the engine still answers; the error names it.
 func (e *Engine) Ping(ctx context.Context) error {
-	if _, err := e.cli.Ping(ctx); err != nil {
+	if _, err := e.cli.Ping(ctx, client.PingOptions{}); err != nil {
 		return fmt.Errorf("engine %s (%s) lost: %w", e.label(), e.Host(), err)
 	}
 	return nil
@@ -162,8 +161,8 @@ func (e *Engine) CopyImage(ctx context.Context, src *Engine, ref string) error {
 	if err != nil {
 		return fmt.Errorf("load %s on engine %s: %w", ref, e.label(), err)
 	}
-	defer resp.Body.Close()
-	if err := readMessages(resp.Body, io.Discard); err != nil {
+	defer resp.Close()
+	if err := readMessages(resp, io.Discard); err != nil {
 		return fmt.Errorf("load %s on engine %s: %w", ref, e.label(), err)
 	}
 	return nil

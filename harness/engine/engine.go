@@ -22,13 +22,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/api/types/network"
-	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
-	"github.com/docker/docker/pkg/stdcopy"
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
 )
 
 // Labels the harness puts on what it creates.
@@ -80,11 +78,11 @@ type Engine struct {
 // Connect reaches the engine named by the environment (DOCKER_HOST …),
 // negotiating the API version down to what the engine speaks.
 func Connect(ctx context.Context) (*Engine, error) {
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	cli, err := client.New(client.FromEnv)
 	if err != nil {
 		return nil, fmt.Errorf("docker client: %w", err)
 	}
-	if _, err := cli.Ping(ctx); err != nil {
+	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
 		cli.Close()
 		return nil, fmt.Errorf("docker engine not reachable: %w", err)
 	}
@@ -109,16 +107,17 @@ type Info struct {
 
 // Info asks the engine about itself.
 func (e *Engine) Info(ctx context.Context) (Info, error) {
-	i, err := e.cli.Info(ctx)
+	res, err := e.cli.Info(ctx, client.InfoOptions{})
 	if err != nil {
 		return Info{}, fmt.Errorf("docker info: %w", err)
 	}
+	i := res.Info
 	return Info{ID: i.ID, Name: i.Name, Root: i.DockerRootDir, ServerVersion: i.ServerVersion, APIVersion: e.cli.ClientVersion(), NCPU: i.NCPU,
 		Kernel: i.KernelVersion, OS: i.OperatingSystem, Driver: i.Driver}, nil
 }
 
-func toolFilter(extra ...string) filters.Args {
-	f := filters.NewArgs(filters.Arg("label", LabelTool+"="+ToolName))
+func toolFilter(extra ...string) client.Filters {
+	f := client.Filters{}.Add("label", LabelTool+"="+ToolName)
 	for _, l := range extra {
 		f.Add("label", l)
 	}
@@ -150,11 +149,11 @@ func (e *Engine) Reap(ctx context.Context, all bool) (removed []string, err erro
 			removed = append(removed, o.String())
 		}
 	}
-	rep, err := e.cli.ImagesPrune(ctx, filters.NewArgs(filters.Arg("dangling", "true"), filters.Arg("label", LabelTool+"="+ToolName)))
+	pruned, err := e.cli.ImagePrune(ctx, client.ImagePruneOptions{Filters: client.Filters{}.Add("dangling", "true").Add("label", LabelTool+"="+ToolName)})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("prune images: %w", err))
 	}
-	for _, d := range rep.ImagesDeleted {
+	for _, d := range pruned.Report.ImagesDeleted {
 		if d.Deleted != "" {
 			removed = append(removed, "image "+d.Deleted)
 		}
@@ -176,18 +175,18 @@ func (o Object) String() string { return o.Kind + " " + o.Name }
 // tool label and every extra label given as "key=value".
 func (e *Engine) List(ctx context.Context, extra ...string) ([]Object, error) {
 	var out []Object
-	cs, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: toolFilter(extra...)})
+	cs, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: toolFilter(extra...)})
 	if err != nil {
 		return nil, fmt.Errorf("list containers: %w", err)
 	}
-	for _, c := range cs {
+	for _, c := range cs.Items {
 		out = append(out, Object{Kind: "container", ID: c.ID, Name: strings.TrimPrefix(first(c.Names), "/"), Labels: c.Labels})
 	}
-	ns, err := e.cli.NetworkList(ctx, network.ListOptions{Filters: toolFilter(extra...)})
+	ns, err := e.cli.NetworkList(ctx, client.NetworkListOptions{Filters: toolFilter(extra...)})
 	if err != nil {
 		return out, fmt.Errorf("list networks: %w", err)
 	}
-	for _, n := range ns {
+	for _, n := range ns.Items {
 		out = append(out, Object{Kind: "network", ID: n.ID, Name: n.Name, Labels: n.Labels})
 	}
 	return out, nil
@@ -209,16 +208,17 @@ type Running struct {
 
 // RunningContainers lists every running container, the harness's or not.
 func (e *Engine) RunningContainers(ctx context.Context) ([]Running, error) {
-	cs, err := e.cli.ContainerList(ctx, container.ListOptions{})
+	cs, err := e.cli.ContainerList(ctx, client.ContainerListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list containers: %w", err)
 	}
 	var out []Running
-	for _, c := range cs {
-		ins, err := e.cli.ContainerInspect(ctx, c.ID)
+	for _, c := range cs.Items {
+		res, err := e.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
 		if err != nil {
 			continue // gone meanwhile
 		}
+		ins := res.Container
 		r := Running{Name: strings.TrimPrefix(ins.Name, "/"), Labels: c.Labels}
 		if ins.HostConfig != nil {
 			r.CPUSet = ins.HostConfig.CpusetCpus
@@ -236,7 +236,7 @@ func (e *Engine) CreateNetwork(ctx context.Context, name string, labels map[stri
 	// inhibit_ipv4 leaves the bridge without one, so target code reaches
 	// nothing but the run's containers (Docker 20.10+; older engines ignore
 	// the option).
-	r, err := e.cli.NetworkCreate(ctx, name, network.CreateOptions{Driver: "bridge", Internal: true, Labels: withTool(labels),
+	r, err := e.cli.NetworkCreate(ctx, name, client.NetworkCreateOptions{Driver: "bridge", Internal: true, Labels: withTool(labels),
 		Options: map[string]string{"com.docker.network.bridge.inhibit_ipv4": "true"}})
 	if err != nil {
 		return "", fmt.Errorf("create network: %w", err)
@@ -246,8 +246,8 @@ func (e *Engine) CreateNetwork(ctx context.Context, name string, labels map[stri
 
 // NetworkExists reports whether the network is still there.
 func (e *Engine) NetworkExists(ctx context.Context, id string) (bool, error) {
-	_, err := e.cli.NetworkInspect(ctx, id, network.InspectOptions{})
-	if errdefs.IsNotFound(err) {
+	_, err := e.cli.NetworkInspect(ctx, id, client.NetworkInspectOptions{})
+	if cerrdefs.IsNotFound(err) {
 		return false, nil
 	}
 	return err == nil, err
@@ -258,7 +258,7 @@ func (e *Engine) RemoveNetwork(ctx context.Context, id string) error {
 	if id == "" {
 		return nil
 	}
-	if err := e.cli.NetworkRemove(ctx, id); err != nil && !errdefs.IsNotFound(err) {
+	if _, err := e.cli.NetworkRemove(ctx, id, client.NetworkRemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("remove network: %w", err)
 	}
 	return nil
@@ -368,7 +368,7 @@ func (e *Engine) Start(ctx context.Context, s ContainerSpec) (string, error) {
 	// returned for the caller to remove.
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
 	defer cancel()
-	r, err := e.cli.ContainerCreate(octx, cfg, hc, nc, nil, s.Name)
+	r, err := e.cli.ContainerCreate(octx, client.ContainerCreateOptions{Config: cfg, HostConfig: hc, NetworkingConfig: nc, Name: s.Name})
 	if err != nil {
 		return "", fmt.Errorf("create container %s: %w", s.Name, err)
 	}
@@ -380,11 +380,11 @@ func (e *Engine) Start(ctx context.Context, s ContainerSpec) (string, error) {
 		if err != nil {
 			return r.ID, fmt.Errorf("container %s: %w", s.Name, err)
 		}
-		if err := e.cli.CopyToContainer(octx, r.ID, "/", tarball, container.CopyToContainerOptions{}); err != nil {
+		if _, err := e.cli.CopyToContainer(octx, r.ID, client.CopyToContainerOptions{DestinationPath: "/", Content: tarball}); err != nil {
 			return r.ID, fmt.Errorf("copy files into container %s: %w", s.Name, err)
 		}
 	}
-	if err := e.cli.ContainerStart(octx, r.ID, container.StartOptions{}); err != nil {
+	if _, err := e.cli.ContainerStart(octx, r.ID, client.ContainerStartOptions{}); err != nil {
 		return r.ID, fmt.Errorf("start container %s: %w", s.Name, err)
 	}
 	return r.ID, ctx.Err()
@@ -396,8 +396,8 @@ func (e *Engine) RemoveContainer(ctx context.Context, id string) error {
 	if id == "" {
 		return nil
 	}
-	err := e.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !errdefs.IsNotFound(err) && !strings.Contains(err.Error(), "is already in progress") {
+	_, err := e.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !cerrdefs.IsNotFound(err) && !strings.Contains(err.Error(), "is already in progress") {
 		return fmt.Errorf("remove container: %w", err)
 	}
 	return nil
@@ -427,18 +427,18 @@ func (s State) String() string {
 
 // State inspects a container.
 func (e *Engine) State(ctx context.Context, id string) (State, error) {
-	c, err := e.cli.ContainerInspect(ctx, id)
+	c, err := e.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 	if err != nil {
 		return State{}, fmt.Errorf("inspect container: %w", err)
 	}
-	st := c.State
+	st := c.Container.State
 	return State{Running: st.Running, ExitCode: st.ExitCode, OOMKilled: st.OOMKilled, Error: st.Error}, nil
 }
 
 // Logs returns the last n lines of a container's output, stdout and stderr
 // interleaved as written.
 func (e *Engine) Logs(ctx context.Context, id string, n int) (string, error) {
-	rc, err := e.cli.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: fmt.Sprint(n)})
+	rc, err := e.cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Tail: fmt.Sprint(n)})
 	if err != nil {
 		return "", fmt.Errorf("container logs: %w", err)
 	}
@@ -459,11 +459,11 @@ type ExecResult struct {
 // Exec runs cmd inside a running container and waits for it. Cancelling ctx
 // stops the wait, not the command: the caller removes the container.
 func (e *Engine) Exec(ctx context.Context, id string, cmd []string) (ExecResult, error) {
-	cr, err := e.cli.ContainerExecCreate(ctx, id, container.ExecOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
+	cr, err := e.cli.ExecCreate(ctx, id, client.ExecCreateOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("exec %s: %w", cmd[0], err)
 	}
-	att, err := e.cli.ContainerExecAttach(ctx, cr.ID, container.ExecAttachOptions{})
+	att, err := e.cli.ExecAttach(ctx, cr.ID, client.ExecAttachOptions{})
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("exec %s: attach: %w", cmd[0], err)
 	}
@@ -479,7 +479,7 @@ func (e *Engine) Exec(ctx context.Context, id string, cmd []string) (ExecResult,
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("exec %s: read output: %w", cmd[0], err)
 	}
-	ins, err := e.cli.ContainerExecInspect(ctx, cr.ID)
+	ins, err := e.cli.ExecInspect(ctx, cr.ID, client.ExecInspectOptions{})
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("exec %s: inspect: %w", cmd[0], err)
 	}
@@ -538,7 +538,7 @@ func (e *Engine) Sample(ctx context.Context, id string) Sampler {
 	s := &streamSampler{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		r, err := e.cli.ContainerStats(ctx, id, true)
+		r, err := e.cli.ContainerStats(ctx, id, client.ContainerStatsOptions{Stream: true})
 		if err != nil {
 			return
 		}
@@ -619,7 +619,7 @@ func Steady(samples []Sample) uint64 {
 // SetCPUs moves a running container to the cores cpus ("0-1"), as docker
 // update --cpuset-cpus does.
 func (e *Engine) SetCPUs(ctx context.Context, id, cpus string) error {
-	_, err := e.cli.ContainerUpdate(ctx, id, container.UpdateConfig{Resources: container.Resources{CpusetCpus: cpus}})
+	_, err := e.cli.ContainerUpdate(ctx, id, client.ContainerUpdateOptions{Resources: &container.Resources{CpusetCpus: cpus}})
 	if err != nil {
 		return fmt.Errorf("move container %s to cores %s: %w", id, cpus, err)
 	}
@@ -629,14 +629,14 @@ func (e *Engine) SetCPUs(ctx context.Context, id, cpus string) error {
 // CPUs is the cpuset a container runs on, as the engine reports it
 // ("" when it is not pinned).
 func (e *Engine) CPUs(ctx context.Context, id string) (string, error) {
-	c, err := e.cli.ContainerInspect(ctx, id)
+	res, err := e.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 	if err != nil {
 		return "", fmt.Errorf("inspect container: %w", err)
 	}
-	if c.HostConfig == nil {
-		return "", nil
+	if c := res.Container; c.HostConfig != nil {
+		return c.HostConfig.CpusetCpus, nil
 	}
-	return c.HostConfig.CpusetCpus, nil
+	return "", nil
 }
 
 // ImageSize is an image's size in bytes, its layers included.
@@ -651,7 +651,7 @@ func (e *Engine) ImageSize(ctx context.Context, ref string) (int64, error) {
 // ImageLabels returns an image's id and labels, and whether it exists.
 func (e *Engine) ImageLabels(ctx context.Context, ref string) (id string, labels map[string]string, ok bool, err error) {
 	ins, err := e.cli.ImageInspect(ctx, ref)
-	if errdefs.IsNotFound(err) {
+	if cerrdefs.IsNotFound(err) {
 		return "", nil, false, nil
 	}
 	if err != nil {
@@ -665,7 +665,7 @@ func (e *Engine) ImageLabels(ctx context.Context, ref string) (id string, labels
 
 // Pull fetches an image from its registry, draining the progress stream.
 func (e *Engine) Pull(ctx context.Context, ref string) error {
-	rc, err := e.cli.ImagePull(ctx, ref, image.PullOptions{})
+	rc, err := e.cli.ImagePull(ctx, ref, client.ImagePullOptions{})
 	if err != nil {
 		return fmt.Errorf("pull %s: %w", ref, err)
 	}
@@ -678,7 +678,7 @@ func (e *Engine) Pull(ctx context.Context, ref string) error {
 
 // Import creates an image from a root file system tarball.
 func (e *Engine) Import(ctx context.Context, rootfs io.Reader, ref string, changes []string) error {
-	rc, err := e.cli.ImageImport(ctx, image.ImportSource{Source: rootfs, SourceName: "-"}, ref, image.ImportOptions{Changes: changes})
+	rc, err := e.cli.ImageImport(ctx, client.ImageImportSource{Source: rootfs, SourceName: "-"}, ref, client.ImageImportOptions{Changes: changes})
 	if err != nil {
 		return fmt.Errorf("import %s: %w", ref, err)
 	}
