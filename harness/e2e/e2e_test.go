@@ -142,6 +142,17 @@ func writeMatrixTrials(t *testing.T, network, warmup, duration string, targets .
 	return path
 }
 
+// writeRooted writes a matrix whose build folders say ROOT for the
+// repository's root into a temporary folder, and returns its path.
+func writeRooted(t *testing.T, text string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "matrix.yaml")
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(text, "ROOT", repoRoot(t))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 func runCLI(ctx context.Context, t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -299,10 +310,7 @@ scenarios:
 // generator's ceiling and, with a control, its noise floor.
 func TestErrorsUnderLoad(t *testing.T) {
 	eng := connect(t)
-	file := filepath.Join(t.TempDir(), "matrix.yaml")
-	if err := os.WriteFile(file, []byte(strings.ReplaceAll(misbehaving, "ROOT", repoRoot(t))), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeRooted(t, misbehaving)
 	out := t.TempDir()
 	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out)
 	if code != cli.ExitFailed {
@@ -548,10 +556,7 @@ scenarios:
 // naming the service.
 func TestTopologies(t *testing.T) {
 	eng := connect(t)
-	file := filepath.Join(t.TempDir(), "matrix.yaml")
-	if err := os.WriteFile(file, []byte(strings.ReplaceAll(topologies, "ROOT", repoRoot(t))), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeRooted(t, topologies)
 	out := t.TempDir()
 	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--no-ceiling")
 	if code != cli.ExitFailed {
@@ -610,10 +615,7 @@ scenarios:
 // recorded, the run goes on, and nothing is left on the engine.
 func TestFaults(t *testing.T) {
 	eng := connect(t)
-	file := filepath.Join(t.TempDir(), "matrix.yaml")
-	if err := os.WriteFile(file, []byte(strings.ReplaceAll(faults, "ROOT", repoRoot(t))), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeRooted(t, faults)
 	out := t.TempDir()
 	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--no-ceiling")
 	if code != cli.ExitFailed {

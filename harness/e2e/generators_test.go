@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -144,10 +143,7 @@ scenarios:
 // run's highest rate, which against the fixed-response server it sustains.
 func TestOpenLoopGenerator(t *testing.T) {
 	eng := connect(t)
-	file := filepath.Join(t.TempDir(), "matrix.yaml")
-	if err := os.WriteFile(file, []byte(strings.ReplaceAll(pausing, "ROOT", repoRoot(t))), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeRooted(t, pausing)
 	out := t.TempDir()
 	runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--network", "bridge")
 	noLeftovers(t, eng)

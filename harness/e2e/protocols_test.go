@@ -47,10 +47,7 @@ scenarios:
 // run writes.
 func TestProtocols(t *testing.T) {
 	eng := connect(t)
-	file := filepath.Join(t.TempDir(), "matrix.yaml")
-	if err := os.WriteFile(file, []byte(strings.ReplaceAll(overTLS, "ROOT", repoRoot(t))), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeRooted(t, overTLS)
 	out := t.TempDir()
 	runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--only", "go-nethttp,node-http,fastcgi-go,foreign")
 	noLeftovers(t, eng)
