@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning protocols test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning protocols fastcgi-limits test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -72,6 +72,12 @@ hello-pinning: build tools
 ## → results/<label>-protocols/
 protocols: build tools
 	./bin/harness run --profile protocols --force $(ARGS)
+
+## fastcgi-limits: study 003's topology measured against its own limit: nginx
+## alone (return 200, no backend) beside fastcgi-go, -node and -php, c20 and
+## c400 without keep-alive, by ab and bombardier → results/<label>-fastcgi-limits/
+fastcgi-limits: build tools
+	./bin/harness run --profile fastcgi-limits --force $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools

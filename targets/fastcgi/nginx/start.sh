@@ -4,13 +4,28 @@
 # TLS_CERT_FILE and TLS_KEY_FILE it listens with TLS, ALPN offering h2 and
 # http/1.1 (nginx 1.25.1 and later say so with "http2 on"; earlier ones,
 # Debian bookworm's 1.22, with "listen ... ssl http2").
+#
+# With NGINX_ALONE=1 it has no backend: every request gets nginx's own
+# `return 200 "Hello, World!"`, the front by itself, the ceiling this
+# topology can reach whatever the backends do (study 003's limits).
 set -eu
-: "${BACKEND_ADDRS:?the harness sets BACKEND_ADDRS to the backend replicas}"
-servers=""
-for a in $(echo "$BACKEND_ADDRS" | tr ',' ' '); do
-  servers="$servers        server $a;
+if [ "${NGINX_ALONE:-}" = 1 ]; then
+  upstream=""
+  location='default_type text/plain;
+            return 200 "Hello, World!";'
+else
+  : "${BACKEND_ADDRS:?the harness sets BACKEND_ADDRS to the backend replicas}"
+  servers=""
+  for a in $(echo "$BACKEND_ADDRS" | tr ',' ' '); do
+    servers="$servers        server $a;
 "
-done
+  done
+  upstream="upstream fastcgi_backend {
+$servers    }"
+  location='include /etc/nginx/fastcgi_params;
+            fastcgi_param SCRIPT_FILENAME /app/index.php;
+            fastcgi_pass fastcgi_backend;'
+fi
 version=$(nginx -v 2>&1 | sed 's|^nginx version: nginx/||')
 listen="listen ${PORT:-80} default_server;"
 tls=""
@@ -33,8 +48,7 @@ pid /run/nginx.pid;
 events { worker_connections 4096; }
 http {
     access_log off;
-    upstream fastcgi_backend {
-$servers    }
+    $upstream
     server {
         $listen
         server_name _;
@@ -42,9 +56,7 @@ $servers    }
         fastcgi_keep_conn off;
         fastcgi_request_buffering off;
         location / {
-            include /etc/nginx/fastcgi_params;
-            fastcgi_param SCRIPT_FILENAME /app/index.php;
-            fastcgi_pass fastcgi_backend;
+            $location
         }
     }
 }
