@@ -406,7 +406,7 @@ func (mk *marks) row(r *results.Row, hasParams bool) []any {
 	}
 	return append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
 		cv, ratio, ceiling, bound, numfmt.Sig(r.MBps), meanText(r.P50.Median), meanText(r.P99.Median), meanText(r.MeanMS), meanText(r.MaxMS),
-		numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
+		numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
 }
 
 // notes explain the marks under the table; measured says the table has
@@ -604,7 +604,7 @@ func fixedRateTable(b *strings.Builder, run *results.Run, scenario string, hasPa
 		}
 		row = append(row, loop, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), numfmt.Count(int64(r.Rate)),
 			meanText(l.P50), meanText(l.P90), meanText(l.P99), meanText(l.P999), numfmt.Sig(l.Max),
-			numfmt.Sig(r.RPSStats.Median), numfmt.Percent(r.ErrorRate), numfmt.Sig(r.TargetCPU), sustained)
+			numfmt.Sig(r.RPSStats.Median), numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU), sustained)
 		if err := t.Append(row...); err != nil {
 			return err
 		}
@@ -803,6 +803,15 @@ func generatorTable(b *strings.Builder, run *results.Run) error {
 	}
 	fmt.Fprintf(b, "\nEach generator ran on the same cores, against the same targets, in the same run. Requests per generator CPU-second is how much load a tool draws from a core, over the trials in which it used ≥ %.0f%% of its cores (elsewhere a slower server left it idle): at equal server speed, the tool that draws more is bounded later by its own core. A tool's figures are its own: bombardier retries a request that got no answer, wrk does not; h2load reports no latency percentiles, ab whole milliseconds (see the harness README, *Load generators*).\n\n", 100*results.GeneratorBoundShare)
 	return nil
+}
+
+// cpuText is a target's CPU in cores, or "—" where no trial was long
+// enough for two stats samples (a server that answered used some).
+func cpuText(cores float64) string {
+	if cores == 0 {
+		return "—"
+	}
+	return numfmt.Sig(cores)
 }
 
 // meanText is a latency figure, or "—" where the load generator gave none.
