@@ -527,6 +527,7 @@ targets:
     entry: nginx
     port: 80
     scenarios: [plaintext]
+  fastcgi-nginx-alone: {build: ROOT/targets/fastcgi/nginx, env: {NGINX_ALONE: "1"}, port: 80, scenarios: [plaintext]}
   fastcgi-dead:
     services:
       backend: {build: ROOT/harness/e2e/testdata/exits-at-start, port: 9000}
@@ -552,8 +553,9 @@ scenarios:
 `
 
 // A multi-container target (nginx in front of a pool of FastCGI replicas)
-// and a params scenario run end to end; a dead service fails its cell,
-// naming the service.
+// and a params scenario run end to end, and the nginx front alone
+// (NGINX_ALONE, study 003's limit); a dead service fails its cell, naming
+// the service.
 func TestTopologies(t *testing.T) {
 	eng := connect(t)
 	file := writeRooted(t, topologies)
@@ -568,6 +570,9 @@ func TestTopologies(t *testing.T) {
 		t.Fatal(err)
 	}
 	cells := cellsByID(run)
+	if c := cells["fastcgi-nginx-alone/plaintext/1cpu/c16"]; c == nil || c.Status != results.OK || c.Summary == nil || c.Summary.RPS <= 0 {
+		t.Errorf("nginx alone (return 200, no backend): %+v, want ok with rps", c)
+	}
 	for _, id := range []string{"fastcgi-go/plaintext/1cpu/c16", "serial-go/reflection?records=3/1cpu/c16", "serial-go/reflection?records=50/1cpu/c16"} {
 		c := cells[id]
 		if c == nil || c.Status != results.OK || c.Summary == nil || c.Summary.RPS <= 0 {
