@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning protocols fastcgi-limits test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning protocols fastcgi-limits serialization-long test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -78,6 +78,11 @@ protocols: build tools
 ## c400 without keep-alive, by ab and bombardier → results/<label>-fastcgi-limits/
 fastcgi-limits: build tools
 	./bin/harness run --profile fastcgi-limits --force $(ARGS)
+
+## serialization-long: study 002's pass-through route with 15 s trials, net/http's
+## client against fasthttp's, with an A/A control → results/<label>-serialization-long/
+serialization-long: build tools
+	./bin/harness run --profile serialization-long --force $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools

@@ -1,7 +1,15 @@
 module github.com/webbench/webbench/targets/serialization/go
 
-go 1.26
+go 1.26.0
 
-require github.com/mailru/easyjson v0.9.2
+require (
+	github.com/mailru/easyjson v0.9.2
+	github.com/valyala/fasthttp v1.78.0
+)
 
-require github.com/josharian/intern v1.0.0 // indirect
+require (
+	github.com/josharian/intern v1.0.0 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/molecule-man/go-brrr v1.3.1 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+)
