@@ -453,23 +453,37 @@ func (mk *marks) notes(measured bool) []string {
 	return notes
 }
 
+// subTable starts a scenario's sub-table ("### scenario: title") over the
+// rows keep picks, headed by the target (and params) columns then cols; it
+// writes nothing and returns a nil table when keep picks no row.
+func subTable(b *strings.Builder, scenario, title string, rows []*results.Row, hasParams bool, keep func(*results.Row) bool, cols ...any) (*mdtable.Table, []*results.Row) {
+	var picked []*results.Row
+	for _, r := range rows {
+		if keep(r) {
+			picked = append(picked, r)
+		}
+	}
+	if len(picked) == 0 {
+		return nil, nil
+	}
+	fmt.Fprintf(b, "### %s: %s\n\n", mdtext.Text(scenario), title)
+	t := newTable(b)
+	t.Header(append(keyHeader(hasParams), cols...)...)
+	return t, picked
+}
+
 // footprintTable shows what each measured cell's target costs: how long it
 // takes to start, its image, its CPU per answer and its memory, steady
 // and peak; nothing for runs that predate these figures.
 func footprintTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
-	var with []*results.Row
-	for _, r := range rows {
-		if r.StartupS > 0 || r.CPUPerAnswer > 0 || r.SteadyMiB > 0 || len(r.ImageMiB) > 0 {
-			with = append(with, r)
-		}
-	}
-	if len(with) == 0 {
+	t, with := subTable(b, scenario, "footprint", rows, hasParams,
+		func(r *results.Row) bool {
+			return r.StartupS > 0 || r.CPUPerAnswer > 0 || r.SteadyMiB > 0 || len(r.ImageMiB) > 0
+		},
+		"cores", "conns", "startup s", "image MiB", "CPU µs per answer", "steady MiB", "peak MiB")
+	if t == nil {
 		return nil
 	}
-	fmt.Fprintf(b, "### %s: footprint\n\n", mdtext.Text(scenario))
-	t := newTable(b)
-	header := keyHeader(hasParams)
-	t.Header(append(header, "cores", "conns", "startup s", "image MiB", "CPU µs per answer", "steady MiB", "peak MiB")...)
 	for _, r := range with {
 		row := keyCells(r.Target, r.Params, hasParams)
 		var images []string
@@ -503,18 +517,12 @@ func footprintTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 // protocolTable says, for each cell over another protocol than cleartext
 // HTTP/1.1, what the probe and the target agreed before load.
 func protocolTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
-	var with []*results.Row
-	for _, r := range rows {
-		if r.Protocol != "" && r.Negotiated != nil {
-			with = append(with, r)
-		}
-	}
-	if len(with) == 0 {
+	t, with := subTable(b, scenario, "protocols negotiated", rows, hasParams,
+		func(r *results.Row) bool { return r.Protocol != "" && r.Negotiated != nil },
+		"cores", "conns", "protocol", "HTTP", "TLS", "cipher suite", "ALPN")
+	if t == nil {
 		return nil
 	}
-	fmt.Fprintf(b, "### %s: protocols negotiated\n\n", mdtext.Text(scenario))
-	t := newTable(b)
-	t.Header(append(keyHeader(hasParams), "cores", "conns", "protocol", "HTTP", "TLS", "cipher suite", "ALPN")...)
 	dash := func(s string) string {
 		if s == "" {
 			return "—"
@@ -541,19 +549,12 @@ func protocolTable(b *strings.Builder, scenario string, rows []*results.Row, has
 // service: nginx apart from its FastCGI pool, a client apart from its
 // upstream.
 func serviceTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
-	var split []*results.Row
-	for _, r := range rows {
-		if len(r.Services) > 0 {
-			split = append(split, r)
-		}
-	}
-	if len(split) == 0 {
+	t, split := subTable(b, scenario, "CPU and memory by service", rows, hasParams,
+		func(r *results.Row) bool { return len(r.Services) > 0 },
+		"cores", "conns", "service", "CPU cores (median)", "peak MiB")
+	if t == nil {
 		return nil
 	}
-	fmt.Fprintf(b, "### %s: CPU and memory by service\n\n", mdtext.Text(scenario))
-	t := newTable(b)
-	header := keyHeader(hasParams)
-	t.Header(append(header, "cores", "conns", "service", "CPU cores (median)", "peak MiB")...)
 	for _, r := range split {
 		for _, name := range slices.Sorted(maps.Keys(r.Services)) {
 			row := keyCells(r.Target, r.Params, hasParams)
