@@ -47,6 +47,14 @@ const (
 // Protocols are the protocols in the order tables list them.
 var Protocols = []string{ProtoHTTP1, ProtoHTTPS, ProtoH2, ProtoH2C}
 
+// Proto is protocol p by name: http1 for "" (a cell that names none).
+func Proto(p string) string {
+	if p == "" {
+		return ProtoHTTP1
+	}
+	return p
+}
+
 // TLS says whether protocol p runs over TLS.
 func TLS(p string) bool { return p == ProtoHTTPS || p == ProtoH2 }
 

@@ -21,9 +21,10 @@ func (Ab) VersionFile() string { return "/usr/local/share/webbench/ab.version" }
 // requests), as fast as it can, in one process, and tells only 2xx from
 // the rest.
 func (Ab) Unsupported(s Spec) string {
+	if why := unspoken("ab", s, "http1"); why != "" {
+		return why
+	}
 	switch {
-	case unspoken("ab", s, "http1") != "":
-		return unspoken("ab", s, "http1")
 	case s.Requests == 0:
 		return "ab measures a request count (load.requests): its time limit stops at 50,000 requests"
 	case s.Rate > 0:

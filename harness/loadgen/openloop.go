@@ -22,9 +22,10 @@ func (OpenLoop) VersionFile() string { return "/usr/local/bin/openloop.version" 
 
 // Unsupported: an open-loop generator needs a rate, and runs for a duration.
 func (OpenLoop) Unsupported(s Spec) string {
+	if why := unspoken("openloop", s, "http1", "https"); why != "" {
+		return why
+	}
 	switch {
-	case unspoken("openloop", s, "http1", "https") != "":
-		return unspoken("openloop", s, "http1", "https")
 	case s.Rate == 0:
 		return "openloop needs a fixed rate (rate): it holds a schedule of sends"
 	case s.Requests > 0:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/webbench/webbench/harness/cellid"
 )
 
 // Tool is one load-generating program, as the harness drives it: the
@@ -34,12 +36,7 @@ const Default = "bombardier"
 func threads(s Spec) int { return max(s.Threads, 1) }
 
 // protocol is s's protocol, http1 for "".
-func protocol(s Spec) string {
-	if s.Protocol == "" {
-		return "http1"
-	}
-	return s.Protocol
-}
+func protocol(s Spec) string { return cellid.Proto(s.Protocol) }
 
 // unspoken says that tool cannot measure s's protocol when it is not
 // among speaks, "" when it can.

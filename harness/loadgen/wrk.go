@@ -32,9 +32,10 @@ func (Wrk) VersionFile() string { return "/usr/local/share/webbench/wrk.version"
 // Unsupported: wrk runs for a duration, as fast as it can; its threads
 // each need a connection.
 func (Wrk) Unsupported(s Spec) string {
+	if why := unspoken("wrk", s, "http1", "https"); why != "" {
+		return why
+	}
 	switch {
-	case unspoken("wrk", s, "http1", "https") != "":
-		return unspoken("wrk", s, "http1", "https")
 	case s.Requests > 0:
 		return "wrk has no request count (load.requests): it runs for a duration"
 	case s.Rate > 0:

@@ -127,7 +127,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 	}
 	d := &deployment{}
 	defer r.remove(ctx, d)
-	url, err := r.startFixed(ctx, d, c.CPUSet, protocolOf(c))
+	url, err := r.startFixed(ctx, d, c.CPUSet, cellid.Proto(c.Protocol))
 	if err != nil {
 		return ce, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
@@ -443,7 +444,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	url := fmt.Sprintf("%s://%s%s", scheme(c.Protocol), r.fromLoadgen(layout(t, r.mode)[t.Entry][0]), c.Subst(sc.Path))
 
 	r.progress.Phase(c, "ready")
-	if err := r.waitReady(ctx, d, url, protocolOf(c)); err != nil {
+	if err := r.waitReady(ctx, d, url, cellid.Proto(c.Protocol)); err != nil {
 		return err
 	}
 	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, d)
@@ -456,13 +457,13 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if c.Close {
 		kind = probeHTTPClose
 	}
-	resp, err := r.gen.probe(ctx, url, r.m.Load.Timeout, kind, protocolOf(c))
+	resp, err := r.gen.probe(ctx, url, r.m.Load.Timeout, kind, cellid.Proto(c.Protocol))
 	if err != nil {
 		return err
 	}
 	problems, warnings := verify.Check(sc.Expect, resp, c.Subst)
 	if resp.Error == "" {
-		problems = append(problems, verify.Protocol(protocolOf(c), resp)...)
+		problems = append(problems, verify.Protocol(cellid.Proto(c.Protocol), resp)...)
 		rc.Negotiated = resp.Negotiated
 	}
 	rc.Warnings = append(rc.Warnings, warnings...)
@@ -532,7 +533,7 @@ func (r *runner) spec(c matrix.Cell, url string, expect int) loadgen.Spec {
 
 func specOf(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec {
 	return loadgen.Spec{URL: url, Connections: c.Connections, Duration: m.Load.Duration, Requests: m.Load.Requests,
-		Timeout: m.Load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: protocolOf(c)}
+		Timeout: m.Load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: cellid.Proto(c.Protocol)}
 }
 
 // Unsupported marks the cells whose load generator cannot measure them as

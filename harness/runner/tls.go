@@ -82,11 +82,3 @@ func scheme(protocol string) string {
 	}
 	return "http"
 }
-
-// protocolOf is a cell's protocol, http1 for "".
-func protocolOf(c matrix.Cell) string {
-	if c.Protocol == "" {
-		return cellid.ProtoHTTP1
-	}
-	return c.Protocol
-}
