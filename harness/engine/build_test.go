@@ -3,6 +3,7 @@ package engine
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -164,5 +165,37 @@ func TestStepCounter(t *testing.T) {
 	io.WriteString(&c, "Step 3/4 : COPY a b\n ---> Using cache\nStep 4/4 : RUN sleep 1\n ---> Running in 123\n")
 	if c.run != 2 || c.cached != 1 {
 		t.Errorf("run %d cached %d, want 2 and 1", c.run, c.cached)
+	}
+}
+
+// Files copied into a container: each under its folders (made once, 0755),
+// read-only (0444) unless a mode is given, with its bytes; a relative
+// path is refused.
+func TestTarOfFiles(t *testing.T) {
+	buf, err := tarOf([]File{{Path: "/webbench-tls/cert.pem", Data: []byte("C")}, {Path: "/webbench-tls/key.pem", Data: []byte("K")},
+		{Path: "/a/b/run.sh", Data: []byte("#!"), Mode: 0o755}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	tr := tar.NewReader(buf)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(tr)
+		got = append(got, fmt.Sprintf("%s %o %q", h.Name, h.Mode, data))
+	}
+	want := []string{`webbench-tls/ 755 ""`, `webbench-tls/cert.pem 444 "C"`, `webbench-tls/key.pem 444 "K"`,
+		`a/ 755 ""`, `a/b/ 755 ""`, `a/b/run.sh 755 "#!"`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("tar:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := tarOf([]File{{Path: "relative/x", Data: nil}}); err == nil {
+		t.Error("a relative path: want an error")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/results"
 )
 
 func TestCheck(t *testing.T) {
@@ -53,5 +54,44 @@ func TestCheck(t *testing.T) {
 				t.Errorf("warnings = %q, want %q", ws, tc.warn)
 			}
 		})
+	}
+}
+
+// A cell is verified in its own protocol: an h2 cell answered over
+// HTTP/1.1, an https cell with no handshake or another ALPN, fail; what
+// the probe reports of a good handshake passes; a probe that reports
+// nothing passes only a cleartext HTTP/1.1 cell.
+func TestProtocol(t *testing.T) {
+	tls13 := func(http, alpn string) Response {
+		return Response{Negotiated: &results.Negotiated{HTTP: http, TLS: "TLS 1.3", Cipher: "TLS_AES_128_GCM_SHA256", ALPN: alpn}}
+	}
+	clear := func(http string) Response { return Response{Negotiated: &results.Negotiated{HTTP: http}} }
+	for _, c := range []struct {
+		protocol string
+		r        Response
+		want     string // "" passes
+	}{
+		{"http1", Response{}, ""},
+		{"http1", clear("HTTP/1.1"), ""},
+		{"http1", clear("HTTP/2.0"), "answered over HTTP/2.0, want HTTP/1.1"},
+		{"https", tls13("HTTP/1.1", "http/1.1"), ""},
+		{"https", tls13("HTTP/1.1", ""), ""}, // a server without ALPN speaks HTTP/1.1
+		{"https", clear("HTTP/1.1"), "no TLS handshake"},
+		{"https", tls13("HTTP/1.1", "h2"), `ALPN agreed "h2", want http/1.1`},
+		{"h2", tls13("HTTP/2.0", "h2"), ""},
+		{"h2", tls13("HTTP/1.1", "http/1.1"), "answered over HTTP/1.1, want HTTP/2.0 (h2)"},
+		{"h2", tls13("HTTP/2.0", ""), `ALPN agreed "", want h2`},
+		{"h2c", clear("HTTP/2.0"), ""},
+		{"h2c", clear("HTTP/1.1"), "want HTTP/2.0 (h2c)"},
+		{"h2", Response{}, "the probe reported no protocol"},
+	} {
+		got := strings.Join(Protocol(c.protocol, c.r), "; ")
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s %+v: %q, want %q", c.protocol, c.r.Negotiated, got, c.want)
+		}
+	}
+	if !Untrusted(Response{Error: VerificationFailed + ": the server's certificate (subject \"CN=x\") …"}) ||
+		Untrusted(Response{Error: "connection refused"}) {
+		t.Error("Untrusted tells a certificate failure from another error wrongly")
 	}
 }
