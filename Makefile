@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning protocols fastcgi-limits serialization-long test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -66,6 +66,13 @@ capacity: build tools
 ## → results/<label>-hello-pinning/
 hello-pinning: build tools
 	./bin/harness run --profile hello-pinning --force $(ARGS)
+
+## hello-counts: study 000's -n 1,000,000 against -n 10,000,000 in one run
+## (profile hello-counts: node-http:single with an A/A twin and go-nethttp,
+## c512, 1 core, 3 interleaved trials per count; every 10M cell over its 1M
+## twin; about half an hour here) → results/<label>-hello-counts/
+hello-counts: build tools
+	./bin/harness run --profile hello-counts --force $(ARGS)
 
 ## protocols: what TLS and HTTP/2 cost go-nethttp (profile protocols: plaintext
 ## over http1, https, h2 and h2c, all by h2load, interleaved; each over http1)

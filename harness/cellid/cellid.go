@@ -32,6 +32,7 @@ type Key struct {
 	Generator   string // the load generator; "" or DefaultGenerator is the default
 	Pinning     string // where the generator runs beside the target: "" or PinApart is the default
 	Protocol    string // what the generator speaks to the target: "" or ProtoHTTP1 is the default
+	Requests    int64  // the requests axis's count for this cell; 0: the load's duration or count
 }
 
 // Protocols a cell is measured over: cleartext HTTP/1.1 (the default),
@@ -94,8 +95,9 @@ func (k Key) ScenarioName() string {
 }
 
 // ID names a cell uniquely within a run:
-// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][/<generator>][/<protocol>][/together|/unpinned][ (control)],
-// the generator and the protocol shown unless they are the default.
+// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][/n<requests>][/<generator>][/<protocol>][/together|/unpinned][ (control)],
+// the generator and the protocol shown unless they are the default, the
+// request count only when the requests axis sets it.
 func (k Key) ID() string {
 	id := fmt.Sprintf("%s/%s/%dcpu/c%d", k.TargetName(), k.ScenarioName(), k.CPUs, k.Connections)
 	if k.Close {
@@ -103,6 +105,9 @@ func (k Key) ID() string {
 	}
 	if k.Rate > 0 {
 		id += fmt.Sprintf("/r%d", k.Rate)
+	}
+	if k.Requests > 0 {
+		id += fmt.Sprintf("/n%d", k.Requests)
 	}
 	if k.Generator != "" && k.Generator != DefaultGenerator {
 		id += "/" + k.Generator
@@ -124,14 +129,15 @@ func (k Key) ID() string {
 
 // Relative names the baseline of a ratio table: each cell is compared with
 // the cell that differs from it only in this one thing (its scenario, its
-// variant, its target or its connection count) having this value. Exactly
-// one field is set.
+// variant, its target, its connection count, its protocol or its request
+// count) having this value. Exactly one field is set.
 type Relative struct {
 	Scenario    string `json:"scenario,omitempty"`
 	Variant     string `json:"variant,omitempty"`
 	Target      string `json:"target,omitempty"`
 	Connections int    `json:"connections,omitempty"`
 	Protocol    string `json:"protocol,omitempty"`
+	Requests    int64  `json:"requests,omitempty"`
 }
 
 // Dimension and Value are the one thing the baseline differs in.
@@ -145,6 +151,8 @@ func (r Relative) Dimension() (dim, value string) {
 		return "connections", strconv.Itoa(r.Connections)
 	case r.Protocol != "":
 		return "protocol", r.Protocol
+	case r.Requests != 0:
+		return "requests", strconv.FormatInt(r.Requests, 10)
 	}
 	return "target", r.Target
 }
@@ -163,6 +171,8 @@ func (r Relative) Base(k Key) Key {
 		if k.Protocol == ProtoHTTP1 {
 			k.Protocol = ""
 		}
+	case r.Requests != 0:
+		k.Requests = r.Requests
 	default:
 		k.Target = r.Target
 	}

@@ -273,8 +273,11 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-40s target cpus %s, load generator cpus %s\n", c.ID(), c.CPUSet, c.LoadgenSet)
 	}
 	how := m.Load.Duration.String()
-	if m.Load.Requests > 0 {
-		how = fmt.Sprintf("%d requests (timed at a guessed %d rps)", m.Load.Requests, matrix.GuessedRPS)
+	if counts := m.Requests; len(counts) > 0 || m.Load.Requests > 0 {
+		if len(counts) == 0 {
+			counts = []int64{m.Load.Requests}
+		}
+		how = fmt.Sprintf("%v requests (timed at a guessed %d rps)", counts, matrix.GuessedRPS)
 	}
 	est := matrix.Estimate(m, cells, matrix.VisitOverhead, matrix.GuessedRPS, !*sequential)
 

@@ -96,6 +96,7 @@ type (
 		SLO         *sloSchema                `yaml:"slo"`
 		Pinning     []string                  `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none"`
 		Protocol    []string                  `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c"`
+		Requests    []int64                   `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000"`
 		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
 		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
@@ -114,6 +115,7 @@ type (
 			Target      *string `yaml:"target" check:"str"`
 			Connections *int    `yaml:"connections" check:"min=1,max=1000000"`
 			Protocol    *string `yaml:"protocol" check:"oneof=http1|https|h2|h2c"`
+			Requests    *int64  `yaml:"requests" check:"min=1,max=1000000000000"`
 		} `yaml:"relative_to" check:"nonempty"`
 	}
 	engineSchema struct {
@@ -184,6 +186,7 @@ type (
 		SLO         *sloSchema    `yaml:"slo"`
 		Pinning     []string      `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none"`
 		Protocol    []string      `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c"`
+		Requests    []int64       `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000"`
 		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
 		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 		Only        *string       `yaml:"only" check:"str"`
@@ -625,10 +628,11 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	m.SLO = d.slo(f.SLO, "slo")
 	m.Pinning = f.Pinning
 	m.Protocols = f.Protocol
+	m.Requests = f.Requests
 	setp(&m.Crosscheck, f.Crosscheck)
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
-	defer func() { m.RelativeTo = d.relatives(f.Report, "report", m, m.Connections, Protocols(m)) }()
+	defer func() { m.RelativeTo = d.relatives(f.Report, "report", m, m.Connections, Protocols(m), m.Requests) }()
 	m.Limits = d.limits(f.Limits, "limits", DefaultLimits)
 	for _, name := range d.names("scenarios") {
 		m.Scenarios = append(m.Scenarios, d.scenario(name, f.Scenarios[name]))
@@ -638,7 +642,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	}
 	for _, name := range d.names("profiles") {
 		pf, path := f.Profiles[name], "profiles."+name
-		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Crosscheck: m.Crosscheck}
+		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests, Crosscheck: m.Crosscheck}
 		if d.set(path + ".load") {
 			d.load(pf.Load, path+".load", &p.Load)
 		}
@@ -666,6 +670,9 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		if len(pf.Protocol) > 0 {
 			p.Protocols = pf.Protocol
 		}
+		if len(pf.Requests) > 0 {
+			p.Requests = pf.Requests
+		}
 		setp(&p.Crosscheck, pf.Crosscheck)
 		if pf.Only != nil {
 			sel, err := ParseSelector(*pf.Only)
@@ -675,7 +682,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 			p.Only = sel
 		}
 		p.Control = d.control(pf.Control, path+".control")
-		p.RelativeTo = d.relatives(pf.Report, path+".report", m, p.Connections, Protocols(&Matrix{Protocols: p.Protocols}))
+		p.RelativeTo = d.relatives(pf.Report, path+".report", m, p.Connections, Protocols(&Matrix{Protocols: p.Protocols}), p.Requests)
 		m.Profiles[name] = p
 	}
 }
@@ -726,7 +733,7 @@ func (d *decoder) engines(f *fileSchema, m *Matrix) {
 
 // relatives reads report.relative_to: each entry names one scenario,
 // variant or target of the matrix.
-func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections []int, protocols []string) []Relative {
+func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections []int, protocols []string, requests []int64) []Relative {
 	if r == nil {
 		return nil
 	}
@@ -739,6 +746,7 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections
 		setp(&rel.Target, e.Target)
 		setp(&rel.Connections, e.Connections)
 		setp(&rel.Protocol, e.Protocol)
+		setp(&rel.Requests, e.Requests)
 		n := 0
 		for _, v := range []string{rel.Scenario, rel.Variant, rel.Target, rel.Protocol} {
 			if v != "" {
@@ -748,12 +756,16 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections
 		if rel.Connections != 0 {
 			n++
 		}
+		if rel.Requests != 0 {
+			n++
+		}
 		if n != 1 {
-			d.errAt(f, "set exactly one of scenario, variant, target, connections or protocol")
+			d.errAt(f, "set exactly one of scenario, variant, target, connections, protocol or requests")
 			continue
 		}
 		dim, value := rel.Dimension()
-		known := dim == "connections" && slices.Contains(connections, rel.Connections) || dim == "protocol" && slices.Contains(protocols, rel.Protocol)
+		known := dim == "connections" && slices.Contains(connections, rel.Connections) || dim == "protocol" && slices.Contains(protocols, rel.Protocol) ||
+			dim == "requests" && slices.Contains(requests, rel.Requests)
 		for _, t := range m.Targets {
 			known = known || dim == "target" && t.Name == value || dim == "variant" && slices.ContainsFunc(t.Variants, func(v Variant) bool { return v.Name == value })
 		}
@@ -762,6 +774,10 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections
 		}
 		if !known && dim == "connections" {
 			d.errAt(f+".connections", "%d is not on the connections axis %v", rel.Connections, connections)
+			continue
+		}
+		if !known && dim == "requests" {
+			d.errAt(f+".requests", "%d is not on the requests axis %v", rel.Requests, requests)
 			continue
 		}
 		if !known && dim == "protocol" {

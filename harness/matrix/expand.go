@@ -41,6 +41,9 @@ type Cell struct {
 	// Protocol is what the generator speaks to the target: https, h2 or
 	// h2c; "" is cleartext HTTP/1.1.
 	Protocol string `json:"protocol,omitempty"`
+	// Requests is the requests axis's count: each trial sends this many
+	// (-n); 0 when the axis is not set and the load says how long to run.
+	Requests int64 `json:"requests,omitempty"`
 }
 
 // KV is one param value of a cell.
@@ -49,7 +52,7 @@ type KV = cellid.KV
 // Key is the cell's identity, as results record it.
 func (c Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning, Protocol: c.Protocol}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests}
 }
 
 // TargetName is "target" or "target:variant".
@@ -125,28 +128,30 @@ func expand(m *Matrix, only Selector, allocate func(cpus int, pinning string) (t
 						for _, conns := range m.Connections {
 							for _, keep := range keepAlive(m) {
 								for _, rate := range rates(m) {
-									for _, gen := range generatorsAt(m, rate) {
-										for _, proto := range protocolsOf(m, t) {
-											for _, pin := range Pinnings(m) {
-												c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Generator: gen}
-												if pin != cellid.PinApart {
-													c.Pinning = pin
-												}
-												if proto != cellid.ProtoHTTP1 {
-													c.Protocol = proto
-												}
-												if !only.Match(c) || !m.ProfileOnly.Match(c) {
-													continue
-												}
-												tg, lg, err := allocate(cpus, pin)
-												if err != nil {
-													c.Skip = err.Error()
-												}
-												c.CPUSet, c.LoadgenSet = tg, lg
-												cells = append(cells, c)
-												if len(m.Control) > 0 && m.Control.Match(c) {
-													c.Control = true
+									for _, n := range requestCounts(m) {
+										for _, gen := range generatorsAt(m, rate) {
+											for _, proto := range protocolsOf(m, t) {
+												for _, pin := range Pinnings(m) {
+													c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Generator: gen}
+													if pin != cellid.PinApart {
+														c.Pinning = pin
+													}
+													if proto != cellid.ProtoHTTP1 {
+														c.Protocol = proto
+													}
+													if !only.Match(c) || !m.ProfileOnly.Match(c) {
+														continue
+													}
+													tg, lg, err := allocate(cpus, pin)
+													if err != nil {
+														c.Skip = err.Error()
+													}
+													c.CPUSet, c.LoadgenSet = tg, lg
 													cells = append(cells, c)
+													if len(m.Control) > 0 && m.Control.Match(c) {
+														c.Control = true
+														cells = append(cells, c)
+													}
 												}
 											}
 										}
@@ -162,12 +167,31 @@ func expand(m *Matrix, only Selector, allocate func(cpus int, pinning string) (t
 	return cells
 }
 
+// CellLoad is the load of cell c: m's, with the requests axis's count in
+// place of its duration or count when the axis sets one.
+func CellLoad(m *Matrix, c Cell) Load {
+	l := m.Load
+	if c.Requests > 0 {
+		l.Requests, l.Duration = c.Requests, 0
+	}
+	return l
+}
+
 // keepAlive is the keep-alive axis: [true] when the matrix sets none.
 func keepAlive(m *Matrix) []bool {
 	if len(m.KeepAlive) == 0 {
 		return []bool{true}
 	}
 	return m.KeepAlive
+}
+
+// requestCounts is the requests axis: [0] (each trial as long as the load
+// says) when the matrix sets none.
+func requestCounts(m *Matrix) []int64 {
+	if len(m.Requests) == 0 {
+		return []int64{0}
+	}
+	return m.Requests
 }
 
 // rates is the rate axis: [0] (as fast as bombardier can) when the matrix
@@ -258,6 +282,7 @@ func Count(m *Matrix, only Selector) int64 {
 		return a * b
 	}
 	perCell := mul(mul(mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m)))), int64(len(rates(m)))), int64(len(Generators(m))*len(Pinnings(m))))
+	perCell = mul(perCell, int64(len(requestCounts(m))))
 	var total int64
 	for _, t := range m.Targets {
 		perCell := mul(perCell, int64(len(protocolsOf(m, t))))
@@ -369,16 +394,16 @@ const MaxEstimate = 10000 * time.Hour
 // warm-up). A request-count load has no known duration; it is counted at
 // the given guess of requests/s.
 func Estimate(m *Matrix, cells []Cell, perVisitOverhead time.Duration, guessRPS float64, interleaved bool) time.Duration {
-	trial := m.Load.Duration
-	if m.Load.Requests > 0 {
-		trial = time.Duration(float64(m.Load.Requests) / guessRPS * float64(time.Second))
-	}
 	// In float seconds: a large matrix must not overflow time.Duration.
 	var total float64
 	visit, trials := (perVisitOverhead + m.Load.Warmup).Seconds(), float64(m.Load.Trials)
 	for _, c := range cells {
 		if c.Skip != "" {
 			continue
+		}
+		trial := m.Load.Duration
+		if n := CellLoad(m, c).Requests; n > 0 {
+			trial = time.Duration(float64(n) / guessRPS * float64(time.Second))
 		}
 		if interleaved && m.Load.Trials > 1 {
 			total += trials * (visit + trial.Seconds())

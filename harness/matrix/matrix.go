@@ -81,6 +81,7 @@ type Matrix struct {
 	Generators  []string           `json:"generators,omitempty"` // axis: the load generators (GeneratorNames); empty is [bombardier]
 	Pinning     []string           `json:"pinning,omitempty"`    // axis: apart, together, none; empty is [apart]
 	Protocols   []string           `json:"protocol,omitempty"`   // axis: http1, https, h2, h2c; empty is [http1]
+	Requests    []int64            `json:"requests,omitempty"`   // axis: requests per trial, in place of the load's duration or count
 	Crosscheck  string             `json:"crosscheck,omitempty"` // a generator that measures every cell a second time
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
@@ -284,6 +285,7 @@ type Profile struct {
 	Generators  []string
 	Pinning     []string
 	Protocols   []string
+	Requests    []int64
 	Crosscheck  string
 	Only        Selector   // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector   // replaces the file's control when set
@@ -329,7 +331,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Pinning, c.Protocols, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Pinning, p.Protocols, p.Crosscheck, name, p.Only
+	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Pinning, c.Protocols, c.Requests, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Pinning, p.Protocols, p.Requests, p.Crosscheck, name, p.Only
 	if p.Control != nil {
 		c.Control = p.Control
 	}

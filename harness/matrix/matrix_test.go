@@ -591,7 +591,7 @@ func TestRelativeTo(t *testing.T) {
 	}
 	for _, tc := range []struct{ from, want string }{
 		{"[{scenario: plain}]", `report.relative_to[0].scenario: no scenario named "plain"`},
-		{"[{scenario: plaintext, target: one}]", "report.relative_to[0]: set exactly one of scenario, variant, target, connections or protocol"},
+		{"[{scenario: plaintext, target: one}]", "report.relative_to[0]: set exactly one of scenario, variant, target, connections, protocol or requests"},
 		{"[{connections: 128}]", "report.relative_to[0].connections: 128 is not on the connections axis [64 256]"},
 		{"[{connections: 64, variant: fast}]", "report.relative_to[0]: set exactly one"},
 		{"[{variant: fast}]", `report.relative_to[0].variant: no variant named "fast"`},
@@ -809,6 +809,71 @@ func TestProtocolAxis(t *testing.T) {
 		{"relative_to: [{protocol: http1}]", "relative_to: [{protocol: h2}]", "report.relative_to[0].protocol: h2 is not on the protocol axis [http1 https h2c]"},
 		{"protocols: [http1, https, h2, h2c]", "protocols: [quic]", `targets.one.protocols[0]: want "http1" or "https" or "h2" or "h2c", got "quic"`},
 		{`env: {A: "b"}`, `env: {TLS_CERT_FILE: "/x"}`, "targets.one.env.TLS_CERT_FILE: set by the harness"},
+	} {
+		if _, err := parse(t, strings.Replace(text, bad.from, bad.to, 1)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want %q", bad.to, err, bad.want)
+		}
+	}
+}
+
+// The requests axis (study 000's -n 1,000,000 against -n 10,000,000 in
+// one run): a cell per count, its id and its load carry the count, a
+// profile sets the axis, and its refusals name the field.
+func TestRequestsAxis(t *testing.T) {
+	text := strings.Replace(good, "cpus: [1, 2]", "cpus: [1]\nrequests: [1000, 20000]\nreport: {relative_to: [{requests: 1000}]}", 1)
+	m, err := parse(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	cells := Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 4))
+	for _, c := range cells {
+		if c.Connections == 64 {
+			got = append(got, c.ID())
+		}
+	}
+	want := []string{"one/plaintext/1cpu/c64/n1000", "one/plaintext/1cpu/c64/n20000"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells %q, want %q", got, want)
+	}
+	if n := Count(m, Selector{"one/plaintext"}); n != 4 {
+		t.Errorf("Count %d, want 4 (2 counts × 2 connection counts)", n)
+	}
+	for _, c := range cells {
+		if l := CellLoad(m, c); l.Requests != c.Requests || l.Duration != 0 {
+			t.Errorf("%s: load %d requests, duration %s; want %d requests and no duration", c.ID(), l.Requests, l.Duration, c.Requests)
+		}
+	}
+	if len(m.RelativeTo) != 1 || m.RelativeTo[0].Requests != 1000 {
+		t.Errorf("relative_to %+v", m.RelativeTo)
+	}
+	if base := m.RelativeTo[0].Base(cells[1].Key()); base.ID() != cells[0].ID() {
+		t.Errorf("the baseline of %s is %s, want %s", cells[1].ID(), base.ID(), cells[0].ID())
+	}
+	// Without the axis a cell runs the load as written, and its id is as before.
+	plain, err := parse(t, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Expand(plain, Selector{"one/plaintext"}, cpuset.Range(0, 4)) {
+		if l := CellLoad(plain, c); c.Requests != 0 || l != plain.Load || strings.Contains(c.ID(), "/n") {
+			t.Errorf("%s: requests %d, load %+v; want the file's load %+v", c.ID(), c.Requests, l, plain.Load)
+		}
+	}
+	prof := strings.Replace(good, "profiles:\n", "profiles:\n  counts: {requests: [500, 5000], report: {relative_to: [{requests: 500}]}}\n", 1)
+	pm, err := parse(t, prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := pm.WithProfile("counts"); err != nil || !reflect.DeepEqual(p.Requests, []int64{500, 5000}) {
+		t.Errorf("profile counts: requests %v, %v; want [500 5000]", p.Requests, err)
+	}
+	for _, bad := range []struct{ from, to, want string }{
+		{"requests: [1000, 20000]", "requests: [0]", "requests[0]: must be at least 1"},
+		{"requests: [1000, 20000]", "requests: [1000, 1000]", `requests[1]: duplicate value "1000"`},
+		{"requests: [1000, 20000]", "requests: []", "requests: must not be empty"},
+		{"relative_to: [{requests: 1000}]", "relative_to: [{requests: 3000}]", "report.relative_to[0].requests: 3000 is not on the requests axis [1000 20000]"},
+		{"relative_to: [{requests: 1000}]", "relative_to: [{requests: 1000, connections: 64}]", "set exactly one of"},
 	} {
 		if _, err := parse(t, strings.Replace(text, bad.from, bad.to, 1)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: %v, want %q", bad.to, err, bad.want)

@@ -61,12 +61,7 @@ func Index(root string) error {
 		for _, c := range run.Cells {
 			counts[c.Status]++
 		}
-		trials := fmt.Sprintf("%d", m.Load.Trials)
-		if m.Load.Requests > 0 {
-			trials += fmt.Sprintf(" × %d requests", m.Load.Requests)
-		} else {
-			trials += " × " + m.Load.Duration.String()
-		}
+		trials := fmt.Sprintf("%d × %s", m.Load.Trials, strings.TrimPrefix(m.PerTrial(), "duration "))
 		if m.Load.Aggregate == results.AggregateBest {
 			trials += ", best"
 		}

@@ -112,10 +112,7 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if profile == "" {
 		profile = "(none)"
 	}
-	how := "duration " + m.Load.Duration.String()
-	if m.Load.Requests > 0 {
-		how = fmt.Sprintf("%d requests", m.Load.Requests)
-	}
+	how := m.PerTrial()
 	agg := m.Load.Aggregate
 	if agg == "" {
 		agg = results.AggregateMedian

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -159,6 +160,7 @@ type Settings struct {
 	Generators  []string          `json:"generators,omitempty"` // the generator axis; none: [bombardier]
 	Pinning     []string          `json:"pinning,omitempty"`    // the pinning axis; none: [apart]
 	Protocols   []string          `json:"protocol,omitempty"`   // the protocol axis; none: [http1]
+	Requests    []int64           `json:"requests,omitempty"`   // the requests axis: each cell's count in place of the load's
 	Crosscheck  string            `json:"crosscheck,omitempty"` // the generator that measured every cell a second time
 	NoCeiling   bool              `json:"no_ceiling,omitempty"` // run with --no-ceiling: no ceiling measured
 	Images      map[string]string `json:"images"`
@@ -168,6 +170,23 @@ type Settings struct {
 	RelativeTo  []cellid.Relative `json:"relative_to,omitempty"` // baselines of the ratio tables
 	Order       Order             `json:"order"`
 	Seed        uint64            `json:"seed,omitempty"` // of the interleaved order's shuffles
+}
+
+// PerTrial says how long each trial ran: "duration 10s", "1000000
+// requests", or, with the requests axis, "1000000 or 10000000 requests".
+func (s Settings) PerTrial() string {
+	counts := s.Requests
+	if len(counts) == 0 && s.Load.Requests > 0 {
+		counts = []int64{s.Load.Requests}
+	}
+	if len(counts) == 0 {
+		return "duration " + s.Load.Duration.String()
+	}
+	text := make([]string, len(counts))
+	for i, n := range counts {
+		text[i] = strconv.FormatInt(n, 10)
+	}
+	return strings.Join(text, " or ") + " requests"
 }
 
 // Objective is one percentile of the latency objective (slo:) and the
@@ -206,6 +225,7 @@ type Cell struct {
 	Generator     *Generator  `json:"generator,omitempty"`        // the load generator that measured it; none: bombardier (schema 1)
 	Pinning       string      `json:"pinning,omitempty"`          // together: the generator on the target's cores; none: neither pinned; "": apart
 	Protocol      string      `json:"protocol,omitempty"`         // https, h2 or h2c; "": cleartext HTTP/1.1
+	Requests      int64       `json:"requests,omitempty"`         // the requests axis's count per trial; 0: the load's
 	Negotiated    *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
 	Status        Status      `json:"status"`
 	Reason        string      `json:"reason,omitempty"`
@@ -228,7 +248,7 @@ func (c *Cell) ID() string {
 // Key is the cell's identity as the matrix names it.
 func (c *Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName(), Pinning: c.Pinning, Protocol: c.Protocol}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName(), Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests}
 }
 
 // Negotiated is what the probe and the target agreed on, before load:

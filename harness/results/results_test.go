@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSummarize(t *testing.T) {
@@ -192,5 +193,22 @@ func lost(was, is any, at string, out *[]string) {
 	}
 	if !reflect.DeepEqual(was, is) {
 		*out = append(*out, fmt.Sprintf("%s (%v, now %v)", at, was, is))
+	}
+}
+
+// PerTrial names how long each trial ran: a duration, the load's count,
+// or the requests axis's counts.
+func TestPerTrial(t *testing.T) {
+	for _, tc := range []struct {
+		s    Settings
+		want string
+	}{
+		{Settings{Load: LoadSettings{Duration: Duration(10 * time.Second)}}, "duration 10s"},
+		{Settings{Load: LoadSettings{Requests: 20000}}, "20000 requests"},
+		{Settings{Load: LoadSettings{Duration: Duration(10 * time.Second)}, Requests: []int64{1000000, 10000000}}, "1000000 or 10000000 requests"},
+	} {
+		if got := tc.s.PerTrial(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)
+		}
 	}
 }

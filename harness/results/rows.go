@@ -27,6 +27,7 @@ type Row struct {
 	OpenLoop    bool   `json:"open_loop,omitempty"` // measured open-loop: latencies from intended send times
 	Pinning     string `json:"pinning,omitempty"`   // together or none: the generator shared the target's cores
 	Protocol    string `json:"protocol,omitempty"`  // https, h2 or h2c; "": cleartext HTTP/1.1
+	Requests    int64  `json:"requests,omitempty"`  // the requests axis's count per trial
 	// Negotiated is what the probe agreed with the target before load.
 	Negotiated *Negotiated `json:"negotiated,omitempty"`
 	// Services is a multi-service target's CPU (median over trials) and
@@ -75,8 +76,8 @@ type Row struct {
 	Versus    string  `json:"vs_fastest_significance"`
 }
 
-// rowGroup is the cells a row is compared with: same params, cores,
-// connections, keep-alive and rate.
+// rowGroup is the cells a row is compared with: same generator, pinning,
+// protocol, params, cores, connections, keep-alive, rate and request count.
 type rowGroup struct {
 	gen, pin    string
 	proto       string
@@ -84,6 +85,11 @@ type rowGroup struct {
 	cpus, conns int
 	close       bool
 	rate        int
+	requests    int64
+}
+
+func groupOf(r *Row) rowGroup {
+	return rowGroup{r.Generator, r.Pinning, r.Protocol, r.Params, r.CPUs, r.Connections, r.Close, r.Rate, r.Requests}
 }
 
 // Rows builds the rows of every ok cell of a scenario, sorted by params
@@ -103,14 +109,14 @@ func Rows(run *Run, scenario string) []*Row {
 	sort.SliceStable(rows, func(i, j int) bool { return before(rows[i], rows[j]) })
 	fastest := map[rowGroup]*Row{}
 	for _, r := range rows {
-		g := rowGroup{r.Generator, r.Pinning, r.Protocol, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}
+		g := groupOf(r)
 		if f := fastest[g]; f == nil || r.RPS > f.RPS {
 			fastest[g] = r
 		}
 	}
 	noise := Noise(run)
 	for _, r := range rows {
-		f := fastest[rowGroup{r.Generator, r.Pinning, r.Protocol, r.Params, r.CPUs, r.Connections, r.Close, r.Rate}]
+		f := fastest[groupOf(r)]
 		if f.RPS > 0 {
 			r.VsFastest = r.RPS / f.RPS
 		}
@@ -220,7 +226,7 @@ func significance(a, b stats.Summary) string {
 func RowOf(run *Run, c *Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
 	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
-		Pinning: c.Pinning, Protocol: c.Protocol, Negotiated: c.Negotiated}
+		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Negotiated: c.Negotiated}
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g
 	}
@@ -333,8 +339,9 @@ func legacyErrorRate(trials []Trial, agg Aggregate, headline float64) float64 {
 
 // Label names a cell's target in a table: "target[:variant]", then
 // " (wrk)" when another load generator than the default measured it,
-// " (h2)" when another protocol than cleartext HTTP/1.1 carried it, and
-// " (control)" for an A/A control.
+// " (h2)" when another protocol than cleartext HTTP/1.1 carried it,
+// " (n=1000000)" when the requests axis set its count, and " (control)"
+// for an A/A control.
 func (c *Cell) Label() string {
 	label := c.Key().TargetName()
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
@@ -342,6 +349,9 @@ func (c *Cell) Label() string {
 	}
 	if c.Protocol != "" {
 		label += " (" + c.Protocol + ")"
+	}
+	if c.Requests > 0 {
+		label += fmt.Sprintf(" (n=%d)", c.Requests)
 	}
 	switch c.Pinning {
 	case cellid.PinTogether:

@@ -327,7 +327,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Generator: &results.Generator{Name: c.Generator},
 		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control,
-		Pinning: c.Pinning, Protocol: c.Protocol}
+		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests}
 }
 
 func (r *runner) scenario(name string) matrix.Scenario {
@@ -532,8 +532,9 @@ func (r *runner) spec(c matrix.Cell, url string, expect int) loadgen.Spec {
 }
 
 func specOf(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec {
-	return loadgen.Spec{URL: url, Connections: c.Connections, Duration: m.Load.Duration, Requests: m.Load.Requests,
-		Timeout: m.Load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: cellid.Proto(c.Protocol)}
+	load := matrix.CellLoad(m, c)
+	return loadgen.Spec{URL: url, Connections: c.Connections, Duration: load.Duration, Requests: load.Requests,
+		Timeout: load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: cellid.Proto(c.Protocol)}
 }
 
 // Unsupported marks the cells whose load generator cannot measure them as

@@ -704,6 +704,9 @@ func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 // file, and measuring it again costs one visit.
 func (r *runner) untrusted(c *results.Cell, cells map[string]bool) string {
 	load := r.m.Load
+	if c.Requests > 0 { // the requests axis's count, in place of the load's
+		load.Requests, load.Duration = c.Requests, 0
+	}
 	switch {
 	case !cells[c.ID()]:
 		return "the matrix makes no such cell"

@@ -896,3 +896,50 @@ func TestPinningTogether(t *testing.T) {
 		t.Errorf("ceilings by pinning %q, want one apart and one together", pins)
 	}
 }
+
+// requests: [2000, 500] makes a cell per count, each sending its own -n,
+// and --resume holds each cell's trials to its own count: the fake sends
+// 2,000 requests a run, so the n2000 cell is kept and the n500 cell is
+// measured again, named in a warning.
+func TestRequestsAxis(t *testing.T) {
+	m := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [8]\nrequests: [2000, 500]", 1), "one", "a", "b")
+	f := newFake()
+	out := t.TempDir()
+	res, err, _ := run(t, f, m, Options{Only: "a", OutDir: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 2 || res.Cells[0].ID() != "a/plaintext/1cpu/c8/n2000" || res.Cells[1].ID() != "a/plaintext/1cpu/c8/n500" {
+		t.Fatalf("cells %v", res.Cells)
+	}
+	if res.Cells[0].Requests != 2000 || res.Cells[1].Requests != 500 || !slices.Equal(res.Matrix.Requests, []int64{2000, 500}) {
+		t.Errorf("requests recorded: cells %d, %d; settings %v", res.Cells[0].Requests, res.Cells[1].Requests, res.Matrix.Requests)
+	}
+	counted := map[string]int{}
+	for _, a := range f.bombardArgs {
+		for _, n := range []string{"-n 2000 ", "-n 500 "} {
+			if strings.Contains(a, n) && strings.HasSuffix(a, "/plaintext") { // the cells', not the ceiling's
+				counted[n]++
+			}
+		}
+	}
+	if counted["-n 2000 "] != 1 || counted["-n 500 "] != 1 { // each cell's one trial; warm-ups are timed
+		t.Errorf("runs by count %v, want one of each: %q", counted, f.bombardArgs)
+	}
+	prev, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev.FinishedAt = nil
+	f2 := newFake()
+	var log strings.Builder
+	if _, err, _ := run(t, f2, m, Options{Only: "a", OutDir: t.TempDir(), Resume: prev, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "2000 requests where the matrix asks 500"; !strings.Contains(log.String(), want) {
+		t.Errorf("no warning %q:\n%s", want, log.String())
+	}
+	if loads := f2.loads(); len(loads) != 2 || !strings.HasSuffix(loads[0], "/n500") || !strings.HasSuffix(loads[1], "/n500") {
+		t.Errorf("runs %q, want the n500 cell's warm-up and trial alone", loads)
+	}
+}
