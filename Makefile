@@ -68,9 +68,9 @@ hello-pinning: build tools
 	./bin/harness run --profile hello-pinning --force $(ARGS)
 
 ## hello-counts: study 000's -n 1,000,000 against -n 10,000,000 in one run
-## (profile hello-counts: node-http:single with an A/A twin and go-nethttp,
-## c512, 1 core, 3 interleaved trials per count; every 10M cell over its 1M
-## twin; about half an hour here) → results/<label>-hello-counts/
+## (profile hello-counts: node-http:single with an A/A twin, c512, 1 core,
+## 3 interleaved trials per count; every 10M cell over its 1M twin; about
+## 25 minutes here) → results/<label>-hello-counts/
 hello-counts: build tools
 	./bin/harness run --profile hello-counts --force $(ARGS)
 

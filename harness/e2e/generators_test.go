@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/cli"
+	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -15,26 +16,29 @@ import (
 // bombardier (which every other test uses), each cell recording its
 // generator and version, and a generator that cannot measure a cell as the
 // matrix asks (ab given a duration, wrk a request count) skipping it with
-// the reason. ab then measures a request count, as study 003 ran it.
+// the reason. ab then measures a request count, as study 003 ran it, in
+// bridge mode (the target reached by name) and in host mode (127.0.0.1).
 func TestGenerators(t *testing.T) {
 	eng := connect(t)
 	timed := generatorMatrix(t, "generator: [h2load, ab]", "duration: 2s", "requests: 0")
 	counted := generatorMatrix(t, "generator: [ab, wrk]", "duration: 2s", "requests: 5000")
 	for _, c := range []struct {
-		file  string
-		extra []string
-		ok    []string
-		skip  map[string]string
+		file    string
+		network string
+		extra   []string
+		ok      []string
+		skip    map[string]string
 	}{
 		// wrk as a cross-check: every cell measured a second time by it.
-		{timed, []string{"--crosscheck", "wrk"}, []string{"h2load", "wrk"}, map[string]string{"ab": "request count"}},
-		{counted, nil, []string{"ab"}, map[string]string{"wrk": "no request count"}},
+		{timed, "bridge", []string{"--crosscheck", "wrk"}, []string{"h2load", "wrk"}, map[string]string{"ab": "request count"}},
+		{counted, "bridge", nil, []string{"ab"}, map[string]string{"wrk": "no request count"}},
+		{counted, "host", nil, []string{"ab"}, map[string]string{"wrk": "no request count"}},
 	} {
 		out := t.TempDir()
-		// In bridge mode: the generator reaches the target by its name on
-		// the run's network (shared and host reach 127.0.0.1, as bombardier
-		// does in every other test).
-		code, text := runCLI(context.Background(), t, append([]string{"run", "-f", c.file, "--out", out, "--only", "go-nethttp/plaintext", "--network", "bridge"}, c.extra...)...)
+		// In bridge mode the generator reaches the target by its name on
+		// the run's network; in host mode at 127.0.0.1 (as in shared mode,
+		// which bombardier runs in every other test).
+		code, text := runCLI(context.Background(), t, append([]string{"run", "-f", c.file, "--out", out, "--only", "go-nethttp/plaintext", "--network", c.network}, c.extra...)...)
 		if code != cli.ExitOK {
 			t.Fatalf("run exit %d", code)
 		}
@@ -42,6 +46,9 @@ func TestGenerators(t *testing.T) {
 		run, err := results.Read(out)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if string(run.Environment.NetworkMode) != c.network {
+			t.Errorf("network mode %q, want %s", run.Environment.NetworkMode, c.network)
 		}
 		cells := cellsByID(run)
 		for _, gen := range c.ok {
@@ -141,15 +148,25 @@ scenarios:
 // its schedule (sends asked, made, late, never made) and its histogram;
 // its ceiling, as a generator that keeps a schedule, is measured at the
 // run's highest rate, which against the fixed-response server it sustains.
+// It runs in bridge mode (the target by name) and in host mode (127.0.0.1).
 func TestOpenLoopGenerator(t *testing.T) {
 	eng := connect(t)
+	for _, network := range []string{"bridge", "host"} {
+		t.Run(network, func(t *testing.T) { openLoopIn(t, eng, network) })
+	}
+}
+
+func openLoopIn(t *testing.T, eng *engine.Engine, network string) {
 	file := writeRooted(t, pausing)
 	out := t.TempDir()
-	runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--network", "bridge")
+	runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--network", network)
 	noLeftovers(t, eng)
 	run, err := results.Read(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if string(run.Environment.NetworkMode) != network {
+		t.Errorf("network mode %q, want %s", run.Environment.NetworkMode, network)
 	}
 	cells := cellsByID(run)
 	open, closed := cells["pauses/plaintext/1cpu/c4/r200/openloop"], cells["pauses/plaintext/1cpu/c4/r200"]

@@ -115,8 +115,8 @@ func TestTwoEngines(t *testing.T) {
 	file := writeMatrix(t, "shared", "0", "node-http") // warm-up is covered by TestRunLeavesTestsGreen (quick profile)
 	// Its plaintext over HTTPS too: the certificate must name the targets'
 	// machine's address, and reach a container on a remote engine.
-	// And by h2load beside bombardier: another generator across the link.
-	withTLS := strings.Replace(readFile(t, file), "cpus: [1]", "cpus: [1]\nprotocol: [http1, https]\ngenerator: [bombardier, h2load]", 1)
+	// And by h2load and wrk beside bombardier: other generators across the link.
+	withTLS := strings.Replace(readFile(t, file), "cpus: [1]", "cpus: [1]\nprotocol: [http1, https]\ngenerator: [bombardier, h2load, wrk]", 1)
 	withTLS = strings.Replace(withTLS, "    port: 8080", "    port: 8080\n    protocols: [http1, https]", 1)
 	if err := os.WriteFile(file, []byte(withTLS), 0o644); err != nil {
 		t.Fatal(err)
@@ -153,7 +153,8 @@ func TestTwoEngines(t *testing.T) {
 	}
 	cells := cellsByID(run)
 	for _, id := range []string{"node-http/plaintext/1cpu/c16", "node-http/json/1cpu/c16", "node-http/plaintext/1cpu/c16/https",
-		"node-http/plaintext/1cpu/c16/h2load", "node-http/plaintext/1cpu/c16/h2load/https"} {
+		"node-http/plaintext/1cpu/c16/h2load", "node-http/plaintext/1cpu/c16/h2load/https",
+		"node-http/plaintext/1cpu/c16/wrk", "node-http/plaintext/1cpu/c16/wrk/https"} {
 		c := cells[id]
 		if c == nil || c.Status != results.OK || len(c.Trials) != 2 || c.Trials[0].RPS <= 0 || c.Trials[0].TargetCPUCores <= 0 {
 			t.Errorf("%s: %+v", id, c)
