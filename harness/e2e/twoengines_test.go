@@ -173,6 +173,37 @@ func TestTwoEngines(t *testing.T) {
 		t.Errorf("README does not show the two machines (%v)", err)
 	}
 
+	// ab (a request count) and openloop (a fixed rate) across the link too:
+	// each needs a load the run above cannot give, so each gets a run.
+	for gen, load := range map[string]string{"ab": "requests: 3000", "openloop": "duration: 2s"} {
+		text := strings.Replace(readFile(t, writeMatrix(t, "shared", "0", "node-http")), "duration: 2s", load, 1)
+		axis := "generator: [" + gen + "]"
+		if gen == "openloop" {
+			axis += "\nrate: [500]"
+		}
+		text = strings.Replace(text, "cpus: [1]", "cpus: [1]\n"+axis, 1)
+		f := filepath.Join(t.TempDir(), "matrix.yaml")
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := t.TempDir()
+		code, _ := runCLI(ctx, t, "run", "-f", f, "--out", o, "--only", "node-http/plaintext", "--target-engine", second.Host)
+		noLeftovers(t, eng)
+		noLeftovers(t, eng2)
+		r, err := results.Read(o)
+		if code != cli.ExitOK || err != nil {
+			t.Fatalf("%s across the engines: exit %d, %v", gen, code, err)
+		}
+		id := "node-http/plaintext/1cpu/c16/" + gen
+		if gen == "openloop" {
+			id = "node-http/plaintext/1cpu/c16/r500/openloop"
+		}
+		c := cellsByID(r)[id]
+		if c == nil || c.Status != results.OK || len(c.Trials) != 2 || c.Trials[0].RPS <= 0 || r.Environment.NetworkMode != "host" {
+			t.Errorf("%s across the engines: %s %+v, network %q", gen, id, c, r.Environment.NetworkMode)
+		}
+	}
+
 	// Nothing answers at a wrong address: the run stops before any load.
 	bad := strings.TrimSuffix(second.Addr, ".2") + ".77"
 	out2 := t.TempDir()
