@@ -18,19 +18,29 @@ import (
 func names(t *testing.T, tarball []byte) []string {
 	t.Helper()
 	var out []string
-	tr := tar.NewReader(bytes.NewReader(tarball))
+	walkTar(t, bytes.NewReader(tarball), func(h *tar.Header, _ []byte) { out = append(out, h.Name) })
+	sort.Strings(out)
+	return out
+}
+
+// walkTar calls each with every entry of the tar stream r, in order.
+func walkTar(t *testing.T, r io.Reader, each func(h *tar.Header, data []byte)) {
+	t.Helper()
+	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, h.Name)
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		each(h, data)
 	}
-	sort.Strings(out)
-	return out
 }
 
 func TestTarContextDockerignore(t *testing.T) {
@@ -178,18 +188,7 @@ func TestTarOfFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	tr := tar.NewReader(buf)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := io.ReadAll(tr)
-		got = append(got, fmt.Sprintf("%s %o %q", h.Name, h.Mode, data))
-	}
+	walkTar(t, buf, func(h *tar.Header, data []byte) { got = append(got, fmt.Sprintf("%s %o %q", h.Name, h.Mode, data)) })
 	want := []string{`webbench-tls/ 755 ""`, `webbench-tls/cert.pem 444 "C"`, `webbench-tls/key.pem 444 "K"`,
 		`a/ 755 ""`, `a/b/ 755 ""`, `a/b/run.sh 755 "#!"`}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
