@@ -169,10 +169,13 @@ func expand(m *Matrix, only Selector, allocate func(cpus int, pinning string) (t
 
 // CellLoad is the load of cell c: m's, with the requests axis's count in
 // place of its duration or count when the axis sets one.
-func CellLoad(m *Matrix, c Cell) Load {
-	l := m.Load
-	if c.Requests > 0 {
-		l.Requests, l.Duration = c.Requests, 0
+func CellLoad(m *Matrix, c Cell) Load { return m.Load.Counted(c.Requests) }
+
+// Counted is l with n requests per trial in place of its duration or
+// count; l itself when n is 0 (no requests axis).
+func (l Load) Counted(n int64) Load {
+	if n > 0 {
+		l.Requests, l.Duration = n, 0
 	}
 	return l
 }

@@ -703,10 +703,7 @@ func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 // failed cell is measured again: a failure cannot be checked from the
 // file, and measuring it again costs one visit.
 func (r *runner) untrusted(c *results.Cell, cells map[string]bool) string {
-	load := r.m.Load
-	if c.Requests > 0 { // the requests axis's count, in place of the load's
-		load.Requests, load.Duration = c.Requests, 0
-	}
+	load := r.m.Load.Counted(c.Requests) // the requests axis's count, in place of the load's
 	switch {
 	case !cells[c.ID()]:
 		return "the matrix makes no such cell"
