@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -90,6 +90,12 @@ fastcgi-limits: build tools
 ## client against fasthttp's, with an A/A control → results/<label>-serialization-long/
 serialization-long: build tools
 	./bin/harness run --profile serialization-long --force $(ARGS)
+
+## serialization-floor: study 002's A/A noise floor with 60 s trials (serial-go
+## pass-through and its twin, 6 interleaved rounds; about 50 minutes here)
+## → results/<label>-serialization-floor/
+serialization-floor: build tools
+	./bin/harness run --profile serialization-floor --force $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools
