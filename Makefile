@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-asrun test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -96,6 +96,12 @@ serialization-long: build tools
 ## → results/<label>-serialization-floor/
 serialization-floor: build tools
 	./bin/harness run --profile serialization-floor --force $(ARGS)
+
+## serialization-asrun: study 002 as it ran: one 120 s run per cell, no warm-up,
+## client, upstream and bombardier unpinned on every core; Go's and .NET's clients
+## (about 25 minutes here, .NET skipped) → results/<label>-serialization-asrun/
+serialization-asrun: build tools
+	./bin/harness run --profile serialization-asrun --force $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools
