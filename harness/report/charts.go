@@ -151,7 +151,7 @@ func labels(rows []*results.Row) []string {
 			out[i] += " †"
 		}
 		if len(groups) > 1 {
-			out[i] += fmt.Sprintf("\n%s%d core(s), c%s", paramPrefix(r.Params), r.CPUs, connsText(r.Connections, r.Close))
+			out[i] += fmt.Sprintf("\n%s%d core(s), c%s", paramPrefix(r.Params), r.Cores, connsText(r.Connections, r.Close))
 		}
 	}
 	return out

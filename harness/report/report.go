@@ -301,7 +301,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	}
 	for _, c := range failing {
 		row := keyCells(c.Label(), paramText(c), hasParams)
-		row = append(row, strconv.Itoa(c.CPUs), connsText(c.Connections, c.Close), "**fails**")
+		row = append(row, strconv.Itoa(c.Cores()), connsText(c.Connections, c.Close), "**fails**")
 		for len(row) < len(header)-1 {
 			row = append(row, "—")
 		}
@@ -401,7 +401,7 @@ func (mk *marks) row(r *results.Row, hasParams bool) []any {
 		bound = "unclear"
 		mk.unclear = append(mk.unclear, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
 	}
-	return append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), rps, ci,
+	return append(row, strconv.Itoa(r.Cores), connsText(r.Connections, r.Close), rps, ci,
 		cv, ratio, ceiling, bound, numfmt.Sig(r.MBps), meanText(r.P50.Median), meanText(r.P99.Median), meanText(r.MeanMS), meanText(r.MaxMS),
 		numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
 }
@@ -495,7 +495,7 @@ func footprintTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 		if len(images) > 0 {
 			image = strings.Join(images, ", ")
 		}
-		row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), meanText(r.StartupS), image,
+		row = append(row, strconv.Itoa(r.Cores), connsText(r.Connections, r.Close), meanText(r.StartupS), image,
 			meanText(r.CPUPerAnswer), meanText(r.SteadyMiB), numfmt.Sig(r.PeakMiB))
 		if err := t.Append(row...); err != nil {
 			return err
@@ -528,7 +528,7 @@ func protocolTable(b *strings.Builder, scenario string, rows []*results.Row, has
 	}
 	for _, r := range with {
 		n := r.Negotiated
-		row := append(keyCells(r.Target, r.Params, hasParams), strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close),
+		row := append(keyCells(r.Target, r.Params, hasParams), strconv.Itoa(r.Cores), connsText(r.Connections, r.Close),
 			r.Protocol, dash(n.HTTP), dash(n.TLS), dash(n.Cipher), dash(n.ALPN))
 		if err := t.Append(row...); err != nil {
 			return err
@@ -556,7 +556,7 @@ func serviceTable(b *strings.Builder, scenario string, rows []*results.Row, hasP
 		for _, name := range slices.Sorted(maps.Keys(r.Services)) {
 			row := keyCells(r.Target, r.Params, hasParams)
 			u := r.Services[name]
-			row = append(row, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), name, numfmt.Sig(u.CPUCores), numfmt.Sig(u.MemPeakMiB))
+			row = append(row, strconv.Itoa(r.Cores), connsText(r.Connections, r.Close), name, numfmt.Sig(u.CPUCores), numfmt.Sig(u.MemPeakMiB))
 			if err := t.Append(row...); err != nil {
 				return err
 			}
@@ -600,7 +600,7 @@ func fixedRateTable(b *strings.Builder, run *results.Run, scenario string, hasPa
 		if r.Merged != nil {
 			l = *r.Merged
 		}
-		row = append(row, loop, strconv.Itoa(r.CPUs), connsText(r.Connections, r.Close), numfmt.Count(int64(r.Rate)),
+		row = append(row, loop, strconv.Itoa(r.Cores), connsText(r.Connections, r.Close), numfmt.Count(int64(r.Rate)),
 			meanText(l.P50), meanText(l.P90), meanText(l.P99), meanText(l.P999), numfmt.Sig(l.Max),
 			numfmt.Sig(r.RPSStats.Median), numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU), sustained)
 		if err := t.Append(row...); err != nil {
@@ -665,7 +665,7 @@ func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasPar
 			knee = numfmt.Count(int64(c.Knee)) + "/s"
 		}
 		tried := numfmt.Count(int64(c.Points[0].Rate)) + "…" + numfmt.Count(int64(c.Points[len(c.Points)-1].Rate)) + "/s (" + strconv.Itoa(len(c.Points)) + ")"
-		row = append(row, loop, strconv.Itoa(c.CPUs), connsText(c.Connections, c.Close), tried, knee)
+		row = append(row, loop, strconv.Itoa(c.Cores), connsText(c.Connections, c.Close), tried, knee)
 		if cp := c.Capacity; cp != nil {
 			capText := "**none**"
 			if cp.Median > 0 {
@@ -750,7 +750,7 @@ func crosscheckTable(b *strings.Builder, run *results.Run, scenario string, hasP
 		t.Header(append(header, "cores", "conns", cc.Base+" RPS", cc.Cross+" RPS", cc.Cross+" ÷ "+cc.Base, "verdict")...)
 		for _, p := range cc.Pairs {
 			row := keyCells(p.Base.Base, p.Base.Params, hasParams)
-			row = append(row, strconv.Itoa(p.Base.CPUs), connsText(p.Base.Connections, p.Base.Close), numfmt.Sig(p.Base.RPS), numfmt.Sig(p.Cross.RPS),
+			row = append(row, strconv.Itoa(p.Base.Cores), connsText(p.Base.Connections, p.Base.Close), numfmt.Sig(p.Base.RPS), numfmt.Sig(p.Cross.RPS),
 				numfmt.Sig(p.Ratio)+"×", p.Verdict)
 			if err := t.Append(row...); err != nil {
 				return err
@@ -782,7 +782,7 @@ func generatorTable(b *strings.Builder, run *results.Run) error {
 		}
 		var ceils []string
 		for _, c := range g.Ceilings {
-			where := fmt.Sprintf("%d core(s) c%s", c.CPUs, connsText(c.Connections, c.Close))
+			where := fmt.Sprintf("%d core(s) c%s", c.Cores(), connsText(c.Connections, c.Close))
 			if c.Protocol != "" {
 				where = c.Protocol + " " + where
 			}
@@ -825,13 +825,13 @@ func ceilings(cs []results.Ceiling) string {
 	var parts []string
 	for _, c := range cs {
 		if c.Error != "" {
-			parts = append(parts, fmt.Sprintf("%d core(s) c%s: not measured (%s)", c.CPUs, connsText(c.Connections, c.Close), mdtext.Text(c.Error)))
+			parts = append(parts, fmt.Sprintf("%d core(s) c%s: not measured (%s)", c.Cores(), connsText(c.Connections, c.Close), mdtext.Text(c.Error)))
 			continue
 		}
-		part := fmt.Sprintf("%d core(s) c%s: %s rps", c.CPUs, connsText(c.Connections, c.Close), numfmt.Sig(c.RPS))
+		part := fmt.Sprintf("%d core(s) c%s: %s rps", c.Cores(), connsText(c.Connections, c.Close), numfmt.Sig(c.RPS))
 		switch {
 		case c.AtLeast > 0:
-			part = fmt.Sprintf("%d core(s) c%s: above %s rps (it sustained the run's highest rate)", c.CPUs, connsText(c.Connections, c.Close), numfmt.Count(int64(c.AtLeast)))
+			part = fmt.Sprintf("%d core(s) c%s: above %s rps (it sustained the run's highest rate)", c.Cores(), connsText(c.Connections, c.Close), numfmt.Count(int64(c.AtLeast)))
 		case c.Rate > 0:
 			part += fmt.Sprintf(" (asked %s/s, the run's highest rate)", numfmt.Count(int64(c.Rate)))
 		}

@@ -18,6 +18,7 @@ type Curve struct {
 	Target      string       `json:"target"` // as the tables label it: target[:variant] (generator)
 	Params      string       `json:"params,omitempty"`
 	CPUs        int          `json:"cpus"`
+	Cores       int          `json:"-"` // as Row.Cores: every core of its cpuset, unpinned
 	Connections int          `json:"connections"`
 	Close       bool         `json:"connection_close,omitempty"`
 	OpenLoop    bool         `json:"open_loop"`
@@ -67,7 +68,7 @@ func Curves(run *Run, scenario string) []*Curve {
 		c := byKey[k]
 		cell := cellOf(run, r.ID)
 		if c == nil {
-			c = &Curve{Target: r.Target, Params: r.Params, CPUs: r.CPUs, Connections: r.Connections, Close: r.Close, OpenLoop: r.OpenLoop, Percentile: pct,
+			c = &Curve{Target: r.Target, Params: r.Params, CPUs: r.CPUs, Cores: r.Cores, Connections: r.Connections, Close: r.Close, OpenLoop: r.OpenLoop, Percentile: pct,
 				Ceiling: ceilingOf(run, cell)}
 			byKey[k] = c
 			order = append(order, k)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/webbench/webbench/harness/cellid"
+	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -28,6 +29,9 @@ type Row struct {
 	Pinning     string `json:"pinning,omitempty"`   // together or none: the generator shared the target's cores
 	Protocol    string `json:"protocol,omitempty"`  // https, h2 or h2c; "": cleartext HTTP/1.1
 	Requests    int64  `json:"requests,omitempty"`  // the requests axis's count per trial
+	// Cores is how many cores the target could run on, as the tables show
+	// it: CPUs, save unpinned, where it had every core of its cpuset.
+	Cores int `json:"-"`
 	// Negotiated is what the probe agreed with the target before load.
 	Negotiated *Negotiated `json:"negotiated,omitempty"`
 	// Services is a multi-service target's CPU (median over trials) and
@@ -226,7 +230,7 @@ func significance(a, b stats.Summary) string {
 func RowOf(run *Run, c *Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
 	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
-		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Negotiated: c.Negotiated}
+		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Negotiated: c.Negotiated, Cores: c.Cores()}
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g
 	}
@@ -363,6 +367,24 @@ func (c *Cell) Label() string {
 		label += " (control)"
 	}
 	return label
+}
+
+// Cores is how many cores the target could run on: its cpus axis value,
+// save unpinned (pinning none), where the value only names the cell and
+// the target, like the generator, had every core of its recorded cpuset.
+func (c *Cell) Cores() int { return cores(c.CPUs, c.Pinning, c.CPUSet) }
+
+// Cores is Cell.Cores for the generator's ceiling.
+func (c *Ceiling) Cores() int { return cores(c.CPUs, c.Pinning, c.CPUSet) }
+
+func cores(cpus int, pinning, set string) int {
+	if pinning != cellid.PinNone {
+		return cpus
+	}
+	if s, err := cpuset.Parse(set); err == nil && len(s) > 0 {
+		return len(s)
+	}
+	return cpus
 }
 
 // ParamText is the cell's params as a table shows them: "k=v&k2=v2".

@@ -40,6 +40,32 @@ func TestRowsSignificance(t *testing.T) {
 	}
 }
 
+// An unpinned cell's tables show the cores its target could run on (every
+// core of its recorded cpuset), not the cpus value that names the cell;
+// apart and together cells show their cpus value.
+func TestCores(t *testing.T) {
+	for _, tc := range []struct {
+		pinning, cpuset string
+		cpus, want      int
+	}{
+		{"", "0", 1, 1},
+		{"together", "0", 1, 1},
+		{"none", "0-1", 1, 2},
+		{"none", "0-3", 2, 4},
+		{"none", "", 1, 1}, // results that predate the recorded cpuset
+	} {
+		c := cell("go", tc.cpus, 100)
+		c.Pinning, c.CPUSet = tc.pinning, tc.cpuset
+		if got := RowOf(&Run{Cells: []*Cell{c}}, c).Cores; got != tc.want {
+			t.Errorf("pinning %q cpuset %q cpus %d: row shows %d cores, want %d", tc.pinning, tc.cpuset, tc.cpus, got, tc.want)
+		}
+		ceil := Ceiling{CPUs: tc.cpus, Pinning: tc.pinning, CPUSet: tc.cpuset}
+		if got := ceil.Cores(); got != tc.want {
+			t.Errorf("pinning %q cpuset %q cpus %d: ceiling shows %d cores, want %d", tc.pinning, tc.cpuset, tc.cpus, got, tc.want)
+		}
+	}
+}
+
 func TestScaling(t *testing.T) {
 	run := &Run{Cells: []*Cell{
 		cell("dotnet", 1, 10000), cell("dotnet", 4, 46000),
