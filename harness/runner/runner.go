@@ -258,6 +258,9 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	}
 	defer r.cleanup(ctx)
 	r.order(cells)
+	if err := r.keptImages(ctx); err != nil {
+		return nil, err // before anything is written: the run's folder stays as it was
+	}
 	standinLog, err := r.buildLog("standins")
 	if err != nil {
 		return nil, err
@@ -694,6 +697,55 @@ func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 		r.kept[c.ID()] = c
 		r.out.Cells = append(r.out.Cells, c)
 	}
+}
+
+// keptImages refuses a resume whose partly measured cells ran on images
+// the targets' engine no longer has (the run was made on another engine,
+// or its images were removed since): their remaining trials would measure
+// another build, or fail one by one and take the kept cells' figures with
+// them. Cells measured whole need no image and are not asked about.
+func (r *runner) keptImages(ctx context.Context) error {
+	var gone []string
+	for _, id := range slices.Sorted(maps.Keys(r.kept)) {
+		c := r.kept[id]
+		if c.Image == nil || len(c.Trials) >= r.m.Load.Trials {
+			continue
+		}
+		refs := slices.Sorted(maps.Values(c.Image.Services))
+		if len(refs) == 0 {
+			refs = []string{c.Image.ID}
+		}
+		for _, ref := range slices.Compact(refs) {
+			_, _, ok, err := r.tg.eng.ImageLabels(ctx, ref)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				gone = append(gone, fmt.Sprintf("%s (image %s)", id, shortID(ref)))
+				break
+			}
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	engine := "the targets' engine"
+	if r.tg.name != "" {
+		engine += " " + r.tg.name
+	}
+	return fmt.Errorf("cannot resume: %d cell(s) measured in part ran on images %s no longer has: %s. "+
+		"Their remaining trials would measure another build (the run was made on another engine, or its images were removed since), "+
+		"so nothing was measured and results.json is as it was; resume on the engine that has the images, or measure again with --force",
+		len(gone), engine, strings.Join(gone, ", "))
+}
+
+// shortID is an image id as docker images shows it: 12 hex digits.
+func shortID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }
 
 // untrusted says why a cell of the run being resumed is not kept as

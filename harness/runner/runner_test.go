@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"maps"
@@ -610,6 +611,50 @@ func TestResume(t *testing.T) {
 		BuildTimes: buildtime.Open(filepath.Join(t.TempDir(), "b.json"))}); err == nil ||
 		!strings.Contains(err.Error(), "cannot resume: the matrix differs from the run's: connections was [8], is [16]") {
 		t.Errorf("resume with another matrix: %v", err)
+	}
+}
+
+// A resume whose partly measured cells ran on an image the engine no
+// longer has (another engine, or images removed since) is refused before
+// anything runs or is written: the kept trials stay as they were, instead
+// of the cells failing one by one and losing their figures.
+func TestResumeImageGone(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	f := newFake()
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	f.onBombard = func(string, int) {
+		if calls++; calls == 4 {
+			cancel()
+		}
+	}
+	out := t.TempDir()
+	if _, err, _ := runCtx(ctx, t, f, m, Options{Seed: 9, OutDir: out}); !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2 := newFake()
+	f2.missing[prev.Cells[0].Image.ID] = true
+	_, err, _ = run(t, f2, m, Options{OutDir: out, Resume: prev, Seed: 9})
+	if err == nil || !strings.Contains(err.Error(), "cannot resume: 1 cell(s) measured in part ran on images the targets' engine no longer has: "+prev.Cells[0].ID()) {
+		t.Errorf("resume without the kept image: %v", err)
+	}
+	if n := len(f2.loads()); n != 0 {
+		t.Errorf("%d trials ran", n)
+	}
+	after, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Errorf("results.json changed by a refused resume")
 	}
 }
 
