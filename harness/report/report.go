@@ -117,8 +117,15 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if agg == "" {
 		agg = results.AggregateMedian
 	}
-	fmt.Fprintf(b, "- Matrix: %s, profile %s; each trial %s, warm-up %s, %d trial(s), %s shown; load generator on %d core(s)\n",
-		mdtext.Code(m.File), mdtext.Code(profile), how, m.Load.Warmup, m.Load.Trials, agg, m.Load.LoadgenCPUs)
+	where := fmt.Sprintf("load generator on %d core(s)", m.Load.LoadgenCPUs)
+	switch {
+	case slices.Equal(m.Pinning, []string{cellid.PinNone}):
+		where = "load generator unpinned, on every core"
+	case slices.Contains(m.Pinning, cellid.PinNone):
+		where += " (unpinned cells: on every core)"
+	}
+	fmt.Fprintf(b, "- Matrix: %s, profile %s; each trial %s, warm-up %s, %d trial(s), %s shown; %s\n",
+		mdtext.Code(m.File), mdtext.Code(profile), how, m.Load.Warmup, m.Load.Trials, agg, where)
 	if m.Only != "" {
 		fmt.Fprintf(b, "- Cells selected with %s\n", mdtext.Code("--only "+m.Only))
 	}
