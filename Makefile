@@ -92,14 +92,14 @@ serialization-long: build tools
 	./bin/harness run --profile serialization-long --force $(ARGS)
 
 ## serialization-floor: study 002's A/A noise floor with 60 s trials (serial-go
-## pass-through and its twin, 6 interleaved rounds; about 50 minutes here)
+## pass-through and its twin, 6 interleaved rounds; 57 minutes here)
 ## → results/<label>-serialization-floor/
 serialization-floor: build tools
 	./bin/harness run --profile serialization-floor --force $(ARGS)
 
 ## serialization-asrun: study 002 as it ran: one 120 s run per cell, no warm-up,
 ## client, upstream and bombardier unpinned on every core; Go's and .NET's clients
-## (about 25 minutes here, .NET skipped) → results/<label>-serialization-asrun/
+## (26 minutes here, .NET skipped) → results/<label>-serialization-asrun/
 serialization-asrun: build tools
 	./bin/harness run --profile serialization-asrun --force $(ARGS)
 
