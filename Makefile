@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-asrun test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-asrun test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -96,6 +96,12 @@ serialization-long: build tools
 ## → results/<label>-serialization-floor/
 serialization-floor: build tools
 	./bin/harness run --profile serialization-floor --force $(ARGS)
+
+## serialization-rounds: study 002's A/A noise floor with 12 rounds of 15 s
+## (serial-go pass-through and its twin; about 30 minutes here)
+## → results/<label>-serialization-rounds/
+serialization-rounds: build tools
+	./bin/harness run --profile serialization-rounds --force $(ARGS)
 
 ## serialization-asrun: study 002 as it ran: one 120 s run per cell, no warm-up,
 ## client, upstream and bombardier unpinned on every core; Go's and .NET's clients
