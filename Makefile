@@ -98,7 +98,7 @@ serialization-floor: build tools
 	./bin/harness run --profile serialization-floor --force $(ARGS)
 
 ## serialization-rounds: study 002's A/A noise floor with 12 rounds of 15 s
-## (serial-go pass-through and its twin; about 30 minutes here)
+## (serial-go pass-through and its twin; 33 minutes here)
 ## → results/<label>-serialization-rounds/
 serialization-rounds: build tools
 	./bin/harness run --profile serialization-rounds --force $(ARGS)
