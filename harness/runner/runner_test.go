@@ -556,11 +556,10 @@ func TestCeiling(t *testing.T) {
 	}
 }
 
-// An interrupted run resumed with the same matrix keeps every trial it
-// measured, runs the rest in the same order, and measures no trial twice;
-// a different matrix is refused, naming what differs.
-func TestResume(t *testing.T) {
-	m := testMatrix(t, twoTargets, "", "a", "b")
+// interrupted runs m (seed 9) until its fourth load, cancels it there,
+// and returns the folder the interrupted run saved.
+func interrupted(t *testing.T, m *matrix.Matrix) string {
+	t.Helper()
 	f := newFake()
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
@@ -570,10 +569,18 @@ func TestResume(t *testing.T) {
 		}
 	}
 	out := t.TempDir()
-	_, err, _ := runCtx(ctx, t, f, m, Options{Seed: 9, OutDir: out})
-	if !errors.Is(err, context.Canceled) {
+	if _, err, _ := runCtx(ctx, t, f, m, Options{Seed: 9, OutDir: out}); !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// An interrupted run resumed with the same matrix keeps every trial it
+// measured, runs the rest in the same order, and measures no trial twice;
+// a different matrix is refused, naming what differs.
+func TestResume(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	out := interrupted(t, m)
 	prev, err := results.Read(out)
 	if err != nil {
 		t.Fatal(err)
@@ -620,18 +627,7 @@ func TestResume(t *testing.T) {
 // of the cells failing one by one and losing their figures.
 func TestResumeImageGone(t *testing.T) {
 	m := testMatrix(t, twoTargets, "", "a", "b")
-	f := newFake()
-	ctx, cancel := context.WithCancel(context.Background())
-	calls := 0
-	f.onBombard = func(string, int) {
-		if calls++; calls == 4 {
-			cancel()
-		}
-	}
-	out := t.TempDir()
-	if _, err, _ := runCtx(ctx, t, f, m, Options{Seed: 9, OutDir: out}); !errors.Is(err, context.Canceled) {
-		t.Fatal(err)
-	}
+	out := interrupted(t, m)
 	before, err := os.ReadFile(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
