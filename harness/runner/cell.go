@@ -232,8 +232,11 @@ func (r *runner) keptCell(c matrix.Cell) (rc *results.Cell, done bool) {
 	if rc == nil {
 		return nil, false
 	}
-	return rc, len(rc.Trials) >= r.m.Load.Trials
+	return rc, r.whole(rc)
 }
+
+// whole says whether a kept cell has every trial the matrix asks.
+func (r *runner) whole(rc *results.Cell) bool { return len(rc.Trials) >= r.m.Load.Trials }
 
 // schedule runs the runnable cells: each with all its trials in turn
 // (sequential), or in rounds, trial k of every cell per round, in an order
