@@ -708,7 +708,7 @@ func (r *runner) keptImages(ctx context.Context) error {
 	var gone []string
 	for _, id := range slices.Sorted(maps.Keys(r.kept)) {
 		c := r.kept[id]
-		if c.Image == nil || len(c.Trials) >= r.m.Load.Trials {
+		if c.Image == nil || r.whole(c) {
 			continue
 		}
 		refs := slices.Sorted(maps.Values(c.Image.Services))
