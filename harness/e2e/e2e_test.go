@@ -892,6 +892,97 @@ func TestInterruptAndResume(t *testing.T) {
 	}
 }
 
+// A run measured in part on an image the engine no longer has is not
+// resumed: its remaining trials would measure another build. The resume
+// refuses before it starts anything, names the cell and the image, and
+// leaves results.json byte for byte. The image is a build of go-nethttp
+// of this test's own (a label makes it unique), so removing it takes
+// nothing from the other tests.
+func TestResumeImageGone(t *testing.T) {
+	eng := connect(t)
+	bin := harnessBinary(t)
+	build := filepath.Join(t.TempDir(), "gone")
+	if err := os.CopyFS(build, os.DirFS(filepath.Join(repoRoot(t), "targets", "go-nethttp"))); err != nil {
+		t.Fatal(err)
+	}
+	nonce := fmt.Sprintf("\nLABEL webbench.e2e.nonce=%q\n", strconv.FormatInt(time.Now().UnixNano(), 36))
+	dockerfile := filepath.Join(build, "Dockerfile")
+	text, err := os.ReadFile(dockerfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dockerfile, append(text, nonce...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := writeRooted(t, `version: 1
+images:
+  debian: debian:bookworm-slim
+  golang: golang:1.26-bookworm
+load: {duration: 1s, warmup: 0s, trials: 3, timeout: 2s, ready_timeout: 30s}
+cpus: [1]
+connections: [16]
+targets:
+  gone:
+    build: `+build+`
+    port: 8080
+    scenarios: [plaintext]
+scenarios:
+  plaintext:
+    path: /plaintext
+    expect: {status: 200, content_type: text/plain, body: "Hello, World!"}
+`)
+	out := filepath.Join(t.TempDir(), "run")
+	cmd, log := startRun(t, bin, "-f", file, "--out", out, "--no-ceiling")
+	waitFor(t, out, "a measured trial", func(r *results.Run) bool { return trialsIn(r) >= 1 })
+	cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	t.Logf("interrupted run:\n%s", log)
+	if code := exitCode(err); code != cli.ExitInterrupted {
+		t.Fatalf("interrupted run: exit %d, want %d", code, cli.ExitInterrupted)
+	}
+	before, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.FinishedAt != nil || len(run.Cells) != 1 || len(run.Cells[0].Trials) == 3 || run.Cells[0].Image == nil {
+		t.Fatalf("want one cell measured in part, with its image recorded; got %+v", run.Cells)
+	}
+	cell := run.Cells[0]
+	dc, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dc.Close() })
+	t.Cleanup(func() { // whatever a failed assertion below built again (runs before the Close)
+		dc.ImageRemove(context.Background(), "webbench/target-gone:latest", client.ImageRemoveOptions{Force: true, PruneChildren: true})
+	})
+	if _, err := dc.ImageRemove(context.Background(), cell.Image.ID, client.ImageRemoveOptions{Force: true, PruneChildren: true}); err != nil {
+		t.Fatalf("remove the run's image %s: %v", cell.Image.ID, err)
+	}
+
+	code, text2 := runCLI(context.Background(), t, "run", "--resume", out)
+	if code != cli.ExitFailed {
+		t.Errorf("resume on an engine without the run's image: exit %d, want %d", code, cli.ExitFailed)
+	}
+	want := "cannot resume: 1 cell(s) measured in part ran on images the targets' engine no longer has: " +
+		cell.ID() + " (image " + strings.TrimPrefix(cell.Image.ID, "sha256:")[:12] + ")"
+	if !strings.Contains(text2, want) {
+		t.Errorf("resume output lacks %q", want)
+	}
+	if after, err := os.ReadFile(filepath.Join(out, "results.json")); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("results.json changed by the refused resume (read error %v)", err)
+	}
+	if _, _, ok, err := eng.ImageLabels(context.Background(), "webbench/target-gone:latest"); err != nil || ok {
+		// The refusal comes before any build: the target was not built again.
+		t.Errorf("the refused resume built the target again (ok %v, err %v)", ok, err)
+	}
+	noLeftovers(t, eng)
+}
+
 var reapedObjects = regexp.MustCompile(`removed leftovers of earlier runs: [^\n]*(container|network) `)
 
 // A run never measures on cores another run holds: a second run on the
