@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-asrun test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-asrun fastcgi-asrun test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -108,6 +108,14 @@ serialization-rounds: build tools
 ## (26 minutes here, .NET skipped) → results/<label>-serialization-asrun/
 serialization-asrun: build tools
 	./bin/harness run --profile serialization-asrun --force $(ARGS)
+
+## fastcgi-asrun: study 003 as it ran: ApacheBench without -k unpinned beside
+## nginx and its backends on every core, -c 20 -n 20000 and -c 400 -n 200000,
+## best of 10, nginx alone in the same rounds (profiles fastcgi-asrun20 and
+## fastcgi-asrun400) → results/<label>-fastcgi-asrun20/ and -fastcgi-asrun400/
+fastcgi-asrun: build tools
+	./bin/harness run --profile fastcgi-asrun20 --force $(ARGS)
+	./bin/harness run --profile fastcgi-asrun400 --force $(ARGS)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools
