@@ -70,7 +70,7 @@ hello-pinning: build tools
 ## hello-counts: study 000's -n 1,000,000 against -n 10,000,000 in one run
 ## (profile hello-counts: node-http:single with an A/A twin, c512, 1 core,
 ## 3 interleaved trials per count; every 10M cell over its 1M twin; about
-## 50 minutes on this VM) → results/<label>-hello-counts/
+## 45 minutes on this VM) → results/<label>-hello-counts/
 hello-counts: build tools
 	./bin/harness run --profile hello-counts --force $(ARGS)
 
