@@ -39,6 +39,10 @@ func (Ab) Unsupported(s Spec) string {
 	return ""
 }
 
+// AsksHTTP10: ab writes HTTP/1.0 request lines, so servers frame its
+// answers otherwise than those to an HTTP/1.1 request.
+func (Ab) AsksHTTP10() bool { return true }
+
 // Command is ab with the count and connections of s, -k with keep-alive.
 func (Ab) Command(s Spec) []string {
 	args := []string{"ab", "-q", "-c", strconv.Itoa(s.Connections), "-n", strconv.FormatInt(s.Requests, 10),

@@ -30,6 +30,16 @@ type Tool interface {
 // Tools are the load generators the harness drives, by name.
 var Tools = map[string]Tool{"bombardier": Bombardier{}, "wrk": Wrk{}, "h2load": H2load{}, "ab": Ab{}, "openloop": OpenLoop{}}
 
+// AsksHTTP10 says whether t writes HTTP/1.0 request lines (ab does; the
+// others write HTTP/1.1): the harness's probe must then ask the same way,
+// since a server frames its answer by the request's version (no chunking
+// under HTTP/1.0, another Connection header), and that answer's size is
+// what the bytes t reads under load are held to.
+func AsksHTTP10(t Tool) bool {
+	h, ok := t.(interface{ AsksHTTP10() bool })
+	return ok && h.AsksHTTP10()
+}
+
 // Default is the generator of a matrix that names none.
 const Default = "bombardier"
 

@@ -453,11 +453,18 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, d)
 
 	r.progress.Phase(c, "verify")
-	// Asked as bombardier will ask: its answer's size is what the bytes
-	// read under load are held to (a Connection: close answer carries
-	// other headers than a keep-alive one).
+	// Asked as the cell's generator will ask: its answer's size is what
+	// the bytes read under load are held to (a Connection: close answer
+	// carries other headers than a keep-alive one, and an answer to ab's
+	// HTTP/1.0 request other framing than one to an HTTP/1.1 request).
+	http10 := loadgen.AsksHTTP10(loadgen.Tools[c.Generator])
 	kind := probeHTTP
-	if c.Close {
+	switch {
+	case http10 && c.Close:
+		kind = probeHTTP10Close
+	case http10:
+		kind = probeHTTP10
+	case c.Close:
 		kind = probeHTTPClose
 	}
 	resp, err := r.gen.probe(ctx, url, r.m.Load.Timeout, kind, cellid.Proto(c.Protocol))
@@ -466,7 +473,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 	problems, warnings := verify.Check(sc.Expect, resp, c.Subst)
 	if resp.Error == "" {
-		problems = append(problems, verify.Protocol(cellid.Proto(c.Protocol), resp)...)
+		problems = append(problems, verify.Protocol(cellid.Proto(c.Protocol), http10, resp)...)
 		rc.Negotiated = resp.Negotiated
 	}
 	rc.Warnings = append(rc.Warnings, warnings...)

@@ -112,9 +112,11 @@ func (g *generator) running(ctx context.Context) error {
 type probeKind int
 
 const (
-	probeHTTP      probeKind = iota // one GET on a kept-alive connection, as bombardier asks by default
-	probeHTTPClose                  // one GET with Connection: close, as bombardier asks with keep-alive off
-	probeTCP                        // one TCP connection to host:port (services that do not speak HTTP)
+	probeHTTP        probeKind = iota // one GET on a kept-alive connection, as bombardier asks by default
+	probeHTTPClose                    // one GET with Connection: close, as bombardier asks with keep-alive off
+	probeHTTP10                       // one GET with an HTTP/1.0 request line and Connection: Keep-Alive, as ab -k asks
+	probeHTTP10Close                  // one GET with an HTTP/1.0 request line, as ab asks without -k
+	probeTCP                          // one TCP connection to host:port (services that do not speak HTTP)
 )
 
 // probe asks the probe in the generator's container for one answer from
@@ -130,6 +132,10 @@ func (g *generator) probe(ctx context.Context, target string, timeout time.Durat
 		cmd = append(cmd, "-tcp")
 	case probeHTTPClose:
 		cmd = append(cmd, "-close")
+	case probeHTTP10:
+		cmd = append(cmd, "-http10")
+	case probeHTTP10Close:
+		cmd = append(cmd, "-http10", "-close")
 	}
 	if kind != probeTCP && protocol != "" && protocol != cellid.ProtoHTTP1 {
 		cmd = append(cmd, "-proto", protocol)

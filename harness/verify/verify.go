@@ -42,8 +42,11 @@ const VerificationFailed = "certificate verification failed"
 func Untrusted(r Response) bool { return strings.HasPrefix(r.Error, VerificationFailed) }
 
 // Protocol checks that r was spoken in protocol (http1, https, h2, h2c):
-// an h2 cell answered over HTTP/1.1 would measure the wrong thing.
-func Protocol(protocol string, r Response) []string {
+// an h2 cell answered over HTTP/1.1 would measure the wrong thing. http10
+// says the probe asked with an HTTP/1.0 request line (as ab does): a server
+// may answer that in HTTP/1.0 or in the highest 1.x it speaks (RFC 9110
+// §6.2), so either is right.
+func Protocol(protocol string, http10 bool, r Response) []string {
 	n := r.Negotiated
 	switch {
 	case n == nil && protocol == cellid.ProtoHTTP1:
@@ -56,7 +59,7 @@ func Protocol(protocol string, r Response) []string {
 	if cellid.HTTP2(protocol) {
 		want = "HTTP/2.0"
 	}
-	if n.HTTP != want {
+	if n.HTTP != want && !(http10 && protocol == cellid.ProtoHTTP1 && n.HTTP == "HTTP/1.0") {
 		problems = append(problems, fmt.Sprintf("answered over %s, want %s (%s)", n.HTTP, want, protocol))
 	}
 	switch {

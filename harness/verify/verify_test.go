@@ -60,7 +60,8 @@ func TestCheck(t *testing.T) {
 // A cell is verified in its own protocol: an h2 cell answered over
 // HTTP/1.1, an https cell with no handshake or another ALPN, fail; what
 // the probe reports of a good handshake passes; a probe that reports
-// nothing passes only a cleartext HTTP/1.1 cell.
+// nothing passes only a cleartext HTTP/1.1 cell. Asked in HTTP/1.0 (as
+// ab asks), an http1 cell may be answered in HTTP/1.0 or 1.1, nothing else.
 func TestProtocol(t *testing.T) {
 	tls13 := func(http, alpn string) Response {
 		return Response{Negotiated: &results.Negotiated{HTTP: http, TLS: "TLS 1.3", Cipher: "TLS_AES_128_GCM_SHA256", ALPN: alpn}}
@@ -68,26 +69,32 @@ func TestProtocol(t *testing.T) {
 	clear := func(http string) Response { return Response{Negotiated: &results.Negotiated{HTTP: http}} }
 	for _, c := range []struct {
 		protocol string
+		http10   bool
 		r        Response
 		want     string // "" passes
 	}{
-		{"http1", Response{}, ""},
-		{"http1", clear("HTTP/1.1"), ""},
-		{"http1", clear("HTTP/2.0"), "answered over HTTP/2.0, want HTTP/1.1"},
-		{"https", tls13("HTTP/1.1", "http/1.1"), ""},
-		{"https", tls13("HTTP/1.1", ""), ""}, // a server without ALPN speaks HTTP/1.1
-		{"https", clear("HTTP/1.1"), "no TLS handshake"},
-		{"https", tls13("HTTP/1.1", "h2"), `ALPN agreed "h2", want http/1.1`},
-		{"h2", tls13("HTTP/2.0", "h2"), ""},
-		{"h2", tls13("HTTP/1.1", "http/1.1"), "answered over HTTP/1.1, want HTTP/2.0 (h2)"},
-		{"h2", tls13("HTTP/2.0", ""), `ALPN agreed "", want h2`},
-		{"h2c", clear("HTTP/2.0"), ""},
-		{"h2c", clear("HTTP/1.1"), "want HTTP/2.0 (h2c)"},
-		{"h2", Response{}, "the probe reported no protocol"},
+		{"http1", false, clear("HTTP/1.0"), "answered over HTTP/1.0, want HTTP/1.1"},
+		{"http1", true, clear("HTTP/1.0"), ""},
+		{"http1", true, clear("HTTP/1.1"), ""},
+		{"http1", true, clear("HTTP/2.0"), "answered over HTTP/2.0, want HTTP/1.1"},
+		{"h2c", true, clear("HTTP/1.0"), "want HTTP/2.0 (h2c)"},
+		{"http1", false, Response{}, ""},
+		{"http1", false, clear("HTTP/1.1"), ""},
+		{"http1", false, clear("HTTP/2.0"), "answered over HTTP/2.0, want HTTP/1.1"},
+		{"https", false, tls13("HTTP/1.1", "http/1.1"), ""},
+		{"https", false, tls13("HTTP/1.1", ""), ""}, // a server without ALPN speaks HTTP/1.1
+		{"https", false, clear("HTTP/1.1"), "no TLS handshake"},
+		{"https", false, tls13("HTTP/1.1", "h2"), `ALPN agreed "h2", want http/1.1`},
+		{"h2", false, tls13("HTTP/2.0", "h2"), ""},
+		{"h2", false, tls13("HTTP/1.1", "http/1.1"), "answered over HTTP/1.1, want HTTP/2.0 (h2)"},
+		{"h2", false, tls13("HTTP/2.0", ""), `ALPN agreed "", want h2`},
+		{"h2c", false, clear("HTTP/2.0"), ""},
+		{"h2c", false, clear("HTTP/1.1"), "want HTTP/2.0 (h2c)"},
+		{"h2", false, Response{}, "the probe reported no protocol"},
 	} {
-		got := strings.Join(Protocol(c.protocol, c.r), "; ")
+		got := strings.Join(Protocol(c.protocol, c.http10, c.r), "; ")
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
-			t.Errorf("%s %+v: %q, want %q", c.protocol, c.r.Negotiated, got, c.want)
+			t.Errorf("%s (http10 %v) %+v: %q, want %q", c.protocol, c.http10, c.r.Negotiated, got, c.want)
 		}
 	}
 	if !Untrusted(Response{Error: VerificationFailed + ": the server's certificate (subject \"CN=x\") …"}) ||

@@ -11,6 +11,11 @@
 // where bombardier will load it, on any Docker host. It always exits 0 when
 // it could print a result; "error" says when there was no answer.
 //
+// -http10 asks as ApacheBench does: an HTTP/1.0 request line, and
+// Connection: Keep-Alive unless -close. Servers frame their answers to it
+// otherwise (no chunking; a close-delimited body, another Connection
+// header), so the size ab's bytes are held to must come from such a request.
+//
 // -proto says what it speaks: http1 (the default), https (HTTP/1.1 over
 // TLS, ALPN http/1.1), h2 (HTTP/2 over TLS, ALPN h2) or h2c (cleartext
 // HTTP/2 with prior knowledge). Over TLS it trusts only the authority in
@@ -24,6 +29,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -34,6 +40,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"sync/atomic"
 	"time"
@@ -64,15 +71,22 @@ func main() {
 	closeConn := flag.Bool("close", false, "send Connection: close (bombardier with keep-alive off) instead of keeping the connection alive")
 	proto := flag.String("proto", "http1", "http1, https, h2 or h2c")
 	caFile := flag.String("ca", "", "PEM file of the only authority trusted over TLS")
+	http10 := flag.Bool("http10", false, "ask with an HTTP/1.0 request line, as ab does (cleartext http1 only)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: probe [-timeout 2s] [-close] URL | probe -tcp HOST:PORT")
+		fmt.Fprintln(os.Stderr, "usage: probe [-timeout 2s] [-close] [-http10] URL | probe -tcp HOST:PORT")
 		os.Exit(2)
 	}
 	var out response
-	if *tcp {
+	switch {
+	case *tcp:
 		out = dial(flag.Arg(0), *timeout)
-	} else {
+	case *http10 && *proto != "http1":
+		fmt.Fprintln(os.Stderr, "probe: -http10 speaks cleartext HTTP/1.0 only, not -proto", *proto)
+		os.Exit(2)
+	case *http10:
+		out = get10(flag.Arg(0), *timeout, *closeConn)
+	default:
 		c, err := client(*proto, *caFile, *timeout, *closeConn)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "probe:", err)
@@ -83,6 +97,51 @@ func main() {
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		os.Exit(1)
 	}
+}
+
+// get10 makes one GET as ab writes it (HTTP/1.0; Host, User-Agent and
+// Accept as ab sends them; Connection: Keep-Alive as ab -k does) on a
+// connection of its own, and reads one answer. net/http's client writes
+// HTTP/1.1 only, hence the request written here by hand; the answer is
+// read by net/http.
+func get10(rawURL string, timeout time.Duration, closeConn bool) response {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return response{Error: err.Error()}
+	}
+	if u.Scheme != "http" {
+		return response{Error: fmt.Sprintf("-http10 speaks cleartext http, not %s", u.Scheme)}
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return response{Error: err.Error()}
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(timeout))
+	keepAlive := "Connection: Keep-Alive\r\n"
+	if closeConn {
+		keepAlive = ""
+	}
+	req := fmt.Sprintf("GET %s HTTP/1.0\r\n%sHost: %s\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n", u.RequestURI(), keepAlive, u.Host)
+	if _, err := io.WriteString(conn, req); err != nil {
+		return response{Error: err.Error()}
+	}
+	var read atomic.Int64
+	resp, err := http.ReadResponse(bufio.NewReader(wire.CountingConn{Conn: conn, N: &read}), nil)
+	if err != nil {
+		return response{Error: err.Error()}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return response{Status: resp.StatusCode, Header: resp.Header, Error: "read body: " + err.Error()}
+	}
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: body, WireBytes: read.Load(),
+		Negotiated: &negotiated{HTTP: resp.Proto}}
 }
 
 func dial(addr string, timeout time.Duration) response {

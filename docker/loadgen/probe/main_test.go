@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,5 +104,81 @@ func TestProtocols(t *testing.T) {
 	}
 	if _, err := client("https", "", time.Second, false); err == nil {
 		t.Error("https without -ca: want an error")
+	}
+}
+
+// writeCounter counts what a listener's connections write: the bytes on
+// the wire a probe must report as read.
+type writeCounter struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l writeCounter) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	return countedConn{c, l.n}, err
+}
+
+type countedConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countedConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// Asked with -http10, the probe writes the request as ab does (HTTP/1.0,
+// Connection: Keep-Alive unless -close) and reports the answer and every
+// byte the server wrote for it. A handler that flushes makes an HTTP/1.1
+// answer chunked and an HTTP/1.0 one close-delimited: the sizes differ,
+// which is why ab's bytes must be held to an answer asked its way.
+func TestHTTP10(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written atomic.Int64
+	var proto, connection atomic.Value
+	s := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proto.Store(r.Proto)
+		connection.Store(r.Header.Get("Connection"))
+		w.Write([]byte("Hello"))
+		w.(http.Flusher).Flush()
+	})}
+	go s.Serve(writeCounter{ln, &written})
+	t.Cleanup(func() { s.Close() })
+	url := "http://" + ln.Addr().String() + "/x?y=1"
+
+	p, err := client("http1", "", 2*time.Second, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r11 := p.get(url)
+	for _, close := range []bool{true, false} {
+		written.Store(0)
+		r := get10(url, 2*time.Second, close)
+		wantConn := "Keep-Alive"
+		if close {
+			wantConn = ""
+		}
+		switch {
+		case r.Error != "" || r.Status != 200 || string(r.Body) != "Hello":
+			t.Errorf("close %v: %d %q %q", close, r.Status, r.Body, r.Error)
+		case proto.Load() != "HTTP/1.0" || connection.Load() != wantConn:
+			t.Errorf("close %v: the server read %v with Connection %q, want HTTP/1.0 with %q", close, proto.Load(), connection.Load(), wantConn)
+		case r.Negotiated == nil || r.Negotiated.HTTP != "HTTP/1.0":
+			t.Errorf("close %v: negotiated %+v, want HTTP/1.0 (Go answers in the request's version)", close, r.Negotiated)
+		case r.WireBytes != written.Load():
+			t.Errorf("close %v: %d wire bytes, the server wrote %d", close, r.WireBytes, written.Load())
+		}
+	}
+	if r11.WireBytes == 0 || r11.WireBytes == written.Load() {
+		t.Errorf("the HTTP/1.1 answer (%d bytes) should be framed otherwise than the HTTP/1.0 one (%d)", r11.WireBytes, written.Load())
+	}
+	if r := get10("https://"+ln.Addr().String()+"/", time.Second, true); r.Error == "" {
+		t.Error("-http10 over https: want an error")
 	}
 }
