@@ -111,7 +111,7 @@ serialization-asrun: build tools
 
 ## fastcgi-asrun: study 003 as it ran: ApacheBench without -k unpinned beside
 ## nginx and its backends on every core, -c 20 -n 20000 and -c 400 -n 200000,
-## best of 10, nginx alone in the same rounds (profiles fastcgi-asrun20 and
+## best of 10, nginx alone in the same rounds (16 minutes here; profiles fastcgi-asrun20 and
 ## fastcgi-asrun400) → results/<label>-fastcgi-asrun20/ and -fastcgi-asrun400/
 fastcgi-asrun: build tools
 	./bin/harness run --profile fastcgi-asrun20 --force $(ARGS)
