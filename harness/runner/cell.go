@@ -457,15 +457,14 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	// the bytes read under load are held to (a Connection: close answer
 	// carries other headers than a keep-alive one, and an answer to ab's
 	// HTTP/1.0 request other framing than one to an HTTP/1.1 request).
-	http10 := loadgen.AsksHTTP10(loadgen.Tools[c.Generator])
+	tool := loadgen.Tools[c.Generator]
+	http10 := loadgen.AsksHTTP10(tool)
 	kind := probeHTTP
-	switch {
-	case http10 && c.Close:
-		kind = probeHTTP10Close
-	case http10:
-		kind = probeHTTP10
-	case c.Close:
-		kind = probeHTTPClose
+	if c.Close {
+		kind |= probeClose
+	}
+	if http10 {
+		kind |= probeHTTP10
 	}
 	resp, err := r.gen.probe(ctx, url, r.m.Load.Timeout, kind, cellid.Proto(c.Protocol))
 	if err != nil {
@@ -482,7 +481,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 	rc.Startup = append(rc.Startup, roundTo(time.Since(started).Seconds(), 3))
 
-	spec, tool := r.spec(c, url, sc.Expect.Status), loadgen.Tools[c.Generator]
+	spec := r.spec(c, url, sc.Expect.Status)
 	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
 	if c.Protocol != "" {
 		// Over TLS the tools count bytes on different sides of it (wrk

@@ -108,14 +108,14 @@ func (g *generator) running(ctx context.Context) error {
 	return nil
 }
 
-// probeKind is what the probe asks for.
+// probeKind is what the probe asks for: an HTTP GET, changed by the
+// flags probeClose and probeHTTP10, or one TCP connection (probeTCP).
 type probeKind int
 
 const (
-	probeHTTP        probeKind = iota // one GET on a kept-alive connection, as bombardier asks by default
-	probeHTTPClose                    // one GET with Connection: close, as bombardier asks with keep-alive off
-	probeHTTP10                       // one GET with an HTTP/1.0 request line and Connection: Keep-Alive, as ab -k asks
-	probeHTTP10Close                  // one GET with an HTTP/1.0 request line, as ab asks without -k
+	probeHTTP   probeKind = 0         // one GET on a kept-alive connection, as bombardier asks by default
+	probeClose  probeKind = 1 << iota // with Connection: close, as bombardier asks with keep-alive off (ab without -k)
+	probeHTTP10                       // with an HTTP/1.0 request line, as ab asks (Connection: Keep-Alive unless probeClose, as ab -k)
 	probeTCP                          // one TCP connection to host:port (services that do not speak HTTP)
 )
 
@@ -127,17 +127,16 @@ func (g *generator) probe(ctx context.Context, target string, timeout time.Durat
 		return verify.Response{}, errors.New("no load generator")
 	}
 	cmd := []string{"probe", "-timeout", timeout.String()}
-	switch kind {
-	case probeTCP:
+	if kind&probeTCP != 0 {
 		cmd = append(cmd, "-tcp")
-	case probeHTTPClose:
-		cmd = append(cmd, "-close")
-	case probeHTTP10:
-		cmd = append(cmd, "-http10")
-	case probeHTTP10Close:
-		cmd = append(cmd, "-http10", "-close")
 	}
-	if kind != probeTCP && protocol != "" && protocol != cellid.ProtoHTTP1 {
+	if kind&probeClose != 0 {
+		cmd = append(cmd, "-close")
+	}
+	if kind&probeHTTP10 != 0 {
+		cmd = append(cmd, "-http10")
+	}
+	if kind&probeTCP == 0 && protocol != "" && protocol != cellid.ProtoHTTP1 {
 		cmd = append(cmd, "-proto", protocol)
 		if cellid.TLS(protocol) {
 			cmd = append(cmd, "-ca", caPath)
