@@ -1,13 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"crypto/tls"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,78 +108,77 @@ func TestProtocols(t *testing.T) {
 	}
 }
 
-// writeCounter counts what a listener's connections write: the bytes on
-// the wire a probe must report as read.
-type writeCounter struct {
-	net.Listener
-	n *atomic.Int64
-}
-
-func (l writeCounter) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	return countedConn{c, l.n}, err
-}
-
-type countedConn struct {
-	net.Conn
-	n *atomic.Int64
-}
-
-func (c countedConn) Write(b []byte) (int, error) {
-	n, err := c.Conn.Write(b)
-	c.n.Add(int64(n))
-	return n, err
-}
-
-// Asked with -http10, the probe writes the request as ab does (HTTP/1.0,
-// Connection: Keep-Alive unless -close) and reports the answer and every
-// byte the server wrote for it. A handler that flushes makes an HTTP/1.1
-// answer chunked and an HTTP/1.0 one close-delimited: the sizes differ,
-// which is why ab's bytes must be held to an answer asked its way.
-func TestHTTP10(t *testing.T) {
+// rawServer answers each connection with answer after reading its
+// request head, which it sends on heads; it closes the connection after
+// the answer only when closeAfter is set (a close-delimited body).
+func rawServer(t *testing.T, answer string, closeAfter bool) (addr string, heads chan string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var written atomic.Int64
-	var proto, connection atomic.Value
-	s := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		proto.Store(r.Proto)
-		connection.Store(r.Header.Get("Connection"))
-		w.Write([]byte("Hello"))
-		w.(http.Flusher).Flush()
-	})}
-	go s.Serve(writeCounter{ln, &written})
-	t.Cleanup(func() { s.Close() })
-	url := "http://" + ln.Addr().String() + "/x?y=1"
-
-	p, err := client("http1", "", 2*time.Second, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r11 := p.get(url)
-	for _, close := range []bool{true, false} {
-		written.Store(0)
-		r := get10(url, 2*time.Second, close)
-		wantConn := "Keep-Alive"
-		if close {
-			wantConn = ""
+	t.Cleanup(func() { ln.Close() })
+	heads = make(chan string, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				var head strings.Builder
+				r := bufio.NewReader(c)
+				for !strings.HasSuffix(head.String(), "\r\n\r\n") {
+					line, err := r.ReadString('\n')
+					if head.WriteString(line); err != nil {
+						break
+					}
+				}
+				heads <- head.String()
+				io.WriteString(c, answer)
+				if !closeAfter {
+					r.ReadByte() // hold the connection until the client closes it
+				}
+			}()
 		}
+	}()
+	return ln.Addr().String(), heads
+}
+
+// Asked with -http10, the probe writes the request as ab does (an HTTP/1.0
+// request line, Connection: Keep-Alive unless -close, ab's Host,
+// User-Agent and Accept), reads the answer whether its length is given or
+// it ends with the connection, and reports every byte of it as read.
+func TestHTTP10(t *testing.T) {
+	for _, c := range []struct {
+		close  bool
+		answer string
+	}{
+		{false, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nConnection: keep-alive\r\n\r\nHello"},
+		{true, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nHello"}, // close-delimited, as nginx answers ab over FastCGI
+	} {
+		addr, heads := rawServer(t, c.answer, c.close)
+		r := get10("http://"+addr+"/x?y=1", 2*time.Second, c.close)
+		keepAlive := "Connection: Keep-Alive\r\n"
+		if c.close {
+			keepAlive = ""
+		}
+		want := "GET /x?y=1 HTTP/1.0\r\n" + keepAlive + "Host: " + addr + "\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n"
+		if head := <-heads; head != want {
+			t.Errorf("close %v: the server read %q, want %q", c.close, head, want)
+		}
+		proto := c.answer[:8]
 		switch {
 		case r.Error != "" || r.Status != 200 || string(r.Body) != "Hello":
-			t.Errorf("close %v: %d %q %q", close, r.Status, r.Body, r.Error)
-		case proto.Load() != "HTTP/1.0" || connection.Load() != wantConn:
-			t.Errorf("close %v: the server read %v with Connection %q, want HTTP/1.0 with %q", close, proto.Load(), connection.Load(), wantConn)
-		case r.Negotiated == nil || r.Negotiated.HTTP != "HTTP/1.0":
-			t.Errorf("close %v: negotiated %+v, want HTTP/1.0 (Go answers in the request's version)", close, r.Negotiated)
-		case r.WireBytes != written.Load():
-			t.Errorf("close %v: %d wire bytes, the server wrote %d", close, r.WireBytes, written.Load())
+			t.Errorf("close %v: %d %q %q", c.close, r.Status, r.Body, r.Error)
+		case r.Negotiated == nil || r.Negotiated.HTTP != proto:
+			t.Errorf("close %v: negotiated %+v, want %s", c.close, r.Negotiated, proto)
+		case r.WireBytes != int64(len(c.answer)):
+			t.Errorf("close %v: %d wire bytes, the server wrote %d", c.close, r.WireBytes, len(c.answer))
 		}
 	}
-	if r11.WireBytes == 0 || r11.WireBytes == written.Load() {
-		t.Errorf("the HTTP/1.1 answer (%d bytes) should be framed otherwise than the HTTP/1.0 one (%d)", r11.WireBytes, written.Load())
-	}
-	if r := get10("https://"+ln.Addr().String()+"/", time.Second, true); r.Error == "" {
+	if r := get10("https://127.0.0.1:1/", time.Second, true); r.Error == "" {
 		t.Error("-http10 over https: want an error")
 	}
 }
