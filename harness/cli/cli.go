@@ -374,7 +374,7 @@ type runOpts struct {
 	ef                                engineFlags
 	out, label, network, resume       string
 	noPull, sequential, force, noWait bool
-	noCeiling                         bool
+	noCeiling, unblocked              bool
 	seed                              uint64
 }
 
@@ -387,6 +387,7 @@ func (o *runOpts) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.noPull, "no-pull", false, "never try a registry for base images; use local images or build stand-ins")
 	fs.BoolVar(&o.sequential, "sequential", false, "run all trials of a cell before the next (default: interleave trials across cells)")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed `N` of the interleaved order (default: random, recorded in results.json)")
+	fs.BoolVar(&o.unblocked, "unblocked", false, "shuffle every cell of a round freely (default: the cells a ratio compares, A/A twins included, run back to back)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted or killed run in results folder `DIR`")
 	fs.BoolVar(&o.force, "force", false, "overwrite the results folder if it holds a run")
 	fs.BoolVar(&o.noWait, "no-wait", false, "refuse to start, rather than wait, when another run uses a core this one needs")
@@ -469,7 +470,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
 	res, err := runner.Run(ctx, eng, runner.Options{
 		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,
-		HarnessVersion: version(), Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed,
+		HarnessVersion: version(), Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed, Unblocked: o.unblocked,
 		Resume: prev, NoWait: *noWait, Reserve: place.reserve, NoCeiling: o.noCeiling,
 	}.OnMachines(place.machines, lg, copier(eng, lg, stderr)))
 	if res == nil {

@@ -191,8 +191,8 @@ func TestRunMatrix(t *testing.T) {
 	if run.Environment.NetworkMode != "shared" {
 		t.Errorf("network mode %q, want shared", run.Environment.NetworkMode)
 	}
-	if run.Matrix.Order != "interleaved" || run.Matrix.Seed == 0 {
-		t.Errorf("order %q seed %d, want interleaved trials with a recorded seed", run.Matrix.Order, run.Matrix.Seed)
+	if run.Matrix.Order != "interleaved" || run.Matrix.Seed == 0 || !run.Matrix.Blocked {
+		t.Errorf("order %q seed %d blocked %v, want interleaved, blocked trials with a recorded seed", run.Matrix.Order, run.Matrix.Seed, run.Matrix.Blocked)
 	}
 	// Interleaved means round by round: every ok cell's first trial starts
 	// before any cell's second trial.

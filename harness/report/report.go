@@ -131,7 +131,13 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	}
 	switch m.Order {
 	case results.Interleaved:
-		fmt.Fprintf(b, "- Trials interleaved across cells, round by round, in an order shuffled with seed %d (`--seed %d` repeats it)\n", m.Seed, m.Seed)
+		again, blocked := "", ""
+		if m.Blocked {
+			blocked = "; cells compared trial by trial (A/A twins, ratio baselines) back to back within each round"
+		} else {
+			again = " --unblocked" // a run from before blocking, or one that asked for none
+		}
+		fmt.Fprintf(b, "- Trials interleaved across cells, round by round, in an order shuffled with seed %d (`--seed %d%s` repeats it)%s\n", m.Seed, m.Seed, again, blocked)
 	case results.Sequential:
 		b.WriteString("- Trials run cell by cell\n")
 	}

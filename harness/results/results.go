@@ -170,6 +170,11 @@ type Settings struct {
 	RelativeTo  []cellid.Relative `json:"relative_to,omitempty"` // baselines of the ratio tables
 	Order       Order             `json:"order"`
 	Seed        uint64            `json:"seed,omitempty"` // of the interleaved order's shuffles
+	// Blocked: within each round of an interleaved run, the cells compared
+	// trial by trial (an A/A control and its twin, a cell and its
+	// relative_to baseline) ran back to back, blocks and cells within them
+	// shuffled. Without it every cell of a round was shuffled freely.
+	Blocked bool `json:"blocked,omitempty"`
 }
 
 // PerTrial says how long each trial ran: "duration 10s", "1000000

@@ -63,6 +63,11 @@ type Options struct {
 	// order shuffled with Seed (0 picks one; the results record it).
 	Sequential bool
 	Seed       uint64
+	// Unblocked shuffles every cell of a round freely. By default the cells
+	// a ratio compares trial by trial run back to back in each round (see
+	// blocks), so that the machine drifts less between the two trials of a
+	// pair.
+	Unblocked bool
 	// NoCeiling skips measuring the load generator's ceiling (--no-ceiling;
 	// the fidelity figure, which measures something else, sets it); the
 	// results record it.
@@ -189,6 +194,7 @@ type runner struct {
 	out       *results.Run
 
 	interleave bool   // trials in rounds over all cells
+	blocked    bool   // compared cells back to back within a round
 	seed       uint64 // of the rounds' shuffles
 
 	kept      map[string]*results.Cell // by id: cells an earlier run measured, when resuming
@@ -413,6 +419,8 @@ func (r *runner) order(cells []matrix.Cell) {
 			r.seed = mathrand.Uint64()
 		}
 		r.out.Matrix.Order, r.out.Matrix.Seed = results.Interleaved, r.seed
+		r.blocked = !r.opt.Unblocked
+		r.out.Matrix.Blocked = r.blocked
 	} else {
 		r.out.Matrix.Order = results.Sequential
 	}
@@ -682,6 +690,7 @@ func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 	}
 	r.out.Matrix.Order, r.out.Matrix.Seed = prev.Matrix.Order, prev.Matrix.Seed
 	r.interleave, r.seed = prev.Matrix.Order == results.Interleaved, prev.Matrix.Seed
+	r.out.Matrix.Blocked, r.blocked = prev.Matrix.Blocked, prev.Matrix.Blocked
 	r.out.Ceilings = slices.DeleteFunc(slices.Clone(prev.Ceilings), func(c results.Ceiling) bool { return c.Error != "" })
 	r.kept = map[string]*results.Cell{}
 	for _, c := range prev.Cells {

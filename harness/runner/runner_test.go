@@ -589,6 +589,10 @@ func TestResume(t *testing.T) {
 		t.Fatalf("%d trials before the resume, want 3", trials)
 	}
 	first := *prev.Cells[0].Trials[0].StartedAt
+	if !prev.Matrix.Blocked {
+		t.Error("an interleaved run did not record blocked")
+	}
+	prev.Matrix.Blocked = false // as a run from before blocking: its resume must keep its order
 
 	f2 := newFake()
 	res, err, p := run(t, f2, m, Options{OutDir: out, Resume: prev, Seed: 9})
@@ -608,6 +612,9 @@ func TestResume(t *testing.T) {
 	}
 	if !res.Cells[0].Trials[0].StartedAt.Equal(first) || len(res.Environment.Resumed) != 1 || res.FinishedAt == nil {
 		t.Errorf("kept trial or resume record lost: %+v", res.Environment)
+	}
+	if res.Matrix.Blocked {
+		t.Error("the resume of an unblocked run blocked its rounds")
 	}
 	if len(res.Ceilings) != 1 || len(f2.callsWith("bombard ceiling")) != 0 {
 		t.Errorf("the ceiling was measured again on resume")

@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/webbench/webbench/harness/cellid"
+	"github.com/webbench/webbench/harness/results"
+)
+
+// blocks joins exactly the cells a report compares trial by trial: a
+// control with its twin, a cell with its baseline under each relative,
+// transitively; a cell compared with nothing stays alone.
+func TestBlocks(t *testing.T) {
+	key := func(target string, conns int, control bool) cellid.Key {
+		return cellid.Key{Target: target, Scenario: "plaintext", CPUs: 1, Connections: conns, Control: control}
+	}
+	keys := []cellid.Key{
+		key("a", 8, false), key("b", 8, false), key("c", 8, false), // 0-2
+		key("a", 16, false), key("b", 16, false), // 3-4
+		key("a", 8, true),  // 5: a's A/A twin at c8
+		key("z", 16, true), // 6: a control whose twin is not in the run
+	}
+	for _, tc := range []struct {
+		name string
+		rels []cellid.Relative
+		want [][]int
+	}{
+		{"controls only", nil, [][]int{{0, 5}, {1}, {2}, {3}, {4}, {6}}},
+		{"target baseline", []cellid.Relative{{Target: "a"}}, [][]int{{0, 1, 2, 5}, {3, 4}, {6}}},
+		{"connections baseline", []cellid.Relative{{Connections: 8}}, [][]int{{0, 3, 5}, {1, 4}, {2}, {6}}},
+		{"both, transitively", []cellid.Relative{{Target: "a"}, {Connections: 8}}, [][]int{{0, 1, 2, 3, 4, 5}, {6}}},
+		{"a baseline no cell has", []cellid.Relative{{Target: "nope"}}, [][]int{{0, 5}, {1}, {2}, {3}, {4}, {6}}},
+	} {
+		if got := blocks(keys, tc.rels); !slices.EqualFunc(got, tc.want, slices.Equal) {
+			t.Errorf("%s: blocks %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// With groups of one, a round's order is rng.Perm itself: a seed recorded
+// before blocking existed (or with --unblocked) gives the order it gave.
+func TestBlockPermUnblockedIsPerm(t *testing.T) {
+	for seed := range uint64(20) {
+		a, b := rand.New(rand.NewPCG(seed, 0)), rand.New(rand.NewPCG(seed, 0))
+		for round := range 5 {
+			if got, want := blockPerm(a, singletons(7)), b.Perm(7); !slices.Equal(got, want) {
+				t.Fatalf("seed %d round %d: %v, rng.Perm gave %v", seed, round, got, want)
+			}
+		}
+	}
+}
+
+const blockedMatrix = `version: 1
+images: {debian: debian:bookworm-slim}
+load: {duration: 1s, warmup: 0s, trials: 4}
+connections: [8, 16]
+control: a/plaintext
+report: {relative_to: [{target: a}]}
+targets:
+  a: {build: a, port: 8080}
+  b: {build: b, port: 8080}
+scenarios:
+  plaintext: {path: /plaintext, expect: {status: 200, content_type: text/plain, body: "Hello, World!"}}
+`
+
+// In a blocked run each round runs a cell, its A/A twin and its baseline
+// back to back (here: the three cells of one connection count, then the
+// three of the other), every cell once a round; --unblocked lets a round
+// split them, as every run before blocking could.
+func TestBlockedRounds(t *testing.T) {
+	m := testMatrix(t, blockedMatrix, "", "a", "b")
+	conns := func(load string) string { // "bombard a/plaintext/1cpu/c8 (control)" → "c8"
+		f := strings.Fields(load)
+		return f[1][strings.LastIndex(f[1], "/")+1:]
+	}
+	split := func(seed uint64, unblocked bool) bool {
+		f := newFake()
+		res, err, _ := run(t, f, m, Options{Seed: seed, Unblocked: unblocked})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Matrix.Blocked == unblocked {
+			t.Errorf("results record blocked %v for unblocked %v", res.Matrix.Blocked, unblocked)
+		}
+		b := f.loads()
+		if len(b) != 24 {
+			t.Fatalf("%d loads, want 6 cells × 4 rounds: %v", len(b), b)
+		}
+		split := false
+		for round := range 4 {
+			r := b[6*round : 6*round+6]
+			if s := slices.Clone(r); len(slices.Compact(slices.Sorted(slices.Values(s)))) != 6 {
+				t.Errorf("round %d does not run every cell once: %v", round+1, r)
+			}
+			for i := 1; i < 6; i++ {
+				if i != 3 && conns(r[i]) != conns(r[i-1]) {
+					split = true
+				}
+			}
+		}
+		for _, c := range res.Cells {
+			if c.Status != results.OK || len(c.Trials) != 4 {
+				t.Errorf("%s: %s %q, %d trials", c.ID(), c.Status, c.Reason, len(c.Trials))
+			}
+		}
+		return split
+	}
+	for seed := uint64(1); seed <= 5; seed++ {
+		if split(seed, false) {
+			t.Errorf("seed %d: a blocked round interleaved the c8 and c16 cells", seed)
+		}
+	}
+	everSplit := false
+	for seed := uint64(1); seed <= 10 && !everSplit; seed++ {
+		everSplit = split(seed, true)
+	}
+	if !everSplit {
+		t.Error("--unblocked never split a block in 10 seeds: is it still blocking?")
+	}
+}
