@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-asrun fastcgi-asrun test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-blocked serialization-blocking serialization-asrun fastcgi-asrun test unit e2e fidelity overhead two-engines clean fmt vet
 
 all: build
 
@@ -98,10 +98,22 @@ serialization-floor: build tools
 	./bin/harness run --profile serialization-floor --force $(ARGS)
 
 ## serialization-rounds: study 002's A/A noise floor with 12 rounds of 15 s
-## (serial-go pass-through and its twin; 33 minutes here)
+## (serial-go pass-through and its twin, every cell of a round shuffled
+## freely with --unblocked, as first measured; 33 minutes here)
 ## → results/<label>-serialization-rounds/
 serialization-rounds: build tools
-	./bin/harness run --profile serialization-rounds --force $(ARGS)
+	./bin/harness run --profile serialization-rounds --unblocked --force $(ARGS)
+
+## serialization-blocked: as serialization-rounds, each A/A pair back to back
+## in its round (the default order; 33 minutes here)
+## → results/<label>-serialization-blocked/
+serialization-blocked: build tools
+	./bin/harness run --profile serialization-blocked --force $(ARGS)
+
+## serialization-blocking: serialization-blocked, then serialization-rounds
+## (free shuffle): the A/A floor with and without blocking, one after the
+## other on one machine (66 minutes here)
+serialization-blocking: serialization-blocked serialization-rounds
 
 ## serialization-asrun: study 002 as it ran: one 120 s run per cell, no warm-up,
 ## client, upstream and bombardier unpinned on every core; Go's and .NET's clients
