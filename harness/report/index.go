@@ -66,7 +66,11 @@ func Index(root string) error {
 			trials += ", best"
 		}
 		if m.Order == results.Interleaved {
-			trials += fmt.Sprintf(", interleaved (seed %d)", m.Seed)
+			how := "interleaved"
+			if m.Blocked {
+				how += ", blocked"
+			}
+			trials += fmt.Sprintf(", %s (seed %d)", how, m.Seed)
 		}
 		profile := m.Profile
 		if profile == "" {

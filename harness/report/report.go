@@ -104,8 +104,12 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		if !nf.HasCI {
 			interval = "min…max, fewer than 6 pairs"
 		}
-		fmt.Fprintf(b, "- Noise floor (A/A control: %s measured twice, %d paired trials): %+.1f%% (%s %+.1f%%…%+.1f%%); differences smaller than ±%.1f%% are noise on this machine\n",
-			mdtext.Code(nf.Cell), nf.N, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor)
+		apart := ""
+		if nf.Apart > 0 {
+			apart = ", each pair's starts a median " + time.Duration(nf.Apart*float64(time.Second)).Round(time.Second).String() + " apart"
+		}
+		fmt.Fprintf(b, "- Noise floor (A/A control: %s measured twice, %d paired trials%s): %+.1f%% (%s %+.1f%%…%+.1f%%); differences smaller than ±%.1f%% are noise on this machine\n",
+			mdtext.Code(nf.Cell), nf.N, apart, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor)
 	}
 	m := run.Matrix
 	profile := m.Profile

@@ -21,6 +21,10 @@ type NoiseFloor struct {
 	// Floor is how far from 1 the interval reaches: differences smaller
 	// than this share are noise on this machine.
 	Floor float64 `json:"floor"`
+	// Apart is the median number of seconds between the starts of a
+	// pair's two trials (0: the trials' start times were not recorded):
+	// the longer, the more of the machine's drift the pair took in.
+	Apart float64 `json:"apart_s,omitempty"`
 }
 
 // NoiseFloors computes the noise floor of every ok cell that has an ok
@@ -44,9 +48,25 @@ func NoiseFloors(run *Run) []NoiseFloor {
 		}
 		nf := NoiseFloor{Cell: a.ID(), N: pr.N, Ratio: pr.Ratio, Lo: pr.Lo, Hi: pr.Hi, HasCI: pr.HasCI}
 		nf.Floor = math.Max(math.Abs(nf.Hi-1), math.Abs(1-nf.Lo))
+		nf.Apart = apart(a, ctl)
 		out = append(out, nf)
 	}
 	return out
+}
+
+// apart is the median of the seconds between the starts of trial k of a
+// and of b, over the pairs whose start times were both recorded; 0 when none.
+func apart(a, b *Cell) float64 {
+	var gaps []float64
+	for i := range min(len(a.Trials), len(b.Trials)) {
+		if ta, tb := a.Trials[i].StartedAt, b.Trials[i].StartedAt; ta != nil && tb != nil {
+			gaps = append(gaps, math.Abs(ta.Sub(*tb).Seconds()))
+		}
+	}
+	if len(gaps) == 0 {
+		return 0
+	}
+	return stats.Describe(gaps).Median
 }
 
 // Noise is the largest noise floor of the run: 0 when it had no control.

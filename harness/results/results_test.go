@@ -89,6 +89,18 @@ func TestNoiseFloor(t *testing.T) {
 	if id := run.Cells[1].ID(); id != "go/plaintext/1cpu/c64 (control)" {
 		t.Errorf("control id %q", id)
 	}
+	if nf.Apart != 0 {
+		t.Errorf("apart %v without start times, want 0", nf.Apart)
+	}
+	// Apart: the median of the seconds between a pair's two starts,
+	// whichever ran first; a pair with a start missing is left out.
+	at := func(s int) *time.Time { t := time.Date(2026, 12, 4, 20, 0, s, 0, time.UTC); return &t }
+	for i, gap := range []struct{ a, b *time.Time }{{at(0), at(20)}, {at(50), at(20)}, {at(0), at(40)}, {at(0), nil}} {
+		run.Cells[0].Trials[i].StartedAt, run.Cells[1].Trials[i].StartedAt = gap.a, gap.b
+	}
+	if nf := NoiseFloors(run)[0]; nf.Apart != 30 {
+		t.Errorf("apart %v s, want the median of 20, 30 and 40 s: 30", nf.Apart)
+	}
 }
 
 func TestShortCause(t *testing.T) {
