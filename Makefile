@@ -105,15 +105,17 @@ serialization-rounds: build tools
 	./bin/harness run --profile serialization-rounds --unblocked --force $(ARGS)
 
 ## serialization-blocked: as serialization-rounds, each A/A pair back to back
-## in its round (the default order; 33 minutes here)
+## in its round (the default order; 34 minutes here)
 ## → results/<label>-serialization-blocked/
 serialization-blocked: build tools
 	./bin/harness run --profile serialization-blocked --force $(ARGS)
 
 ## serialization-blocking: serialization-blocked, then serialization-rounds
 ## (free shuffle): the A/A floor with and without blocking, one after the
-## other on one machine (66 minutes here)
-serialization-blocking: serialization-blocked serialization-rounds
+## other on one machine, in this order even under make -j (68 minutes here)
+serialization-blocking: build tools
+	./bin/harness run --profile serialization-blocked --force $(ARGS)
+	./bin/harness run --profile serialization-rounds --unblocked --force $(ARGS)
 
 ## serialization-asrun: study 002 as it ran: one 120 s run per cell, no warm-up,
 ## client, upstream and bombardier unpinned on every core; Go's and .NET's clients
