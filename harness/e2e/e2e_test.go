@@ -344,7 +344,9 @@ func TestErrorsUnderLoad(t *testing.T) {
 }
 
 // An interrupted run stops, keeps the cells it measured, removes every
-// container and network it made, and exits 130.
+// container and network it made, and exits 130. (It runs --unblocked, so
+// that the flag's way from the command line to results.json is checked
+// against the real engine.)
 func TestInterrupt(t *testing.T) {
 	eng := connect(t)
 	file := writeMatrixTrials(t, "bridge", "0", "1s", "go-nethttp", "go-fasthttp")
@@ -362,7 +364,7 @@ func TestInterrupt(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
-	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--label", "e2e-interrupt", "--no-ceiling")
+	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--label", "e2e-interrupt", "--no-ceiling", "--unblocked")
 	if code != cli.ExitInterrupted {
 		t.Errorf("exit %d, want %d", code, cli.ExitInterrupted)
 	}
@@ -370,6 +372,9 @@ func TestInterrupt(t *testing.T) {
 	run, err := results.Read(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if run.Matrix.Order != "interleaved" || run.Matrix.Blocked {
+		t.Errorf("order %q blocked %v, want interleaved and not blocked (--unblocked)", run.Matrix.Order, run.Matrix.Blocked)
 	}
 	if !run.Interrupted || len(run.Cells) == 0 || len(run.Cells) >= 4 {
 		t.Errorf("interrupted=%v with %d cells, want interrupted with 1 to 3", run.Interrupted, len(run.Cells))
