@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-blocked serialization-blocking serialization-asrun fastcgi-asrun test unit e2e fidelity overhead two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-blocked serialization-blocking serialization-asrun fastcgi-asrun test unit e2e fidelity overhead steadiness two-engines clean fmt vet
 
 all: build
 
@@ -148,6 +148,14 @@ unit: build
 ## fidelity: harness RPS of go-nethttp/plaintext on 1 core ÷ the same server run bare under taskset
 fidelity: build tools
 	./bin/figures fidelity
+
+## steadiness: the A/A floor of one core by itself: a fixed encoding/json
+## workload pinned with taskset to core 0, 12 pairs of 15 s windows, a fresh
+## process per window, then all in one process (13 minutes): is a run's noise
+## the machine's, or the containers' and network's? Nothing else may run.
+steadiness: build
+	./bin/figures steadiness
+	./bin/figures steadiness -reuse
 
 ## overhead: per-cell wall time beyond warm-up and trials, from a results folder (DIR=results/…)
 overhead: build

@@ -1,9 +1,12 @@
 // Command figures produces the figures the project quotes about the harness
 // itself: fidelity (harness RPS over the same server run bare on the host)
-// and overhead (wall time per cell beyond warm-up and trials).
+// overhead (wall time per cell beyond warm-up and trials) and steadiness
+// (the A/A floor of a fixed CPU-bound workload on one core, with no
+// network, container or load generator in the way).
 //
 //	figures fidelity [-f matrix.yaml] [-duration 4s] [-rounds 8] [-connections 64] [-modes shared,bridge,host]
 //	figures overhead DIR
+//	figures steadiness [-core 0] [-window 15s] [-pairs 12] [-records 100] [-reuse]
 package main
 
 import (
@@ -40,7 +43,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: figures fidelity|overhead …")
+		return fmt.Errorf("usage: figures fidelity|overhead|steadiness …")
 	}
 	switch args[0] {
 	case "fidelity":
@@ -50,6 +53,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("usage: figures overhead DIR")
 		}
 		return overhead(args[1], stdout)
+	case "steadiness":
+		return steadiness(ctx, args[1:], stdout, stderr)
+	case "spin":
+		return spin(args[1:], stdout)
 	}
 	return fmt.Errorf("unknown figure %q", args[0])
 }
