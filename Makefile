@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-blocked serialization-blocking serialization-asrun fastcgi-asrun test unit e2e fidelity overhead steadiness two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-blocked serialization-blocking serialization-visits serialization-asrun fastcgi-asrun test unit e2e fidelity overhead steadiness two-engines clean fmt vet
 
 all: build
 
@@ -116,6 +116,12 @@ serialization-blocked: build tools
 serialization-blocking: build tools
 	./bin/harness run --profile serialization-blocked --force $(ARGS)
 	./bin/harness run --profile serialization-rounds --unblocked --force $(ARGS)
+
+## serialization-visits: as serialization-blocked, run --sequential: each
+## cell's 12 trials in one visit, to set the noise inside a visit beside the
+## noise between visits (29 minutes here) → results/<label>-serialization-visits/
+serialization-visits: build tools
+	./bin/harness run --profile serialization-visits --sequential --force $(ARGS)
 
 ## serialization-asrun: study 002 as it ran: one 120 s run per cell, no warm-up,
 ## client, upstream and bombardier unpinned on every core; Go's and .NET's clients
