@@ -47,6 +47,19 @@ func TestRowsNoiseFloor(t *testing.T) {
 		!strings.Contains(b.String(), "differences smaller than ±") {
 		t.Errorf("README header lacks the noise floor:\n%s", b.String())
 	}
+	if strings.Contains(b.String(), "within one visit") {
+		t.Errorf("an interleaved run's floor is said to be within one visit:\n%s", b.String())
+	}
+	// Run cell by cell, each side's trials share one visit: the floor
+	// covers the noise within it, and says so.
+	run.Matrix.Order = results.Sequential
+	b.Reset()
+	if err := markdown(&b, run, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "are noise on this machine, within one visit: trials run cell by cell") {
+		t.Errorf("a sequential run's noise floor does not say it is within one visit:\n%s", b.String())
+	}
 }
 
 // rateCell is a fixed-rate cell of generator gen whose one trial answered

@@ -108,8 +108,15 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		if nf.Apart > 0 {
 			apart = ", each pair's starts a median " + time.Duration(nf.Apart*float64(time.Second)).Round(time.Second).String() + " apart"
 		}
-		fmt.Fprintf(b, "- Noise floor (A/A control: %s measured twice, %d paired trials%s): %+.1f%% (%s %+.1f%%…%+.1f%%); differences smaller than ±%.1f%% are noise on this machine\n",
-			mdtext.Code(nf.Cell), nf.N, apart, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor)
+		within := ""
+		if run.Matrix.Order == results.Sequential {
+			// Each side's trials share one visit (one set of containers):
+			// the pairs differ by the noise within a visit, and by how two
+			// visits differ only once, which no interval can show.
+			within = ", within one visit: trials run cell by cell, so the pairs compare one set of containers with one other, and how much visits differ is a single draw"
+		}
+		fmt.Fprintf(b, "- Noise floor (A/A control: %s measured twice, %d paired trials%s): %+.1f%% (%s %+.1f%%…%+.1f%%); differences smaller than ±%.1f%% are noise on this machine%s\n",
+			mdtext.Code(nf.Cell), nf.N, apart, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor, within)
 	}
 	m := run.Matrix
 	profile := m.Profile
