@@ -119,7 +119,7 @@ serialization-blocking: build tools
 
 ## serialization-visits: as serialization-blocked, run --sequential: each
 ## cell's 12 trials in one visit, to set the noise inside a visit beside the
-## noise between visits (29 minutes here) → results/<label>-serialization-visits/
+## noise between visits (28 minutes here) → results/<label>-serialization-visits/
 serialization-visits: build tools
 	./bin/harness run --profile serialization-visits --sequential --force $(ARGS)
 
@@ -157,7 +157,7 @@ fidelity: build tools
 
 ## steadiness: the A/A floor of one core by itself: a fixed encoding/json
 ## workload pinned with taskset to core 0, 12 pairs of 15 s windows, a fresh
-## process per window, then all in one process (13 minutes): is a run's noise
+## process per window, then all in one process (12 minutes): is a run's noise
 ## the machine's, or the containers' and network's? Nothing else may run.
 steadiness: build
 	./bin/figures steadiness
