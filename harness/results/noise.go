@@ -47,7 +47,7 @@ func NoiseFloors(run *Run) []NoiseFloor {
 			continue
 		}
 		nf := NoiseFloor{Cell: a.ID(), N: pr.N, Ratio: pr.Ratio, Lo: pr.Lo, Hi: pr.Hi, HasCI: pr.HasCI}
-		nf.Floor = math.Max(math.Abs(nf.Hi-1), math.Abs(1-nf.Lo))
+		nf.Floor = pr.Floor()
 		nf.Apart = apart(a, ctl)
 		out = append(out, nf)
 	}
@@ -87,6 +87,10 @@ type PairedRatio struct {
 	Lo, Hi float64
 	HasCI  bool
 }
+
+// Floor is how far from 1 the interval reaches, the noise floor an A/A
+// pair's ratio gives.
+func (p PairedRatio) Floor() float64 { return math.Max(math.Abs(p.Hi-1), math.Abs(1-p.Lo)) }
 
 // Paired computes a ÷ b from their trials; false when no trial pairs.
 func Paired(a, b *Cell) (PairedRatio, bool) {

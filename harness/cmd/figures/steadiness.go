@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"strconv"
@@ -71,7 +70,7 @@ func steadiness(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			rates = append(rates, r...)
 		}
 	}
-	pr, floor := aaFloor(rates)
+	pr := aaFloor(rates)
 	w := stats.Describe(rates)
 	how := "each in a fresh process"
 	if *reuse {
@@ -84,16 +83,17 @@ func steadiness(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !pr.HasCI {
 		interval = fmt.Sprintf("min…max %.3f…%.3f, too few pairs for an interval", pr.Lo, pr.Hi)
 	}
-	fmt.Fprintf(stdout, "A/A floor: ±%.1f%% (%d pairs, ratio %.3f, %s)\n", 100*floor, pr.N, pr.Ratio, interval)
+	fmt.Fprintf(stdout, "A/A floor: ±%.1f%% (%d pairs, ratio %.3f, %s)\n", 100*pr.Floor(), pr.N, pr.Ratio, interval)
 	fmt.Fprintf(stdout, "rates: %v\n", rounded(rates, 0))
 	return nil
 }
 
 // aaFloor pairs windows 2k and 2k+1, the first of them counting as "A" in
 // even pairs and as "B" in odd ones (so that a steady trend falls on both
-// sides alike), and returns A ÷ B as results.Paired computes it with the
-// floor as results.NoiseFloors computes it. An odd last window is unpaired.
-func aaFloor(rates []float64) (results.PairedRatio, float64) {
+// sides alike), and returns A ÷ B as results.Paired computes it (its
+// Floor is the one results.NoiseFloors reports). An odd last window is
+// unpaired; N is 0 without a pair.
+func aaFloor(rates []float64) results.PairedRatio {
 	a, b := &results.Cell{}, &results.Cell{}
 	for k := 0; 2*k+1 < len(rates); k++ {
 		first, second := rates[2*k], rates[2*k+1]
@@ -103,11 +103,8 @@ func aaFloor(rates []float64) (results.PairedRatio, float64) {
 		a.Trials = append(a.Trials, results.Trial{Result: results.Result{RPS: first}})
 		b.Trials = append(b.Trials, results.Trial{Result: results.Result{RPS: second}})
 	}
-	pr, ok := results.Paired(a, b)
-	if !ok {
-		return pr, 0
-	}
-	return pr, math.Max(math.Abs(pr.Hi-1), math.Abs(1-pr.Lo))
+	pr, _ := results.Paired(a, b)
+	return pr
 }
 
 // parseRates reads spin's output: one rate per line, want of them.

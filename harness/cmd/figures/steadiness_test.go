@@ -10,9 +10,9 @@ import (
 
 func TestAAFloor(t *testing.T) {
 	// A steady core: every ratio 1, no floor.
-	pr, floor := aaFloor([]float64{100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100})
-	if pr.N != 6 || pr.Ratio != 1 || floor != 0 || !pr.HasCI {
-		t.Errorf("steady: %+v floor %v, want 6 pairs, ratio 1, floor 0, an interval", pr, floor)
+	pr := aaFloor([]float64{100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100})
+	if pr.N != 6 || pr.Ratio != 1 || pr.Floor() != 0 || !pr.HasCI {
+		t.Errorf("steady: %+v floor %v, want 6 pairs, ratio 1, floor 0, an interval", pr, pr.Floor())
 	}
 	// A core slowing down steadily: the first window of each pair is 10%
 	// faster. Alternating which side goes first puts half the pairs at
@@ -23,18 +23,18 @@ func TestAAFloor(t *testing.T) {
 		rates = append(rates, 110, 100)
 	}
 	rates = append(rates, 50) // an unpaired last window is left out
-	pr, floor = aaFloor(rates)
+	pr = aaFloor(rates)
 	if pr.N != 4 || pr.HasCI {
 		t.Fatalf("trend: %+v, want 4 pairs and no interval", pr)
 	}
 	if math.Abs(pr.Lo-1/1.1) > 1e-9 || math.Abs(pr.Hi-1.1) > 1e-9 {
 		t.Errorf("trend: min…max %v…%v, want %v…1.1", pr.Lo, pr.Hi, 1/1.1)
 	}
-	if math.Abs(floor-0.1) > 1e-9 {
-		t.Errorf("trend: floor %v, want 0.1", floor)
+	if f := pr.Floor(); math.Abs(f-0.1) > 1e-9 {
+		t.Errorf("trend: floor %v, want 0.1", f)
 	}
-	if pr, floor := aaFloor([]float64{100}); pr.N != 0 || floor != 0 {
-		t.Errorf("one window: %+v floor %v, want nothing", pr, floor)
+	if pr := aaFloor([]float64{100}); pr.N != 0 {
+		t.Errorf("one window: %+v, want no pair", pr)
 	}
 }
 
