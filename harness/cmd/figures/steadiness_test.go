@@ -2,11 +2,57 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
 )
+
+// TestMain lets this test binary stand in for bin/figures when steadiness
+// runs itself as "spin" under taskset.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "spin" {
+		if err := spin(os.Args[2:], os.Stdout); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestSteadiness runs the figure end to end, briefly: its spin processes
+// under taskset on core 0, one per window and then one for all, and the
+// lines it prints from their rates.
+func TestSteadiness(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		how, runs string // runs: what it says as it starts its spin processes
+	}{
+		{nil, "each in a fresh process (taskset -c 0)", "window 6/6\n"},
+		{[]string{"-reuse"}, "all in one process (taskset -c 0)", "6 windows of 20ms in one process\n"},
+	} {
+		var out, progress bytes.Buffer
+		args := append([]string{"-window", "20ms", "-pairs", "3", "-records", "5"}, tc.args...)
+		if err := steadiness(context.Background(), args, &out, &progress); err != nil {
+			t.Fatalf("steadiness %v: %v", args, err)
+		}
+		if !strings.HasSuffix(progress.String(), tc.runs) {
+			t.Errorf("steadiness %v: progress %q, want it to end %q", args, progress.String(), tc.runs)
+		}
+		for _, want := range []string{"6 windows of 20ms back to back, " + tc.how, "A/A floor: ±", "(3 pairs, ratio "} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("steadiness %v printed no %q:\n%s", args, want, out.String())
+			}
+		}
+	}
+	if err := steadiness(context.Background(), []string{"-pairs", "0"}, io.Discard, io.Discard); err == nil {
+		t.Error("steadiness -pairs 0 took it")
+	}
+}
 
 func TestAAFloor(t *testing.T) {
 	// A steady core: every ratio 1, no floor.
