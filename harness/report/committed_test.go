@@ -29,38 +29,70 @@ func TestCommittedResultsRender(t *testing.T) {
 	}
 	for _, name := range sets {
 		dir := filepath.Join("../../results", name)
-		t.Run(name, func(t *testing.T) {
-			run, err := results.Read(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			charts, err := Charts(run)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var md bytes.Buffer
-			if err := markdown(&md, run, charts); err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, filepath.Join(dir, "README.md"), md.Bytes())
-			want := map[string]bool{}
-			for _, c := range charts {
-				want[c.File] = true
-				golden.Check(t, filepath.Join(dir, "charts", c.File), c.SVG)
-			}
-			committed, _ := filepath.Glob(filepath.Join(dir, "charts", "*.svg"))
-			for _, f := range committed {
-				if !want[filepath.Base(f)] {
-					t.Errorf("%s is committed but no longer rendered", f)
-				}
-			}
-		})
+		t.Run(name, func(t *testing.T) { checkRendered(t, dir) })
+	}
+	for _, dir := range committedStudyRuns(t, "../..") {
+		t.Run(dir, func(t *testing.T) { checkRendered(t, filepath.Join("../..", dir)) })
 	}
 	// The index between the markers is what `harness index` writes for the
 	// committed sets; rows of folders git does not track are not judged.
 	if ok, diff := indexCurrent("../../results", sets); !ok {
 		t.Errorf("results/README.md's index is stale (run bin/harness index):\n%s", diff)
 	}
+}
+
+// checkRendered fails when dir's README.md or a chart is not what the
+// code renders from dir/results.json, or a committed chart is no longer drawn.
+func checkRendered(t *testing.T, dir string) {
+	run, err := results.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	charts, err := Charts(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := markdown(&md, run, charts); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join(dir, "README.md"), md.Bytes())
+	want := map[string]bool{}
+	for _, c := range charts {
+		want[c.File] = true
+		golden.Check(t, filepath.Join(dir, "charts", c.File), c.SVG)
+	}
+	committed, _ := filepath.Glob(filepath.Join(dir, "charts", "*.svg"))
+	for _, f := range committed {
+		if !want[filepath.Base(f)] {
+			t.Errorf("%s is committed but no longer rendered", f)
+		}
+	}
+}
+
+// committedStudyRuns lists the runs git tracks under root/studies/*/runs,
+// as paths relative to root (every such folder outside a git checkout).
+func committedStudyRuns(t *testing.T, root string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "ls-files", "-z", "--", "studies")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	var dirs []string
+	if err != nil {
+		paths, _ := filepath.Glob(filepath.Join(root, "studies", "*", "runs", "*", "results.json"))
+		for _, p := range paths {
+			rel, _ := filepath.Rel(root, filepath.Dir(p))
+			dirs = append(dirs, rel)
+		}
+		return dirs
+	}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if parts := strings.Split(f, "/"); len(parts) == 5 && parts[2] == "runs" && parts[4] == "results.json" {
+			dirs = append(dirs, filepath.Dir(f))
+		}
+	}
+	sort.Strings(dirs)
+	return dirs
 }
 
 // committedSets lists the result sets git tracks under root/results (a
