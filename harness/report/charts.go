@@ -179,10 +179,7 @@ func rpsBars(sc string, rows []*results.Row) (Chart, error) {
 	p := plot.New()
 	title(p, sc, "requests/s by target")
 	p.Y.Label.Text = "requests/s (" + string(rows[0].Aggregate) + ")"
-	p.X.Label.Text = "whiskers: 95% CI of the median (min…max below 6 trials)"
-	if rows[0].Aggregate == "best" {
-		p.X.Label.Text = "bar: best trial; whiskers: min…max of the trials"
-	}
+	p.X.Label.Text = whiskerLabel(rows)
 	if slices.ContainsFunc(rows, func(r *results.Row) bool { return len(r.BoundBy) > 0 }) {
 		p.X.Label.Text += "\n† load generator bound" // a legend only where a bar is
 	}
@@ -213,6 +210,28 @@ func rpsBars(sc string, rows []*results.Row) (Chart, error) {
 	p.Y.Tick.Marker = countTicks{}
 	c.SVG, err = render(p, vg.Points(max(560, float64(150*len(rows)+80))), 340)
 	return c, err
+}
+
+// whiskerLabel says what the whiskers of rows are, as whiskers draws
+// them: the label names what the chart holds, not a rule with a trial
+// count a reader could take for the run's.
+func whiskerLabel(rows []*results.Row) string {
+	if rows[0].Aggregate == results.AggregateBest {
+		return "bar: best trial; whiskers: min…max of the trials"
+	}
+	sp := spreadOf(false)
+	for _, r := range rows {
+		sp.add(r.RPSStats)
+	}
+	switch {
+	case sp.ci && sp.minmax:
+		return "whiskers: 95% CI of the median; min…max where a cell has too few trials for one"
+	case sp.ci:
+		return "whiskers: 95% CI of the median"
+	case sp.minmax:
+		return "whiskers: min…max of the trials"
+	}
+	return "one trial per cell: no whiskers"
 }
 
 // headroom is the top of a bar chart's axis: 8% above the highest
@@ -256,40 +275,17 @@ func connSeries(rows []*results.Row) []connKey {
 // at c20 with itself at c400 without hunting through one long row of bars.
 // A group's label names the settings at which it was generator-bound (†).
 func groupedBars(c Chart, p *plot.Plot, rows []*results.Row, conns []connKey) (Chart, error) {
-	type cat struct {
-		target, params string
-		cpus           int
-	}
-	var cats []cat
-	at := map[cat]map[connKey]*results.Row{}
+	var cats []barGroup
+	at := map[barGroup]map[connKey]*results.Row{}
 	for _, r := range rows {
-		k := cat{r.Target, r.Params, r.CPUs}
+		k := barGroup{r.Target, r.Params, r.CPUs}
 		if at[k] == nil {
 			cats = append(cats, k)
 			at[k] = map[connKey]*results.Row{}
 		}
 		at[k][connKey{r.Connections, r.Close}] = r
 	}
-	several := false
-	for _, k := range cats {
-		several = several || k.params != cats[0].params || k.cpus != cats[0].cpus
-	}
-	names := make([]string, len(cats))
-	for i, k := range cats {
-		names[i] = k.target
-		var bound []string
-		for _, ck := range conns {
-			if r := at[k][ck]; r != nil && len(r.BoundBy) > 0 {
-				bound = append(bound, ck.String())
-			}
-		}
-		if len(bound) > 0 {
-			names[i] += " †" + strings.Join(bound, ",")
-		}
-		if several {
-			names[i] += fmt.Sprintf("\n%s%d core(s)", paramPrefix(k.params), k.cpus)
-		}
-	}
+	names := groupNames(cats, at, conns)
 	const barW = 16
 	for j, ck := range conns {
 		vals := make(plotter.Values, len(cats))
@@ -337,6 +333,39 @@ func groupedBars(c Chart, p *plot.Plot, rows []*results.Row, conns []connKey) (C
 	}
 	c.SVG, err = renderLegendRight(p, vg.Points(max(480, float64(len(cats))*perCat+80)), 340, legendWidth(legend)+vg.Points(24))
 	return c, err
+}
+
+// barGroup is one group of bars: a target, at one params and core count.
+type barGroup struct {
+	target, params string
+	cpus           int
+}
+
+// groupNames labels each group of bars: its target, the connection
+// settings at which it was generator-bound (†), and its params and cores
+// when the groups differ in those.
+func groupNames(cats []barGroup, at map[barGroup]map[connKey]*results.Row, conns []connKey) []string {
+	several := false
+	for _, k := range cats {
+		several = several || k.params != cats[0].params || k.cpus != cats[0].cpus
+	}
+	names := make([]string, len(cats))
+	for i, k := range cats {
+		names[i] = k.target
+		var bound []string
+		for _, ck := range conns {
+			if r := at[k][ck]; r != nil && len(r.BoundBy) > 0 {
+				bound = append(bound, ck.String())
+			}
+		}
+		if len(bound) > 0 {
+			names[i] += " †" + strings.Join(bound, ",")
+		}
+		if several {
+			names[i] += fmt.Sprintf("\n%s%d core(s)", paramPrefix(k.params), k.cpus)
+		}
+	}
+	return names
 }
 
 // countTicks are gonum's default ticks labelled as counts ("75,000"), not

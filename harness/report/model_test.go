@@ -1,6 +1,7 @@
 package report
 
 import (
+	encodingcsv "encoding/csv"
 	"slices"
 	"strings"
 	"testing"
@@ -106,15 +107,16 @@ func TestFixedRateTable(t *testing.T) {
 		"| a (openloop) | open                 | 1     | 512   | 8,000 |", "**no** (1 of 1 trials)",
 		"**closed, rate-limited: latencies omit queueing.**",
 		"### plaintext: capacity at p99 ≤ 10ms",
-		"| a (openloop) | open | 1     | 512   | 1,000…8,000/s (4) | 2,000/s | 2,000/s           | 2,000…2,000       | 1/1 1/1 0/1 0/1",
+		"| a (openloop) | open | 1 | 512 | 1,000…8,000/s (4) | 2,000/s | 2,000/s | — | 1/1 1/1 0/1 0/1", // one trial: no interval
 	} {
 		if !strings.Contains(squash(md), squash(want)) {
 			t.Errorf("README lacks %q:\n%s", want, md)
 		}
 	}
+	// One row in the main table, one in its details: no fixed-rate row.
 	main := md[:strings.Index(md, "### plaintext at a fixed rate")]
-	if strings.Count(main, "| a ") != 1 {
-		t.Errorf("the open-loop table holds fixed-rate rows:\n%s", main)
+	if strings.Count(main, "| a ") != 2 {
+		t.Errorf("the open-loop table or its details hold fixed-rate rows:\n%s", main)
 	}
 	charts, err := Charts(run)
 	if err != nil {
@@ -142,6 +144,142 @@ func TestServiceTable(t *testing.T) {
 	for _, want := range []string{"### plaintext: CPU and memory by service", "| fcgi   | 1     | 512   | backend | 0.500              | 40.0     |", "| nginx   | 0.400              | 6.00     |"} {
 		if !strings.Contains(squash(b.String()), squash(want)) {
 			t.Errorf("README lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// mainCell is the cell of the main table of scenario in md at the row of
+// target and the column headed column; "" when there is none.
+func mainCell(md, scenario, target, column string) string {
+	in, col := false, -1
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(line, "#"):
+			in = line == "## "+scenario
+			continue
+		case !in || !strings.HasPrefix(line, "|"):
+			continue
+		}
+		var cells []string
+		for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
+			cells = append(cells, strings.TrimSpace(c))
+		}
+		if col < 0 {
+			col = slices.Index(cells, column)
+			if col < 0 {
+				return ""
+			}
+			continue
+		}
+		if cells[0] == target && col < len(cells) {
+			return cells[col]
+		}
+	}
+	return ""
+}
+
+// An A/A control is its twin measured again: no competitor. Though it ran
+// faster than every cell here, it gets no vs-fastest figure, in the model,
+// the README or the CSV; the fastest is picked without it; and it is listed
+// after its twin, not first.
+func TestControlNotRanked(t *testing.T) {
+	ctl := cell("a", 1, 130, 131, 129, 130, 132, 128)
+	ctl.Control = true
+	run := &results.Run{Cells: []*results.Cell{
+		cell("b", 1, 90, 91, 92, 89, 90, 91),
+		ctl,
+		cell("a", 1, 100, 101, 102, 99, 100, 101),
+	}, FinishedAt: &time.Time{}}
+	rows := results.Rows(run, "plaintext")
+	var order []string
+	got := map[string]*results.Row{}
+	for _, r := range rows {
+		order = append(order, r.Target)
+		got[r.Target] = r
+	}
+	if want := []string{"a", "a (control)", "b"}; !slices.Equal(order, want) {
+		t.Errorf("rows in order %q, want %q", order, want)
+	}
+	if c := got["a (control)"]; c.VsFastest != 0 || c.Versus != "" {
+		t.Errorf("the control is compared: %v× %q", c.VsFastest, c.Versus)
+	}
+	if a := got["a"]; a.VsFastest != 1 || a.Versus != "" {
+		t.Errorf("a is not the fastest: %v× %q", a.VsFastest, a.Versus)
+	}
+	if b := got["b"]; b.VsFastest != 90.5/100.5 {
+		t.Errorf("b is %v× the fastest, want %v (a's, not the control's)", b.VsFastest, 90.5/100.5)
+	}
+	var md strings.Builder
+	if err := markdown(&md, run, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, a := mainCell(md.String(), "plaintext", "a (control)", "vs fastest"), mainCell(md.String(), "plaintext", "a", "vs fastest"); got != "—" || a != "1.00×" {
+		t.Errorf("vs fastest: the control %q, a %q; want — and 1.00×:\n%s", got, a, md.String())
+	}
+	var csv strings.Builder
+	if err := CSV(&csv, run); err != nil {
+		t.Fatal(err)
+	}
+	records, err := encodingcsv.NewReader(strings.NewReader(csv.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, vs := slices.Index(records[0], "target"), slices.Index(records[0], "vs_fastest")
+	for _, rec := range records[1:] {
+		if rec[target] == "a (control)" && rec[vs] != "" {
+			t.Errorf("the control's vs_fastest in the CSV is %q", rec[vs])
+		}
+	}
+}
+
+// An A/A control and its twin are one server: they get one bounded by,
+// judged over both cells' trials together, where each cell's own trials
+// would put it on its own side of a threshold.
+func TestControlPairBound(t *testing.T) {
+	mk := func(control bool, cpu float64, flagged bool) *results.Cell {
+		c := cell("a", 1, 100, 101, 102)
+		c.Control, c.LoadgenCPUSet = control, "1"
+		for i := range c.Trials {
+			c.Trials[i].TargetCPUCores, c.Trials[i].LoadgenCPUCores = cpu, 0.3
+			c.Trials[i].GeneratorBound = flagged && i == 0
+		}
+		c.Summary = results.Summarize(c.Trials, "median")
+		c.Summary.JudgeBound(0, false)
+		return c
+	}
+	for _, tc := range []struct {
+		name      string
+		twin, ctl *results.Cell
+		want      string
+	}{
+		{"server cores (96%) and unclear (86%)", mk(false, 0.96, false), mk(true, 0.86, false), results.BoundServer},  // 91% together
+		{"server cores (92%) and unclear (70%)", mk(false, 0.92, false), mk(true, 0.70, false), results.BoundUnclear}, // 81% together
+		{"waiting (40%) and unclear (56%)", mk(false, 0.40, false), mk(true, 0.56, false), results.BoundWaiting},      // 48% together
+		{"generator (one trial flagged) and server cores", mk(false, 0.95, true), mk(true, 0.95, false), results.BoundGenerator},
+	} {
+		run := &results.Run{Cells: []*results.Cell{tc.twin, tc.ctl}, FinishedAt: &time.Time{}}
+		got := map[string]*results.Row{}
+		for _, r := range results.Rows(run, "plaintext") {
+			got[r.Target] = r
+		}
+		a, c := got["a"], got["a (control)"]
+		if a.Bound != tc.want || c.Bound != tc.want {
+			t.Errorf("%s: bounded by %q and, the control, %q; want %q for both", tc.name, a.Bound, c.Bound, tc.want)
+		}
+		if a.BoundWith != c.ID || c.BoundWith != a.ID {
+			t.Errorf("%s: judged with %q and %q, want each other", tc.name, a.BoundWith, c.BoundWith)
+		}
+		var md strings.Builder
+		if err := markdown(&md, run, nil); err != nil {
+			t.Fatal(err)
+		}
+		la, lc := mainCell(md.String(), "plaintext", "a", "bounded by"), mainCell(md.String(), "plaintext", "a (control)", "bounded by")
+		if la == "" || la != lc {
+			t.Errorf("%s: the README says bounded by %q and, the control, %q", tc.name, la, lc)
+		}
+		ra, rc := mainCell(md.String(), "plaintext", "a", "RPS, median (min…max)"), mainCell(md.String(), "plaintext", "a (control)", "RPS, median (min…max)")
+		if strings.Contains(ra, "†") != strings.Contains(rc, "†") {
+			t.Errorf("%s: one of the pair is marked generator-bound: %q, %q", tc.name, ra, rc)
 		}
 	}
 }

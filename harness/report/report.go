@@ -6,6 +6,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -22,7 +23,6 @@ import (
 	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
-	"github.com/webbench/webbench/harness/stats"
 )
 
 // WriteDir writes README.md and charts/*.svg into dir, from run alone.
@@ -61,8 +61,37 @@ func WriteDir(dir string, run *results.Run) error {
 	return results.WriteFileAtomic(filepath.Join(dir, "README.md"), []byte(b.String()))
 }
 
+// markdown renders a run's README.md: its header, then the tables of
+// each scenario with links to its charts, then the cells that did not
+// finish ok.
 func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	b := &strings.Builder{}
+	preamble(b, run)
+	matrixLines(b, run.Matrix)
+	b.WriteString("\n")
+	if err := baseImages(b, run); err != nil {
+		return err
+	}
+	if err := generatorTable(b, run); err != nil {
+		return err
+	}
+	for _, sc := range scenarios(run) {
+		if err := scenarioTable(b, run, sc); err != nil {
+			return err
+		}
+		chartLinks(b, sc, charts)
+	}
+	for _, rel := range run.Matrix.RelativeTo {
+		relativeTable(b, run, rel)
+	}
+	notOK(b, run)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// preamble writes the README's title, how the run ended, its warnings and
+// where it ran: machine, harness, ceilings and noise floors.
+func preamble(b *strings.Builder, run *results.Run) {
 	env := run.Environment
 	fmt.Fprintf(b, "# Results: %s\n\n", mdtext.Text(env.Label))
 	switch {
@@ -99,6 +128,12 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	if line := ceilings(run.Ceilings); line != "" {
 		b.WriteString(line)
 	}
+	noiseFloors(b, run)
+}
+
+// noiseFloors writes a header line per A/A control: what it says of the
+// machine's noise.
+func noiseFloors(b *strings.Builder, run *results.Run) {
 	for _, nf := range results.NoiseFloors(run) {
 		interval := "95% CI"
 		if !nf.HasCI {
@@ -118,12 +153,15 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		fmt.Fprintf(b, "- Noise floor (A/A control: %s measured twice, %d paired trials%s): %+.1f%% (%s %+.1f%%…%+.1f%%); differences smaller than ±%.1f%% are noise on this machine%s\n",
 			mdtext.Code(nf.Cell), nf.N, apart, 100*(nf.Ratio-1), interval, 100*(nf.Lo-1), 100*(nf.Hi-1), 100*nf.Floor, within)
 	}
-	m := run.Matrix
+}
+
+// matrixLines writes the header lines of how the matrix was run: each
+// trial, the trial count, where the generator ran, and the order.
+func matrixLines(b *strings.Builder, m results.Settings) {
 	profile := m.Profile
 	if profile == "" {
 		profile = "(none)"
 	}
-	how := m.PerTrial()
 	agg := m.Load.Aggregate
 	if agg == "" {
 		agg = results.AggregateMedian
@@ -136,7 +174,7 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 		where += " (unpinned cells: on every core)"
 	}
 	fmt.Fprintf(b, "- Matrix: %s, profile %s; each trial %s, warm-up %s, %d trial(s), %s shown; %s\n",
-		mdtext.Code(m.File), mdtext.Code(profile), how, m.Load.Warmup, m.Load.Trials, agg, where)
+		mdtext.Code(m.File), mdtext.Code(profile), m.PerTrial(), m.Load.Warmup, m.Load.Trials, agg, where)
 	if m.Only != "" {
 		fmt.Fprintf(b, "- Cells selected with %s\n", mdtext.Code("--only "+m.Only))
 	}
@@ -152,34 +190,19 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	case results.Sequential:
 		b.WriteString("- Trials run cell by cell\n")
 	}
-	b.WriteString("\n")
+}
 
-	if err := baseImages(b, run); err != nil {
-		return err
-	}
-	if err := generatorTable(b, run); err != nil {
-		return err
-	}
-	for _, sc := range scenarios(run) {
-		if err := scenarioTable(b, run, sc); err != nil {
-			return err
-		}
-		var links []string
-		for _, c := range charts {
-			if strings.HasSuffix(c.File, "-"+unsafeName.ReplaceAllString(sc, "_")+".svg") {
-				links = append(links, fmt.Sprintf("[%s](charts/%s)", mdtext.Text(strings.NewReplacer("[", "(", "]", ")").Replace(c.Title)), c.File))
-			}
-		}
-		if len(links) > 0 {
-			fmt.Fprintf(b, "Charts: %s\n\n", strings.Join(links, " · "))
+// chartLinks writes the line linking the scenario's charts, if it has any.
+func chartLinks(b *strings.Builder, scenario string, charts []Chart) {
+	var links []string
+	for _, c := range charts {
+		if strings.HasSuffix(c.File, "-"+unsafeName.ReplaceAllString(scenario, "_")+".svg") {
+			links = append(links, fmt.Sprintf("[%s](charts/%s)", mdtext.Text(strings.NewReplacer("[", "(", "]", ")").Replace(c.Title)), c.File))
 		}
 	}
-	for _, rel := range run.Matrix.RelativeTo {
-		relativeTable(b, run, rel)
+	if len(links) > 0 {
+		fmt.Fprintf(b, "Charts: %s\n\n", strings.Join(links, " · "))
 	}
-	notOK(b, run)
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // keyHeader is the first columns of a table of rows: the target, and the
@@ -197,22 +220,6 @@ func keyCells(target, params string, hasParams bool) []any {
 		return []any{mdtext.Text(target), mdtext.Text(params)}
 	}
 	return []any{mdtext.Text(target)}
-}
-
-// intervalHeader heads the column of interval: the 95% CI of the median
-// where there are trials enough for one, else min…max (with 6 trials the
-// two are the same: one column, not two that repeat each other).
-const intervalHeader = "95% CI (min…max under 6 trials)"
-
-// interval is s's 95% CI, or its min…max without one.
-func interval(s stats.Summary) string {
-	if s.HasCI {
-		return numfmt.Sig(s.Lo) + "…" + numfmt.Sig(s.Hi)
-	}
-	if s.N == 0 {
-		return "—"
-	}
-	return numfmt.Sig(s.Min) + "…" + numfmt.Sig(s.Max)
 }
 
 // newTable is a Markdown table whose numeric columns are right-aligned.
@@ -285,193 +292,6 @@ func connsText(conns int, close bool) string {
 		return strconv.Itoa(conns) + ", close"
 	}
 	return strconv.Itoa(conns)
-}
-
-func paramText(c *results.Cell) string { return c.ParamText() }
-
-// scenarioTable writes one table of the scenario's ok cells (see Rows for
-// the order), then its core-scaling table when several core counts ran.
-func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error {
-	all, failing := results.Rows(run, scenario), results.Failing(run, scenario)
-	// A fixed-rate cell that failed with trials (a rate not sustained) is
-	// a row of the fixed-rate table, marked there.
-	failing = slices.DeleteFunc(failing, func(c *results.Cell) bool { return c.Rate > 0 && len(c.Trials) > 0 })
-	if len(all) == 0 && len(failing) == 0 && len(results.RateRows(run, scenario)) == 0 {
-		return nil
-	}
-	rows := results.FullSpeed(all)
-	hasParams := false
-	for _, r := range rows {
-		hasParams = hasParams || r.Params != ""
-	}
-	for _, c := range failing {
-		hasParams = hasParams || len(c.Params) > 0
-	}
-	agg := run.Matrix.Load.Aggregate
-	if len(rows) > 0 {
-		agg = rows[0].Aggregate
-	}
-	fmt.Fprintf(b, "## %s\n\n", mdtext.Text(scenario))
-	t := newTable(b)
-	header := keyHeader(hasParams)
-	header = append(header, "cores", "conns", "RPS ("+string(agg)+")", intervalHeader, "CV", "vs fastest",
-		"% ceiling", "bounded by", "MB/s", "p50 ms", "p99 ms", "mean ms", "max ms", "errors", "target CPU", "peak MiB", "runtime")
-	t.Header(header...)
-	var mk marks
-	for _, r := range rows {
-		if err := t.Append(mk.row(r, hasParams)...); err != nil {
-			return err
-		}
-	}
-	for _, c := range failing {
-		row := keyCells(c.Label(), paramText(c), hasParams)
-		row = append(row, strconv.Itoa(c.Cores()), connsText(c.Connections, c.Close), "**fails**")
-		for len(row) < len(header)-1 {
-			row = append(row, "—")
-		}
-		runtime := ""
-		if c.Image != nil {
-			runtime = mdtext.Text(c.Image.RuntimeVersion)
-		}
-		if err := t.Append(append(row, runtime)...); err != nil {
-			return err
-		}
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	notes := mk.notes(len(rows) > 0)
-	for _, c := range failing {
-		notes = append(notes, fmt.Sprintf("**fails** %s: %s", mdtext.Code(c.ID()), mdtext.Text(c.Reason)))
-	}
-	if len(notes) > 0 {
-		b.WriteString("\n" + strings.Join(notes, "  \n") + "\n")
-	}
-	b.WriteString("\n")
-	if err := crosscheckTable(b, run, scenario, hasParams); err != nil {
-		return err
-	}
-	if err := fixedRateTable(b, run, scenario, hasParams); err != nil {
-		return err
-	}
-	if err := capacityTable(b, run, scenario, hasParams); err != nil {
-		return err
-	}
-	if err := serviceTable(b, scenario, all, hasParams); err != nil {
-		return err
-	}
-	if err := protocolTable(b, scenario, rows, hasParams); err != nil {
-		return err
-	}
-	if err := footprintTable(b, scenario, rows, hasParams); err != nil {
-		return err
-	}
-	return scalingTable(b, scenario, rows)
-}
-
-// marks collects what the rows of a scenario's table were marked with,
-// for the notes under it.
-type marks struct {
-	noisy, unsure, notSig bool
-	bound                 []string // one note per generator-bound row
-	waiting               []string // one note per row bounded by neither
-	unclear               []string // one note per row the CPU figures do not place
-	shared                []string // one note per row whose generator shared the target's cores
-}
-
-// row is r's line of the scenario table.
-func (mk *marks) row(r *results.Row, hasParams bool) []any {
-	rps := numfmt.Sig(r.RPS)
-	if len(r.BoundBy) > 0 {
-		rps += " †"
-		mk.bound = append(mk.bound, fmt.Sprintf("† %s: %s.", mdtext.Code(r.ID), mdtext.Text(strings.Join(r.BoundBy, "; "))))
-	}
-	ceiling := "—"
-	if r.CeilingShare > 0 {
-		ceiling = numfmt.Percent(r.CeilingShare)
-	}
-	if r.Noisy {
-		rps += " ⚠"
-		mk.noisy = true
-	}
-	ci := interval(r.RPSStats)
-	cv := "—"
-	if r.RPSStats.N > 1 {
-		cv = numfmt.Sig(100*r.RPSStats.CV) + "%"
-	}
-	ratio := numfmt.Sig(r.VsFastest) + "×"
-	switch r.Versus {
-	case "~":
-		ratio += " ~"
-		mk.notSig = true
-	case "?":
-		ratio += " ?"
-		mk.unsure = true
-	}
-	row := keyCells(r.Target, r.Params, hasParams)
-	bound := "—"
-	switch r.Bound {
-	case results.BoundGenerator:
-		bound = "generator †"
-	case results.BoundServer:
-		bound = "server cores"
-	case results.BoundWaiting:
-		bound = "**waiting**"
-		mk.waiting = append(mk.waiting, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
-	case results.BoundShared:
-		bound = "shared cores"
-		mk.shared = append(mk.shared, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
-	case results.BoundUnclear:
-		bound = "unclear"
-		mk.unclear = append(mk.unclear, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy)))
-	}
-	return append(row, strconv.Itoa(r.Cores), connsText(r.Connections, r.Close), rps, ci,
-		cv, ratio, ceiling, bound, numfmt.Sig(r.MBps), meanText(r.P50.Median), meanText(r.P99.Median), meanText(r.MeanMS), meanText(r.MaxMS),
-		numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU), numfmt.Sig(r.PeakMiB), mdtext.Text(r.Runtime))
-}
-
-// notes explain the marks under the table; measured says the table has
-// measured rows.
-func (mk *marks) notes(measured bool) []string {
-	var notes []string
-	if len(mk.bound) > 0 {
-		notes = append(notes, fmt.Sprintf("† generator-bound: at ≥ %.0f%% of the load generator's measured ceiling, or its CPU at ≥ %.0f%% of its cores; the number is a floor set by the load generator, not the server's limit.",
-			100*results.CeilingBound, 100*results.GeneratorBoundShare))
-		notes = append(notes, mk.bound...)
-	}
-	if len(mk.waiting) > 0 {
-		notes = append(notes, fmt.Sprintf("**waiting**: bounded neither by the server's cores (its CPU under %.0f%% of them) nor by the load generator: "+
-			"the server waited, and the number measures its waiting, not its speed. Usual causes: I/O, locks, a small listen backlog, "+
-			"Nagle's algorithm meeting delayed ACKs.", 100*results.ServerBoundShare))
-		notes = append(notes, mk.waiting...)
-	}
-	if len(mk.shared) > 0 {
-		notes = append(notes, "shared cores: the load generator ran on the target's own cores (together) or neither was pinned (unpinned), "+
-			"so the CPU cannot tell which of the two bounded the cell, and the generator's CPU rule of † does not apply; the generator's share of the CPU is given. "+
-			"A ceiling, where measured, was measured the same way: the generator beside the fixed-response server on those cores.")
-		notes = append(notes, mk.shared...)
-	}
-	if len(mk.unclear) > 0 {
-		notes = append(notes, fmt.Sprintf("unclear: the server used %.0f–%.0f%% of its cores and the load generator had room: the CPU figures do not say what bounded it "+
-			"(the kernel's work for a connection is not always charged to the server's container).", 100*results.WaitingShare, 100*results.ServerBoundShare))
-		notes = append(notes, mk.unclear...)
-	}
-	if mk.noisy {
-		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*results.NoisyCV))
-	}
-	if mk.notSig {
-		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap, or the difference is within the noise floor.")
-	}
-	if mk.unsure {
-		notes = append(notes, "? one trial: no way to tell the difference from noise.")
-	}
-	if measured {
-		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number. "+
-			"MB/s: bytes read (headers included) per second; p50, p99 and mean: medians over the trials; max: the longest request of any trial. "+
-			fmt.Sprintf("bounded by: the load generator (†), else the server's cores (its CPU at ≥ %.0f%% of them), else neither (**waiting**: under %.0f%%, the generator with room; unclear between); — where CPU was not sampled.",
-				100*results.ServerBoundShare, 100*results.WaitingShare))
-	}
-	return notes
 }
 
 // subTable starts a scenario's sub-table ("### scenario: title") over the
@@ -670,55 +490,71 @@ func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasPar
 	} else {
 		fmt.Fprintf(b, "### %s: latency against rate\n\n", mdtext.Text(scenario))
 	}
+	sp := spreadOf(false)
+	for _, c := range curves {
+		if c.Capacity != nil {
+			sp.add(*c.Capacity)
+		}
+	}
 	t := newTable(b)
 	header := keyHeader(hasParams)
 	header = append(header, "loop", "cores", "conns", "rates tried", "knee")
 	if len(slo) > 0 {
-		header = append(header, "capacity (median)", "95% CI or min…max", "trials within at each rate")
+		header = append(header, "capacity (median)", cmp.Or(sp.name(), "interval"), "trials within at each rate")
 	}
 	t.Header(header...)
 	var notes []string
 	for _, c := range curves {
-		row := keyCells(c.Target, c.Params, hasParams)
-		loop := "closed, rate-limited"
-		if c.OpenLoop {
-			loop = "open"
-		}
-		knee := "none (latency within 2×)"
-		if c.Knee > 0 {
-			knee = numfmt.Count(int64(c.Knee)) + "/s"
-		}
-		tried := numfmt.Count(int64(c.Points[0].Rate)) + "…" + numfmt.Count(int64(c.Points[len(c.Points)-1].Rate)) + "/s (" + strconv.Itoa(len(c.Points)) + ")"
-		row = append(row, loop, strconv.Itoa(c.Cores), connsText(c.Connections, c.Close), tried, knee)
-		if cp := c.Capacity; cp != nil {
-			capText := "**none**"
-			if cp.Median > 0 {
-				capText = numfmt.Count(int64(cp.Median)) + "/s"
-			}
-			spread := numfmt.Count(int64(cp.Min)) + "…" + numfmt.Count(int64(cp.Max))
-			if cp.HasCI {
-				spread = numfmt.Count(int64(cp.Lo)) + "…" + numfmt.Count(int64(cp.Hi))
-			}
-			var met []string
-			for _, p := range c.Points {
-				m := fmt.Sprintf("%d/%d", p.Met, p.Trials)
-				if p.Bound {
-					m += " †"
-				}
-				met = append(met, m)
-			}
-			row = append(row, capText, spread, strings.Join(met, " "))
-			if c.CapacityUnsure != "" {
-				notes = append(notes, mdtext.Text(c.Target)+": "+mdtext.Text(c.CapacityUnsure)+".")
-			}
-		}
-		if err := t.Append(row...); err != nil {
+		if err := t.Append(capacityRow(c, sp, hasParams)...); err != nil {
 			return err
+		}
+		if c.Capacity != nil && c.CapacityUnsure != "" {
+			notes = append(notes, mdtext.Text(c.Target)+": "+mdtext.Text(c.CapacityUnsure)+".")
 		}
 	}
 	if err := t.Render(); err != nil {
 		return err
 	}
+	capacityNotes(b, curves, len(slo) > 0, notes)
+	return nil
+}
+
+// capacityRow is c's line of the capacity table; sp heads its interval.
+func capacityRow(c *results.Curve, sp spread, hasParams bool) []any {
+	row := keyCells(c.Target, c.Params, hasParams)
+	loop := "closed, rate-limited"
+	if c.OpenLoop {
+		loop = "open"
+	}
+	knee := "none (latency within 2×)"
+	if c.Knee > 0 {
+		knee = numfmt.Count(int64(c.Knee)) + "/s"
+	}
+	tried := numfmt.Count(int64(c.Points[0].Rate)) + "…" + numfmt.Count(int64(c.Points[len(c.Points)-1].Rate)) + "/s (" + strconv.Itoa(len(c.Points)) + ")"
+	row = append(row, loop, strconv.Itoa(c.Cores), connsText(c.Connections, c.Close), tried, knee)
+	cp := c.Capacity
+	if cp == nil {
+		return row
+	}
+	capText := "**none**"
+	if cp.Median > 0 {
+		capText = numfmt.Count(int64(cp.Median)) + "/s"
+	}
+	var met []string
+	for _, p := range c.Points {
+		m := fmt.Sprintf("%d/%d", p.Met, p.Trials)
+		if p.Bound {
+			m += " †"
+		}
+		met = append(met, m)
+	}
+	count := func(x float64) string { return numfmt.Count(int64(x)) }
+	return append(row, capText, sp.text(*cp, count), strings.Join(met, " "))
+}
+
+// capacityNotes explains the capacity table under it; withSLO says it has
+// the capacity columns, notes are its rows' own.
+func capacityNotes(b *strings.Builder, curves []*results.Curve, withSLO bool, notes []string) {
 	b.WriteString("\nknee: the last rate before the latency turns up (Kneedle on log rate and log " + curves[0].Percentile +
 		"; none when it stays within 2× over the rates tried). ")
 	for _, c := range curves {
@@ -728,7 +564,7 @@ func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasPar
 			break
 		}
 	}
-	if len(slo) > 0 {
+	if withSLO {
 		b.WriteString("capacity: for each trial, the highest offered rate whose trial sustained it in good answers (≥ 99%) with every percentile of the objective within its bound; " +
 			"median over the trials (0 when no rate met it). A percentile the generator does not report never meets an objective.")
 	}
@@ -736,11 +572,8 @@ func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasPar
 		b.WriteString("  \n" + strings.Join(notes, "  \n"))
 	}
 	b.WriteString("\n\n")
-	return nil
 }
 
-// meanText is a mean latency, or "—" for results written before it was
-// recorded.
 // crosscheckTable shows, for a run with a cross-check, each cell as the
 // cross-check's generator measured it beside another generator's figure,
 // whether they agree, and the targets whose order flips between them.
@@ -798,11 +631,15 @@ func generatorTable(b *strings.Builder, run *results.Run) error {
 	}
 	b.WriteString("## Load generators\n\n")
 	t := newTable(b)
-	t.Header("generator", "version", "ok cells", "requests per generator CPU-second (median of its bound trials)", intervalHeader, "ceilings (rps; per CPU-second)")
+	sp := spreadOf(false)
 	for _, g := range gens {
-		per, ci := "—", "—"
+		sp.add(g.PerCPU)
+	}
+	t.Header("generator", "version", "ok cells", "requests per generator CPU-second (median of its bound trials)", cmp.Or(sp.name(), "interval"), "ceilings (rps; per CPU-second)")
+	for _, g := range gens {
+		per, ci := "—", sp.text(g.PerCPU, numfmt.Sig)
 		if g.PerCPU.N > 0 {
-			per, ci = numfmt.Sig(g.PerCPU.Median), interval(g.PerCPU)
+			per = numfmt.Sig(g.PerCPU.Median)
 		}
 		var ceils []string
 		for _, c := range g.Ceilings {

@@ -10,7 +10,9 @@ import (
 
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/internal/golden"
+	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/stats"
 )
 
 // goldenFile compares got with testdata/name, or rewrites it with -update.
@@ -254,3 +256,118 @@ func TestMarkdownInjection(t *testing.T) {
 func squash(s string) string { return spaces.ReplaceAllString(s, " ") }
 
 var spaces = regexp.MustCompile(` +`)
+
+// mainTableHeaders are the header cells of each scenario's main table: the
+// first table after its "## " heading.
+func mainTableHeaders(md string) map[string][]string {
+	out := map[string][]string{}
+	scenario := ""
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			scenario = strings.TrimPrefix(line, "## ")
+		case strings.HasPrefix(line, "### "):
+			scenario = "" // a sub-table
+		case scenario != "" && strings.HasPrefix(line, "|") && out[scenario] == nil:
+			var cells []string
+			for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
+				cells = append(cells, strings.TrimSpace(c))
+			}
+			out[scenario] = cells
+		}
+	}
+	return out
+}
+
+// A scenario's main table keeps to mainColumns however many settings its
+// cells span (params, cores, connections with and without keep-alive),
+// with A/A controls, a generator-bound cell and a failed one among them:
+// past that GitHub scrolls it sideways. What it leaves out is in the
+// details table.
+func TestMainTableColumns(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var more []*results.Cell
+	for _, c := range run.Cells {
+		if c.Status != results.OK {
+			continue
+		}
+		for i, variant := range []struct {
+			cpus, conns int
+			close       bool
+		}{{2, 256, false}, {1, 64, true}} {
+			twin := *c
+			twin.CPUs, twin.Connections, twin.Close = variant.cpus, variant.conns, variant.close
+			twin.Control = i == 0
+			more = append(more, &twin)
+		}
+	}
+	run.Cells = append(run.Cells, more...)
+	md := string(markdownOf(t, run))
+	headers := mainTableHeaders(md)
+	if len(headers) < 2 {
+		t.Fatalf("found the main tables of %d scenarios, want 2:\n%s", len(headers), md)
+	}
+	for sc, h := range headers {
+		if len(h) > mainColumns {
+			t.Errorf("%s: the main table has %d columns, want at most %d: %q", sc, len(h), mainColumns, h)
+		}
+	}
+	if h := headers["records"]; len(h) < 2 || h[1] != "params · cores · conns" {
+		t.Errorf("records: the settings that differ are not one column: %q", h)
+	}
+	if !strings.Contains(squash(md), squash("| svc:cluster | n=10 · 1 · 64, close |")) {
+		t.Errorf("records: a row lacks its params, cores and connections:\n%s", md)
+	}
+	for _, want := range []string{"### plaintext: details", "### records: details"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+}
+
+// An interval column's header names what its cells hold: a header that
+// hedges on a trial count ("95% CI (min…max under 6 trials)") reads as a
+// claim about the run. Only where cells of both kinds share the column
+// does a cell say which it is.
+func TestIntervalHeader(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// plaintext's cells have 1 and 3 trials: min…max, or none.
+	if h := mainTableHeaders(string(markdownOf(t, run)))["plaintext"]; !slices.Contains(h, "RPS, median (min…max)") {
+		t.Errorf("plaintext's main table does not say its intervals are min…max: %q", h)
+	}
+	six := stats.Describe([]float64{10, 11, 12, 13, 14, 15})
+	three := stats.Describe([]float64{10, 11, 12})
+	one := stats.Describe([]float64{10})
+	for _, tc := range []struct {
+		best       bool
+		cells      []stats.Summary
+		name, text string // text of the last cell
+	}{
+		{false, []stats.Summary{six, six}, "95% CI", numfmt.Sig(six.Lo) + "…" + numfmt.Sig(six.Hi)},
+		{false, []stats.Summary{three, one}, "min…max", "—"},
+		{false, []stats.Summary{three}, "min…max", "10.0…12.0"},
+		{false, []stats.Summary{six, three}, "95% CI, or min…max where so marked", "min…max 10.0…12.0"},
+		{true, []stats.Summary{six}, "min…max", "10.0…15.0"},
+		{false, []stats.Summary{one}, "", "—"},
+	} {
+		sp := spreadOf(tc.best)
+		for _, s := range tc.cells {
+			sp.add(s)
+		}
+		if got := sp.name(); got != tc.name {
+			t.Errorf("%+v: header %q, want %q", tc, got, tc.name)
+		}
+		if got := sp.text(tc.cells[len(tc.cells)-1], numfmt.Sig); got != tc.text {
+			t.Errorf("%+v: cell %q, want %q", tc, got, tc.text)
+		}
+		if strings.Contains(sp.name(), "6") {
+			t.Errorf("header %q names a trial count", sp.name())
+		}
+	}
+}

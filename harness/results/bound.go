@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/stats"
@@ -25,17 +26,25 @@ const (
 	WaitingShare     = 0.50
 )
 
+// evidence is what a bound is judged from: one cell's trials, or an A/A
+// pair's together (see pairBounds).
+type evidence struct {
+	trials    []Trial
+	targetCPU float64  // the server's CPU in cores, median over the trials
+	boundBy   []string // the rules that call the trials generator-bound
+}
+
 // judgeBound says which of the three bounded r, with the figures: the
 // generator (†, its ceiling or CPU), else the server's cores (its CPU at
 // ServerBoundShare of them or more), else neither — the server waited, and
 // the number measures its waiting, not its speed. Fixed-rate cells are
 // bounded by their rate: no judgement.
-func judgeBound(r *Row, c *Cell) {
-	if r.Rate > 0 || len(c.Trials) == 0 {
+func judgeBound(r *Row, c *Cell, e evidence) {
+	if r.Rate > 0 || len(e.trials) == 0 {
 		return
 	}
 	var lg []float64
-	for _, t := range c.Trials {
+	for _, t := range e.trials {
 		lg = append(lg, t.LoadgenCPUCores)
 	}
 	lgCores := 0
@@ -45,22 +54,22 @@ func judgeBound(r *Row, c *Cell) {
 	lgCPU := stats.Describe(lg).Median
 	server := 0.0
 	if r.CPUs > 0 {
-		server = r.TargetCPU / float64(r.CPUs)
+		server = e.targetCPU / float64(r.CPUs)
 	}
 	if r.Pinning != "" { // the generator shares the target's cores
-		if total := r.TargetCPU + lgCPU; total > 0 {
+		if total := e.targetCPU + lgCPU; total > 0 {
 			r.Bound = BoundShared
 			r.BoundWhy = fmt.Sprintf("the generator took %.0f%% of the CPU the two used (server %.2f, generator %.2f cores, on %s)",
-				100*lgCPU/total, r.TargetCPU, lgCPU, c.CPUSet)
+				100*lgCPU/total, e.targetCPU, lgCPU, c.CPUSet)
 		}
 		return
 	}
 	switch {
-	case len(r.BoundBy) > 0:
+	case len(e.boundBy) > 0:
 		r.Bound, r.BoundWhy = BoundGenerator, fmt.Sprintf("server at %.0f%% of its %d core(s)", 100*server, r.CPUs)
 	case server >= ServerBoundShare:
 		r.Bound, r.BoundWhy = BoundServer, fmt.Sprintf("server at %.0f%% of its %d core(s)", 100*server, r.CPUs)
-	case r.TargetCPU == 0 || lgCores == 0:
+	case e.targetCPU == 0 || lgCores == 0:
 		return // CPU not sampled (a trial shorter than two samples): nothing to tell
 	default:
 		lgShare := lgCPU / float64(lgCores)
@@ -70,4 +79,64 @@ func judgeBound(r *Row, c *Cell) {
 			r.Bound = BoundWaiting
 		}
 	}
+}
+
+// pairBounds gives each A/A control among rows and its twin one bound,
+// and returns each of the two rows' other (nil for a row without one).
+//
+// The two are one server measured twice, so what bounded it is judged
+// once, over the trials of both cells together, as if they were one cell
+// of twice the trials: the generator rules read the pooled headline
+// against the ceiling the runner used (any trial with the generator's CPU
+// past its share counts), and the CPU rules the medians of the server's
+// and the generator's CPU over all the trials. Judged apart, a pair whose
+// figures straddle a threshold showed two labels for one server. Both
+// rows then carry the pair's BoundBy, Bound and BoundWhy (so their † and
+// their label agree), and BoundWith names the other; each keeps its own
+// ceiling share and count of generator-bound trials.
+func pairBounds(rows []*Row) map[*Row]*Row {
+	twins := map[*Row]*Row{}
+	byID := map[string]*Row{}
+	for _, r := range rows {
+		if !r.Control {
+			byID[r.ID] = r
+		}
+	}
+	for _, ctl := range rows {
+		if !ctl.Control || ctl.cell == nil {
+			continue
+		}
+		k := ctl.cell.Key()
+		k.Control = false
+		twin := byID[k.ID()]
+		if twin == nil || twin.cell == nil {
+			continue
+		}
+		twins[ctl], twins[twin] = twin, ctl
+		if ctl.Rate > 0 {
+			continue // bounded by its rate: nothing to judge
+		}
+		e := pooled(twin.cell, ctl.cell, ctl.Aggregate)
+		for _, p := range [][2]*Row{{twin, ctl}, {ctl, twin}} {
+			r := p[0]
+			r.BoundBy, r.Bound, r.BoundWhy, r.BoundWith = e.boundBy, "", "", p[1].ID
+			judgeBound(r, r.cell, e)
+		}
+	}
+	return twins
+}
+
+// pooled is the evidence of a's and b's trials together: summarized under
+// agg, judged against the ceiling either cell's summary was judged with.
+func pooled(a, b *Cell, agg Aggregate) evidence {
+	trials := append(slices.Clone(a.Trials), b.Trials...)
+	s := Summarize(trials, agg)
+	ceiling := 0.0
+	for _, c := range []*Cell{a, b} {
+		if cs := c.Summary; ceiling == 0 && cs != nil && cs.CeilingShare > 0 {
+			ceiling = cs.RPS / cs.CeilingShare
+		}
+	}
+	s.JudgeBound(ceiling, a.Pinning != "")
+	return evidence{trials: trials, targetCPU: s.TargetCPUCores, boundBy: s.BoundBy}
 }

@@ -23,7 +23,10 @@ type Row struct {
 	Rate        int    `json:"rate,omitempty"`             // fixed requests/s; 0: as fast as the generator could
 	Generator   string `json:"generator,omitempty"`        // the load generator, when not the default
 	Base        string `json:"-"`                          // target[:variant], without generator or control
-	Control     bool   `json:"-"`
+	// Control marks an A/A control: the same cell measured twice to show
+	// the machine's noise. It is no competitor: it has no VsFastest, and
+	// is never the fastest of its group.
+	Control     bool   `json:"control,omitempty"`
 	Unsustained int    `json:"unsustained_trials,omitempty"`
 	OpenLoop    bool   `json:"open_loop,omitempty"` // measured open-loop: latencies from intended send times
 	Pinning     string `json:"pinning,omitempty"`   // together or none: the generator shared the target's cores
@@ -58,9 +61,12 @@ type Row struct {
 	BoundBy        []string `json:"bound_by,omitempty"` // why the cell is generator-bound
 	// Bound is what bounded the cell: BoundGenerator, BoundServer or
 	// BoundWaiting ("" at a fixed rate, or without CPU samples); BoundWhy
-	// gives the figures.
+	// gives the figures. For an A/A control and its twin, BoundWith is the
+	// other cell's id: the two were judged together (see pairBounds), and
+	// BoundBy, Bound and BoundWhy are the pair's.
 	Bound     string  `json:"bounded_by,omitempty"`
 	BoundWhy  string  `json:"bounded_by_figures,omitempty"`
+	BoundWith string  `json:"bounded_with,omitempty"`
 	TargetCPU float64 `json:"target_cpu_cores"`
 	PeakMiB   float64 `json:"target_mem_peak_mib"`
 	// Footprint: the start-to-first-verified-answer time (median over
@@ -73,11 +79,13 @@ type Row struct {
 	SteadyMiB    float64            `json:"target_mem_steady_mib,omitempty"`
 	Runtime      string             `json:"runtime,omitempty"`
 	// VsFastest is RPS over the fastest RPS of the same scenario, params,
-	// cores and connections; Versus says whether that difference is
-	// significant: "" (it is, or this is the fastest), "~" (not), "?"
-	// (too few trials to tell).
+	// cores and connections, controls aside; Versus says whether that
+	// difference is significant: "" (it is, or this is the fastest), "~"
+	// (not), "?" (too few trials to tell). Both are zero for a control.
 	VsFastest float64 `json:"vs_fastest"`
 	Versus    string  `json:"vs_fastest_significance"`
+
+	cell *Cell // the cell the row shows
 }
 
 // rowGroup is the cells a row is compared with: same generator, pinning,
@@ -97,16 +105,28 @@ func groupOf(r *Row) rowGroup {
 }
 
 // Rows builds the rows of every ok cell of a scenario, sorted by params
-// (in matrix order), cores, connections, then headline RPS descending.
+// (in matrix order), cores, connections, then headline RPS descending, an
+// A/A control right after its twin. The fastest of each group is picked
+// among the cells that are not controls: a control is the same server as
+// its twin, measured again to show the noise, not a competitor.
 func Rows(run *Run, scenario string) []*Row {
 	rows, before := scenarioRows(run, scenario, func(c *Cell) bool { return c.Status == OK })
+	twins := pairBounds(rows)
+	rank := func(r *Row) float64 { // a control ranks with its twin
+		if t := twins[r]; t != nil && r.Control {
+			return t.RPS
+		}
+		return r.RPS
+	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		switch {
 		case a.Rate != b.Rate:
 			return a.Rate < b.Rate
-		case a.RPS != b.RPS:
-			return a.RPS > b.RPS
+		case rank(a) != rank(b):
+			return rank(a) > rank(b)
+		case a.Control != b.Control && twins[a] == b:
+			return b.Control
 		}
 		return a.Target < b.Target
 	})
@@ -114,13 +134,16 @@ func Rows(run *Run, scenario string) []*Row {
 	fastest := map[rowGroup]*Row{}
 	for _, r := range rows {
 		g := groupOf(r)
-		if f := fastest[g]; f == nil || r.RPS > f.RPS {
+		if f := fastest[g]; !r.Control && (f == nil || r.RPS > f.RPS) {
 			fastest[g] = r
 		}
 	}
 	noise := Noise(run)
 	for _, r := range rows {
 		f := fastest[groupOf(r)]
+		if r.Control || f == nil {
+			continue
+		}
 		if f.RPS > 0 {
 			r.VsFastest = r.RPS / f.RPS
 		}
@@ -229,7 +252,7 @@ func significance(a, b stats.Summary) string {
 // RowOf is c as a table row (its statistics computed from its trials).
 func RowOf(run *Run, c *Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
-	r := &Row{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
+	r := &Row{cell: c, ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
 		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Negotiated: c.Negotiated, Cores: c.Cores()}
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g
@@ -291,7 +314,7 @@ func RowOf(run *Run, c *Cell) *Row {
 		}
 	}
 	r.RPS = Headline(r.Aggregate, r.RPSStats)
-	judgeBound(r, c)
+	judgeBound(r, c, evidence{trials: c.Trials, targetCPU: r.TargetCPU, boundBy: r.BoundBy})
 	footprint(r, c)
 	if c.Image != nil {
 		r.Runtime = c.Image.RuntimeVersion

@@ -1,0 +1,441 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/webbench/webbench/harness/internal/mdtext"
+	"github.com/webbench/webbench/harness/numfmt"
+	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/stats"
+)
+
+// mainColumns is the most columns a scenario's main table may have: past
+// it GitHub scrolls the table sideways, and the figure a reviewer came for
+// is lost among the others, which the details table holds.
+const mainColumns = 10
+
+// scenarioTable writes a scenario's main table (its ok cells measured as
+// fast as the generator could, in Rows' order, and its failed cells), the
+// details of those rows, then its sub-tables: cross-check, fixed rates,
+// capacity, services, protocols, footprint and core scaling.
+func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error {
+	all, failing := results.Rows(run, scenario), results.Failing(run, scenario)
+	// A fixed-rate cell that failed with trials (a rate not sustained) is
+	// a row of the fixed-rate table, marked there.
+	failing = slices.DeleteFunc(failing, func(c *results.Cell) bool { return c.Rate > 0 && len(c.Trials) > 0 })
+	if len(all) == 0 && len(failing) == 0 && len(results.RateRows(run, scenario)) == 0 {
+		return nil
+	}
+	rows := results.FullSpeed(all)
+	pl := placeOf(rows, failing)
+	hasParams := pl.anyParams
+	fmt.Fprintf(b, "## %s\n\n", mdtext.Text(scenario))
+	if len(rows) > 0 || len(failing) > 0 {
+		if err := mainTable(b, run, rows, failing, pl); err != nil {
+			return err
+		}
+		if err := detailsTable(b, scenario, rows, failing, pl); err != nil {
+			return err
+		}
+	}
+	if err := crosscheckTable(b, run, scenario, hasParams); err != nil {
+		return err
+	}
+	if err := fixedRateTable(b, run, scenario, hasParams); err != nil {
+		return err
+	}
+	if err := capacityTable(b, run, scenario, hasParams); err != nil {
+		return err
+	}
+	if err := serviceTable(b, scenario, all, hasParams); err != nil {
+		return err
+	}
+	if err := protocolTable(b, scenario, rows, hasParams); err != nil {
+		return err
+	}
+	if err := footprintTable(b, scenario, rows, hasParams); err != nil {
+		return err
+	}
+	return scalingTable(b, scenario, rows)
+}
+
+// mainTable writes the figures a reviewer came for, one row per cell, in
+// at most mainColumns columns, with the notes its marks call for.
+func mainTable(b *strings.Builder, run *results.Run, rows []*results.Row, failing []*results.Cell, pl place) error {
+	agg := run.Matrix.Load.Aggregate
+	if len(rows) > 0 {
+		agg = rows[0].Aggregate
+	}
+	sp := spreadOf(agg == results.AggregateBest)
+	for _, r := range rows {
+		sp.add(r.RPSStats)
+	}
+	rps := "RPS, median"
+	if sp.best {
+		rps = "RPS, best trial"
+	}
+	if name := sp.name(); name != "" {
+		rps += " (" + name + ")"
+	}
+	if line := pl.shared(); line != "" {
+		b.WriteString(line + "\n\n")
+	}
+	t := newTable(b)
+	header := append(pl.header(), rps, "vs fastest", "bounded by", "p50 ms", "p99 ms", "errors", "CPU cores", "peak MiB")
+	t.Header(header...)
+	mk := marks{spread: sp}
+	for _, r := range rows {
+		if err := t.Append(mk.row(r, pl)...); err != nil {
+			return err
+		}
+	}
+	for _, c := range failing {
+		row := append(pl.cells(c.Label(), c.ParamText(), c.Cores(), c.Connections, c.Close), "**fails**")
+		for len(row) < len(header) {
+			row = append(row, "—")
+		}
+		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	notes := mk.notes(len(rows) > 0)
+	for _, c := range failing {
+		notes = append(notes, fmt.Sprintf("**fails** %s: %s", mdtext.Code(c.ID()), mdtext.Text(c.Reason)))
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n" + strings.Join(notes, "  \n") + "\n")
+	}
+	b.WriteString("\n")
+	return nil
+}
+
+// detailsTable writes every figure of the main table's rows that the main
+// table leaves out (the CSV and JSON have them too).
+func detailsTable(b *strings.Builder, scenario string, rows []*results.Row, failing []*results.Cell, pl place) error {
+	fmt.Fprintf(b, "### %s: details\n\n", mdtext.Text(scenario))
+	t := newTable(b)
+	t.Header(append(pl.header(), "trials", "RPS CV", "% of ceiling", "MB/s", "mean ms", "max ms", "runtime")...)
+	for _, r := range rows {
+		cv, ceiling := "—", "—"
+		if r.RPSStats.N > 1 {
+			cv = numfmt.Sig(100*r.RPSStats.CV) + "%"
+		}
+		if r.CeilingShare > 0 {
+			ceiling = numfmt.Percent(r.CeilingShare)
+		}
+		row := append(pl.cells(r.Target, r.Params, r.Cores, r.Connections, r.Close), strconv.Itoa(r.RPSStats.N), cv, ceiling,
+			numfmt.Sig(r.MBps), meanText(r.MeanMS), meanText(r.MaxMS), mdtext.Text(r.Runtime))
+		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	for _, c := range failing {
+		runtime := ""
+		if c.Image != nil {
+			runtime = mdtext.Text(c.Image.RuntimeVersion)
+		}
+		row := append(pl.cells(c.Label(), c.ParamText(), c.Cores(), c.Connections, c.Close), "**fails**", "—", "—", "—", "—", "—", runtime)
+		if err := t.Append(row...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\ntrials: the trials measured. RPS CV: their RPS's coefficient of variation (⚠ past " + fmt.Sprintf("%.0f%%", 100*results.NoisyCV) + "). " +
+		"% of ceiling: the headline RPS over the load generator's measured ceiling on the same cores and connections (— where none was measured). " +
+		"MB/s: bytes read (headers included) per second, median over the trials; mean: the trials' mean latencies, their median; max: the longest request of any trial. " +
+		"runtime: what the target's image reports it runs on.\n\n")
+	return nil
+}
+
+// marks collects what the rows of a main table were marked with, for the
+// notes under it.
+type marks struct {
+	spread                         spread
+	noisy, unsure, notSig, control bool
+	paired                         bool
+	bound                          []string // one note per generator-bound row
+	waiting                        []string // one note per row bounded by neither
+	unclear                        []string // one note per row the CPU figures do not place
+	shared                         []string // one note per row whose generator shared the target's cores
+}
+
+// row is r's line of the main table.
+func (mk *marks) row(r *results.Row, pl place) []any {
+	rps := numfmt.Sig(r.RPS)
+	if len(r.BoundBy) > 0 {
+		rps += " †"
+		mk.bound = append(mk.bound, fmt.Sprintf("† %s: %s%s.", mdtext.Code(r.ID), mdtext.Text(strings.Join(r.BoundBy, "; ")), judgedWith(r)))
+	}
+	if r.Noisy {
+		rps += " ⚠"
+		mk.noisy = true
+	}
+	if iv := mk.spread.text(r.RPSStats, numfmt.Sig); iv != "—" {
+		rps += " (" + iv + ")"
+	}
+	ratio := "—"
+	if r.Control {
+		mk.control = true
+	} else {
+		ratio = numfmt.Sig(r.VsFastest) + "×"
+		switch r.Versus {
+		case "~":
+			ratio += " ~"
+			mk.notSig = true
+		case "?":
+			ratio += " ?"
+			mk.unsure = true
+		}
+	}
+	mk.paired = mk.paired || r.BoundWith != ""
+	row := pl.cells(r.Target, r.Params, r.Cores, r.Connections, r.Close)
+	return append(row, rps, ratio, mk.boundLabel(r), meanText(r.P50.Median), meanText(r.P99.Median),
+		numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU), numfmt.Sig(r.PeakMiB))
+}
+
+// boundLabel is r's bounded-by cell; the bounds that need their figures
+// get a note.
+func (mk *marks) boundLabel(r *results.Row) string {
+	why := fmt.Sprintf("%s: %s%s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy), judgedWith(r))
+	switch r.Bound {
+	case results.BoundGenerator:
+		return "generator †"
+	case results.BoundServer:
+		return "server cores"
+	case results.BoundWaiting:
+		mk.waiting = append(mk.waiting, why)
+		return "**waiting**"
+	case results.BoundShared:
+		mk.shared = append(mk.shared, why)
+		return "shared cores"
+	case results.BoundUnclear:
+		mk.unclear = append(mk.unclear, why)
+		return "unclear"
+	}
+	return "—"
+}
+
+// judgedWith says, for an A/A control or its twin, that its bound was
+// judged over the trials of both.
+func judgedWith(r *results.Row) string {
+	if r.BoundWith == "" {
+		return ""
+	}
+	return " (judged over this cell's trials and " + mdtext.Code(r.BoundWith) + "'s together)"
+}
+
+// notes explain the marks under the table; measured says the table has
+// measured rows.
+func (mk *marks) notes(measured bool) []string {
+	var notes []string
+	if len(mk.bound) > 0 {
+		notes = append(notes, fmt.Sprintf("† generator-bound: at ≥ %.0f%% of the load generator's measured ceiling, or its CPU at ≥ %.0f%% of its cores; the number is a floor set by the load generator, not the server's limit.",
+			100*results.CeilingBound, 100*results.GeneratorBoundShare))
+		notes = append(notes, mk.bound...)
+	}
+	if len(mk.waiting) > 0 {
+		notes = append(notes, fmt.Sprintf("**waiting**: bounded neither by the server's cores (its CPU under %.0f%% of them) nor by the load generator: "+
+			"the server waited, and the number measures its waiting, not its speed. Usual causes: I/O, locks, a small listen backlog, "+
+			"Nagle's algorithm meeting delayed ACKs.", 100*results.ServerBoundShare))
+		notes = append(notes, mk.waiting...)
+	}
+	if len(mk.shared) > 0 {
+		notes = append(notes, "shared cores: the load generator ran on the target's own cores (together) or neither was pinned (unpinned), "+
+			"so the CPU cannot tell which of the two bounded the cell, and the generator's CPU rule of † does not apply; the generator's share of the CPU is given. "+
+			"A ceiling, where measured, was measured the same way: the generator beside the fixed-response server on those cores.")
+		notes = append(notes, mk.shared...)
+	}
+	if len(mk.unclear) > 0 {
+		notes = append(notes, fmt.Sprintf("unclear: the server used %.0f–%.0f%% of its cores and the load generator had room: the CPU figures do not say what bounded it "+
+			"(the kernel's work for a connection is not always charged to the server's container).", 100*results.WaitingShare, 100*results.ServerBoundShare))
+		notes = append(notes, mk.unclear...)
+	}
+	return append(notes, mk.legend(measured)...)
+}
+
+// legend explains the marks and columns every main table may have.
+func (mk *marks) legend(measured bool) []string {
+	var notes []string
+	if mk.noisy {
+		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*results.NoisyCV))
+	}
+	if mk.notSig {
+		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap, or the difference is within the noise floor.")
+	}
+	if mk.unsure {
+		notes = append(notes, "? one trial: no way to tell the difference from noise.")
+	}
+	if mk.control {
+		notes = append(notes, "— in vs fastest: an A/A control, its twin measured again to show the machine's noise; it is compared with nothing, and the fastest is picked without it.")
+	}
+	if mk.paired {
+		notes = append(notes, "An A/A control and its twin are one server: they get one bounded by, judged over both cells' trials together.")
+	}
+	if measured {
+		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number. "+
+			"p50 and p99: medians over the trials. CPU cores: the target's, median over the trials; peak MiB: its largest memory in any trial. "+
+			fmt.Sprintf("bounded by: the load generator (†), else the server's cores (its CPU at ≥ %.0f%% of them), else neither (**waiting**: under %.0f%%, the generator with room; unclear between); — where CPU was not sampled.",
+				100*results.ServerBoundShare, 100*results.WaitingShare))
+	}
+	return notes
+}
+
+// spread is what the intervals of a column show of each cell's trials: the
+// 95% CI of the median, or min…max where a cell has too few trials for one
+// (or its headline is the best trial, picked from that range). The column
+// is headed by what its cells hold, so that no header hedges on a trial
+// count a reader could take for the run's.
+type spread struct {
+	best       bool // the headline is the best trial: min…max, always
+	ci, minmax bool // some cell shows that kind
+}
+
+func spreadOf(best bool) spread { return spread{best: best} }
+
+// add counts s's interval in the column.
+func (sp *spread) add(s stats.Summary) {
+	switch {
+	case s.N < 2:
+	case s.HasCI && !sp.best:
+		sp.ci = true
+	default:
+		sp.minmax = true
+	}
+}
+
+// name heads the column: what its intervals are; "" when every cell had
+// one trial.
+func (sp spread) name() string {
+	switch {
+	case sp.ci && sp.minmax:
+		return "95% CI, or min…max where so marked"
+	case sp.ci:
+		return "95% CI"
+	case sp.minmax:
+		return "min…max"
+	}
+	return ""
+}
+
+// text is s's interval under the column's name, its ends formatted by f;
+// "—" for one trial or none.
+func (sp spread) text(s stats.Summary, f func(float64) string) string {
+	switch {
+	case s.N < 2:
+		return "—"
+	case s.HasCI && !sp.best:
+		return f(s.Lo) + "…" + f(s.Hi)
+	case sp.ci:
+		return "min…max " + f(s.Min) + "…" + f(s.Max)
+	}
+	return f(s.Min) + "…" + f(s.Max)
+}
+
+// place is where the rows of a scenario's tables ran: their params, cores
+// and connections. What every row shares is said once, above the main
+// table; what differs takes one column, so that a run of one setting
+// spends no column on it and the main table keeps to mainColumns.
+type place struct {
+	params, cores, conns bool // which differ between the rows
+	anyParams            bool // some row has params
+	first                placeKey
+	n                    int
+}
+
+type placeKey struct {
+	params string
+	cores  int
+	conns  int
+	close  bool
+}
+
+func placeOf(rows []*results.Row, failing []*results.Cell) place {
+	var pl place
+	add := func(k placeKey) {
+		if pl.n == 0 {
+			pl.first = k
+		}
+		pl.n++
+		pl.params = pl.params || k.params != pl.first.params
+		pl.cores = pl.cores || k.cores != pl.first.cores
+		pl.conns = pl.conns || k.conns != pl.first.conns || k.close != pl.first.close
+		pl.anyParams = pl.anyParams || k.params != ""
+	}
+	for _, r := range rows {
+		add(placeKey{params: r.Params, cores: r.Cores, conns: r.Connections, close: r.Close})
+	}
+	for _, c := range failing {
+		add(placeKey{params: c.ParamText(), cores: c.Cores(), conns: c.Connections, close: c.Close})
+	}
+	return pl
+}
+
+// header is the table's first columns: the target, then what differs
+// between its rows ("params · cores"), if anything does.
+func (pl place) header() []any {
+	var parts []string
+	for _, p := range []struct {
+		on   bool
+		name string
+	}{{pl.params, "params"}, {pl.cores, "cores"}, {pl.conns, "conns"}} {
+		if p.on {
+			parts = append(parts, p.name)
+		}
+	}
+	if len(parts) == 0 {
+		return []any{"target"}
+	}
+	return []any{"target", strings.Join(parts, " · ")}
+}
+
+// cells is a row's cells under header.
+func (pl place) cells(target, params string, cores, conns int, close bool) []any {
+	var parts []string
+	if pl.params {
+		parts = append(parts, cmp.Or(mdtext.Text(params), "—"))
+	}
+	if pl.cores {
+		parts = append(parts, strconv.Itoa(cores))
+	}
+	if pl.conns {
+		parts = append(parts, connsText(conns, close))
+	}
+	if len(parts) == 0 {
+		return []any{mdtext.Text(target)}
+	}
+	return []any{mdtext.Text(target), strings.Join(parts, " · ")}
+}
+
+// shared is the line that says what every row shares; "" when nothing is.
+func (pl place) shared() string {
+	if pl.n == 0 {
+		return ""
+	}
+	var parts []string
+	if !pl.params && pl.first.params != "" {
+		parts = append(parts, mdtext.Text(pl.first.params))
+	}
+	if !pl.cores {
+		parts = append(parts, fmt.Sprintf("%d core(s)", pl.first.cores))
+	}
+	if !pl.conns {
+		conns := fmt.Sprintf("%d connections", pl.first.conns)
+		if pl.first.close {
+			conns += ", keep-alive off"
+		}
+		parts = append(parts, conns)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Every row: " + strings.Join(parts, ", ") + "."
+}
