@@ -7,7 +7,7 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity hello-pinning hello-counts protocols fastcgi-limits serialization-long serialization-floor serialization-rounds serialization-blocked serialization-blocking serialization-visits serialization-asrun fastcgi-asrun test unit e2e fidelity overhead steadiness two-engines clean fmt vet
+.PHONY: all build tools test-tools matrix plan generators capacity protocols test unit study fidelity overhead steadiness two-engines clean fmt vet
 
 all: build
 
@@ -61,18 +61,7 @@ generators: build tools
 capacity: build tools
 	./bin/harness run --profile capacity --force $(ARGS)
 
-## hello-pinning: study 000's connection sweep with the load generator apart,
-## on the target's own core (as the study ran) and unpinned
-## → results/<label>-hello-pinning/
-hello-pinning: build tools
-	./bin/harness run --profile hello-pinning --force $(ARGS)
 
-## hello-counts: study 000's -n 1,000,000 against -n 10,000,000 in one run
-## (profile hello-counts: node-http:single with an A/A twin, c512, 1 core,
-## 3 interleaved trials per count; every 10M cell over its 1M twin; about
-## 45 minutes on this VM) → results/<label>-hello-counts/
-hello-counts: build tools
-	./bin/harness run --profile hello-counts --force $(ARGS)
 
 ## protocols: what TLS and HTTP/2 cost go-nethttp (profile protocols: plaintext
 ## over http1, https, h2 and h2c, all by h2load, interleaved; each over http1)
@@ -80,62 +69,22 @@ hello-counts: build tools
 protocols: build tools
 	./bin/harness run --profile protocols --force $(ARGS)
 
-## fastcgi-limits: study 003's topology measured against its own limit: nginx
-## alone (return 200, no backend) beside fastcgi-go, -node and -php, c20 and
-## c400 without keep-alive, by ab and bombardier → results/<label>-fastcgi-limits/
-fastcgi-limits: build tools
-	./bin/harness run --profile fastcgi-limits --force $(ARGS)
 
-## serialization-long: study 002's pass-through route with 15 s trials, net/http's
-## client against fasthttp's, with an A/A control → results/<label>-serialization-long/
-serialization-long: build tools
-	./bin/harness run --profile serialization-long --force $(ARGS)
 
-## serialization-floor: study 002's A/A noise floor with 60 s trials (serial-go
-## pass-through and its twin, 6 interleaved rounds; 57 minutes here)
-## → results/<label>-serialization-floor/
-serialization-floor: build tools
-	./bin/harness run --profile serialization-floor --force $(ARGS)
 
-## serialization-rounds: study 002's A/A noise floor with 12 rounds of 15 s
-## (serial-go pass-through and its twin, every cell of a round shuffled
-## freely with --unblocked, as first measured; 33 minutes here)
-## → results/<label>-serialization-rounds/
-serialization-rounds: build tools
-	./bin/harness run --profile serialization-rounds --unblocked --force $(ARGS)
 
-## serialization-blocked: as serialization-rounds, each A/A pair back to back
-## in its round (the default order; 34 minutes here)
-## → results/<label>-serialization-blocked/
-serialization-blocked: build tools
-	./bin/harness run --profile serialization-blocked --force $(ARGS)
 
-## serialization-blocking: serialization-blocked, then serialization-rounds
-## (free shuffle): the A/A floor with and without blocking, one after the
-## other on one machine, in this order even under make -j (68 minutes here)
-serialization-blocking: build tools
-	./bin/harness run --profile serialization-blocked --force $(ARGS)
-	./bin/harness run --profile serialization-rounds --unblocked --force $(ARGS)
 
-## serialization-visits: as serialization-blocked, run --sequential: each
-## cell's 12 trials in one visit, to set the noise inside a visit beside the
-## noise between visits (28 minutes here) → results/<label>-serialization-visits/
-serialization-visits: build tools
-	./bin/harness run --profile serialization-visits --sequential --force $(ARGS)
 
-## serialization-asrun: study 002 as it ran: one 120 s run per cell, no warm-up,
-## client, upstream and bombardier unpinned on every core; Go's and .NET's clients
-## (26 minutes here, .NET skipped) → results/<label>-serialization-asrun/
-serialization-asrun: build tools
-	./bin/harness run --profile serialization-asrun --force $(ARGS)
 
-## fastcgi-asrun: study 003 as it ran: ApacheBench without -k unpinned beside
-## nginx and its backends on every core, -c 20 -n 20000 and -c 400 -n 200000,
-## best of 10, nginx alone in the same rounds (16 minutes here; profiles fastcgi-asrun20 and
-## fastcgi-asrun400) → results/<label>-fastcgi-asrun20/ and -fastcgi-asrun400/
-fastcgi-asrun: build tools
-	./bin/harness run --profile fastcgi-asrun20 --force $(ARGS)
-	./bin/harness run --profile fastcgi-asrun400 --force $(ARGS)
+
+## study: render studies/$(STUDY)/README.md, every verdict computed from its
+## committed runs (STUDY=000-hello, 002-serialization or 003-fastcgi); with
+## PROFILE=P, first measure that study profile (studies/$(STUDY)/profiles.yaml)
+## → results/<label>-P/, to move under studies/$(STUDY)/runs/ and name in study.yaml
+STUDY ?= 000-hello
+study: build
+	$(if $(filter-out quick,$(PROFILE)),./bin/harness run -f matrix.yaml --profiles studies/$(STUDY)/profiles.yaml --profile $(PROFILE) $(ARGS) &&) ./bin/harness study studies/$(STUDY)
 
 ## test: unit and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools

@@ -141,13 +141,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 type matrixFlags struct {
-	file, profile, only, control, generator, crosscheck string
+	file, profiles, profile, only, control, generator, crosscheck string
 	maxCells                                            int64
 }
 
 func (m *matrixFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.file, "f", "matrix.yaml", "matrix `FILE`")
-	fs.StringVar(&m.profile, "profile", "", "profile `P` of the matrix file to apply")
+	fs.StringVar(&m.profile, "profile", "", "profile `P` of the matrix file (or of --profiles) to apply")
+	fs.StringVar(&m.profiles, "profiles", "", "a profiles `FILE` whose profiles join the matrix's (a study's studies/<id>/profiles.yaml)")
 	fs.StringVar(&m.only, "only", "", "cells to run (`SEL`): comma-separated NAME or TARGET/SCENARIO globs")
 	fs.StringVar(&m.control, "control", "", "TARGET[:VARIANT]/SCENARIO `CELL`s to measure twice, as an A/A control (overrides the matrix)")
 	fs.Int64Var(&m.maxCells, "max-cells", matrix.MaxCells, "refuse a matrix that expands to more than `N` cells")
@@ -158,7 +159,7 @@ func (m *matrixFlags) register(fs *flag.FlagSet) {
 // load reads the matrix and applies the profile and selector; every
 // problem is a usage error.
 func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
-	mx, err := matrix.Open(m.file)
+	mx, err := matrix.OpenWithProfiles(m.file, m.profiles)
 	if err == nil {
 		mx, err = mx.WithProfile(m.profile)
 	}
@@ -511,7 +512,7 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 	}
 	o.out, o.label = o.resume, prev.Environment.Label
 	// What the run was given, unless said again.
-	for name, v := range map[string]*string{"f": &mf.file, "profile": &mf.profile, "only": &mf.only, "control": &mf.control, "generator": &mf.generator, "crosscheck": &mf.crosscheck} {
+	for name, v := range map[string]*string{"f": &mf.file, "profiles": &mf.profiles, "profile": &mf.profile, "only": &mf.only, "control": &mf.control, "generator": &mf.generator, "crosscheck": &mf.crosscheck} {
 		if set[name] {
 			continue
 		}
@@ -520,6 +521,8 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 			if prev.Matrix.Path != "" {
 				*v = prev.Matrix.Path
 			}
+		case "profiles":
+			*v = prev.Matrix.Profiles
 		case "profile":
 			*v = prev.Matrix.Profile
 		case "only":

@@ -62,6 +62,37 @@ func Open(path string) (*Matrix, error) {
 	return Parse(path, data)
 }
 
+// OpenWithProfiles reads a matrix file and, when profiles is not "", a
+// profiles file beside it: a YAML document holding only a profiles:
+// mapping, as a study keeps its own (studies/<id>/profiles.yaml). Its
+// profiles join the matrix's; a problem in it is named at its own file,
+// line and column.
+func OpenWithProfiles(path, profiles string) (*Matrix, error) {
+	data, err := safefile.Read(path, MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	if profiles == "" {
+		return Parse(path, data)
+	}
+	extra, err := safefile.Read(profiles, MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	m, err := parseWith(path, data, &source{path: profiles, data: extra})
+	if err != nil {
+		return nil, err
+	}
+	m.ProfilesFile = profiles
+	return m, nil
+}
+
+// source is a second file whose profiles join the matrix's.
+type source struct {
+	path string
+	data []byte
+}
+
 // MaxContainers bounds the containers of one target (replicas summed over
 // its services): each gets its own limits, so nothing else bounds the
 // target as a whole.
@@ -83,115 +114,121 @@ const MaxFileSize = 1 << 20
 // (a mapping's keys are names), nonempty and unique (lists), str (a string,
 // not another scalar), min=/max= (integers and durations), zero (a
 // duration may be 0), oneof=a|b; why replaces the message of a min.
+// doc says what a key is for and example is one value of it, in YAML:
+// reference.go renders docs/matrix.md and docs/matrix.schema.json from
+// these types, and a key without both fails TestReferenceDocumentsEveryKey.
+// They are tags, not a map keyed by path, because loadSchema, limitsSchema,
+// reportSchema, rateSchema and sloSchema each sit at two paths: a field
+// carries its description wherever it appears.
 type (
 	fileSchema struct {
-		Version     *int                      `yaml:"version" check:"required" why:"write version: 1"`
-		Images      map[string]string         `yaml:"images" check:"names,str"`
-		Network     *Network                  `yaml:"network" check:"oneof=shared|bridge|host"`
-		Load        *loadSchema               `yaml:"load" check:"required"`
-		CPUs        []int                     `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
-		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000"`
-		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique"`
-		Rate        *rateSchema               `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
-		SLO         *sloSchema                `yaml:"slo"`
-		Pinning     []string                  `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none"`
-		Protocol    []string                  `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c"`
-		Requests    []int64                   `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000"`
-		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
-		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
-		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names"`
-		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names"`
-		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names"`
-		Control     *string                   `yaml:"control" check:"str"`
-		Limits      *limitsSchema             `yaml:"limits"`
-		Report      *reportSchema             `yaml:"report"`
-		Engines     map[string]engineSchema   `yaml:"engines" check:"names"`
-		Placement   *placementSchema          `yaml:"placement"`
+		Version     *int                      `yaml:"version" check:"required" why:"write version: 1" doc:"The schema version: 1, the only one this harness reads." example:"1"`
+		Images      map[string]string         `yaml:"images" check:"names,str" doc:"Base images by key: each is passed to every build as the build argument <KEY>_IMAGE, which a Dockerfile names in ARG and FROM." example:"{debian: 'debian:bookworm-slim', golang: 'golang:1.26-bookworm'}"`
+		Network     *Network                  `yaml:"network" check:"oneof=shared|bridge|host" doc:"How the load generator reaches the targets: shared (one loopback namespace), bridge (a bridge network of the run's own) or host (the host's network, Linux only)." example:"bridge"`
+		Load        *loadSchema               `yaml:"load" check:"required" doc:"How each cell is driven: trial length (duration or requests), warm-up, trials, timeouts." example:"{duration: 10s, warmup: 3s, trials: 3}"`
+		CPUs        []int                     `yaml:"cpus" check:"nonempty,unique,min=1,max=4096" doc:"Axis: cores given to the target, all of its containers together." example:"[1, 4]"`
+		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000" doc:"Axis: concurrent connections the load generator keeps open." example:"[64, 512]"`
+		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique" doc:"Axis: false sends Connection: close on every request (ab without -k)." example:"[true, false]"`
+		Rate        *rateSchema               `yaml:"rate" check:"nonempty,unique,min=0,max=10000000" doc:"Axis: requests/s offered, 0 for as fast as the generator can; a list, or a geometric sweep {from, to, steps} rounded to two significant digits." example:"{from: 2000, to: 48000, steps: 7}"`
+		SLO         *sloSchema                `yaml:"slo" doc:"Latency objective of the fixed-rate cells: the longest each named percentile may be; it gives their capacity table." example:"{p99: 10ms}"`
+		Pinning     []string                  `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none" doc:"Axis: where the load generator runs: apart (cores of its own), together (on the target's cores), none (neither pinned)." example:"[apart, together, none]"`
+		Protocol    []string                  `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c" doc:"Axis: http1, https (HTTP/1.1 over TLS), h2 (HTTP/2 over TLS), h2c (cleartext HTTP/2); a target gets a cell for each protocol it also lists." example:"[http1, h2]"`
+		Requests    []int64                   `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000" doc:"Axis: requests per trial, each cell sending its own count in place of the load's duration or requests." example:"[1000000, 10000000]"`
+		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop" doc:"Axis: the load generators that measure each cell." example:"[bombardier, wrk, h2load]"`
+		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop" doc:"A load generator that measures every cell a second time, interleaved with the first." example:"wrk"`
+		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names" doc:"The servers under test, in the order they run." example:"{go-nethttp: {build: targets/go-nethttp, port: 8080}}"`
+		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names" doc:"The requests sent to the targets and what a correct answer is." example:"{plaintext: {path: /plaintext, expect: {body: 'Hello, World!'}}}"`
+		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names" doc:"Named overrides, chosen with --profile." example:"{quick: {load: {duration: 2s, warmup: 1s, trials: 1}}}"`
+		Control     *string                   `yaml:"control" check:"str" doc:"Cells measured a second time as independent cells, an A/A test of the machine: TARGET[:VARIANT]/SCENARIO terms, comma-separated." example:"node-http:single/plaintext"`
+		Limits      *limitsSchema             `yaml:"limits" doc:"What each target container may take; a target may overlay its own." example:"{memory: 2g, pids: 4096}"`
+		Report      *reportSchema             `yaml:"report" doc:"How the report compares cells." example:"{relative_to: [{target: go-nethttp}]}"`
+		Engines     map[string]engineSchema   `yaml:"engines" check:"names" doc:"Docker engines by name, to put targets and the load generator on two machines; needs placement." example:"{server: {host: 'ssh://bench@10.0.0.5'}, client: {host: 'unix:///var/run/docker.sock'}}"`
+		Placement   *placementSchema          `yaml:"placement" doc:"Which engine runs the targets and which the load generator." example:"{target: server, loadgen: client, link: 10 GbE}"`
 	}
 	reportSchema struct {
 		RelativeTo []struct {
-			Scenario    *string `yaml:"scenario" check:"str"`
-			Variant     *string `yaml:"variant" check:"str"`
-			Target      *string `yaml:"target" check:"str"`
-			Connections *int    `yaml:"connections" check:"min=1,max=1000000"`
-			Protocol    *string `yaml:"protocol" check:"oneof=http1|https|h2|h2c"`
-			Requests    *int64  `yaml:"requests" check:"min=1,max=1000000000000"`
-		} `yaml:"relative_to" check:"nonempty"`
+			Scenario    *string `yaml:"scenario" check:"str" doc:"Baseline: this scenario." example:"noprocess"`
+			Variant     *string `yaml:"variant" check:"str" doc:"Baseline: this variant." example:"logging-off"`
+			Target      *string `yaml:"target" check:"str" doc:"Baseline: this target." example:"fastcgi-go"`
+			Connections *int    `yaml:"connections" check:"min=1,max=1000000" doc:"Baseline: this value of the connections axis." example:"512"`
+			Protocol    *string `yaml:"protocol" check:"oneof=http1|https|h2|h2c" doc:"Baseline: this value of the protocol axis." example:"http1"`
+			Requests    *int64  `yaml:"requests" check:"min=1,max=1000000000000" doc:"Baseline: this value of the requests axis." example:"1000000"`
+		} `yaml:"relative_to" check:"nonempty" doc:"Ratio tables: for each entry, every cell over its baseline, the cell that differs from it only in what the entry names (exactly one key)." example:"[{variant: logging-off}, {connections: 512}]"`
 	}
 	engineSchema struct {
-		Host    *string `yaml:"host" check:"required,str" why:"a DOCKER_HOST-style URL (unix://, tcp://, ssh://user@host) or a docker context name"`
-		Address *string `yaml:"address" check:"str"`
-		Reserve *int    `yaml:"reserve" check:"min=0,max=4096"`
+		Host    *string `yaml:"host" check:"required,str" why:"a DOCKER_HOST-style URL (unix://, tcp://, ssh://user@host) or a docker context name" doc:"Where the harness reaches the engine: a DOCKER_HOST-style URL (unix://, tcp://, ssh://user@host, npipe://) or a docker context name." example:"ssh://bench@10.0.0.5"`
+		Address *string `yaml:"address" check:"str" doc:"Where the load generator on the other machine reaches this one; by default the host of a tcp:// or ssh:// URL." example:"10.0.0.5"`
+		Reserve *int    `yaml:"reserve" check:"min=0,max=4096" doc:"Cores of this machine kept free of targets and load generators, the lowest-numbered (for the OS, interrupts, sshd)." example:"1"`
 	}
 	placementSchema struct {
-		Target  *string `yaml:"target" check:"required,str" why:"the engines key targets run on"`
-		Loadgen *string `yaml:"loadgen" check:"required,str" why:"the engines key the load generator runs on"`
-		Link    *string `yaml:"link" check:"str"`
+		Target  *string `yaml:"target" check:"required,str" why:"the engines key targets run on" doc:"The engines key the targets run on." example:"server"`
+		Loadgen *string `yaml:"loadgen" check:"required,str" why:"the engines key the load generator runs on" doc:"The engines key the load generator runs on." example:"client"`
+		Link    *string `yaml:"link" check:"str" doc:"How you describe the network between the two machines; results print it, nothing measures it." example:"10 GbE, same zone"`
 	}
 	limitsSchema struct {
-		Memory *string `yaml:"memory"` // bytes, or with a unit: 256m, 2g
-		Pids   *int64  `yaml:"pids" check:"min=16,max=4194304"`
-		NoFile *int64  `yaml:"nofile" check:"min=64,max=1048576"`
+		Memory *string `yaml:"memory" doc:"Memory of each target container, in bytes or with a unit (512m, 2g); no swap; at least 6m." example:"512m"` // bytes, or with a unit: 256m, 2g
+		Pids   *int64  `yaml:"pids" check:"min=16,max=4194304" doc:"Processes and threads each target container may run." example:"4096"`
+		NoFile *int64  `yaml:"nofile" check:"min=64,max=1048576" doc:"Open files of each target container (soft and hard limit); the engine's hard limit where that is lower." example:"65536"`
 	}
 	loadSchema struct {
-		Duration     *time.Duration `yaml:"duration" check:"min=1s,max=24h" why:"bombardier runs for at least 1s"`
-		Requests     *int64         `yaml:"requests" check:"min=1,max=1000000000000"`
-		Warmup       *time.Duration `yaml:"warmup" check:"zero,min=1s,max=24h" why:"bombardier runs for at least 1s; use 0 for no warm-up"`
-		Trials       *int           `yaml:"trials" check:"min=1,max=1000"`
-		Timeout      *time.Duration `yaml:"timeout" check:"min=1ms,max=1h"`
-		LoadgenCPUs  *int           `yaml:"loadgen_cpus" check:"min=1,max=4096"`
-		Aggregate    *Aggregate     `yaml:"aggregate" check:"oneof=median|best"`
-		ReadyTimeout *time.Duration `yaml:"ready_timeout" check:"min=1ms,max=1h"`
-		MaxErrorRate *float64       `yaml:"max_error_rate" check:"min=0,max=1"`
+		Duration     *time.Duration `yaml:"duration" check:"min=1s,max=24h" why:"bombardier runs for at least 1s" doc:"Length of each trial; set it or requests, not both." example:"10s"`
+		Requests     *int64         `yaml:"requests" check:"min=1,max=1000000000000" doc:"Requests per trial, a fixed count; set it or duration, not both." example:"1000000"`
+		Warmup       *time.Duration `yaml:"warmup" check:"zero,min=1s,max=24h" why:"bombardier runs for at least 1s; use 0 for no warm-up" doc:"One discarded run before the trials; 0 for none." example:"3s"`
+		Trials       *int           `yaml:"trials" check:"min=1,max=1000" doc:"Measured runs of each cell." example:"6"`
+		Timeout      *time.Duration `yaml:"timeout" check:"min=1ms,max=1h" doc:"Timeout of each request." example:"2s"`
+		LoadgenCPUs  *int           `yaml:"loadgen_cpus" check:"min=1,max=4096" doc:"Cores of the load generator, apart from the target's." example:"1"`
+		Aggregate    *Aggregate     `yaml:"aggregate" check:"oneof=median|best" doc:"How a cell's trials make its headline requests/s: their median, or the best of them." example:"best"`
+		ReadyTimeout *time.Duration `yaml:"ready_timeout" check:"min=1ms,max=1h" doc:"How long a target may take to answer after it starts." example:"2m"`
+		MaxErrorRate *float64       `yaml:"max_error_rate" check:"min=0,max=1" doc:"Share of a trial's requests that may fail (another status class, no answer) before its cell fails; below it, a warning." example:"0.01"`
 	}
 	targetSchema struct {
-		Build    *string                  `yaml:"build" check:"str"`
-		Port     *int                     `yaml:"port" check:"min=1,max=65535"`
-		Env      map[string]string        `yaml:"env"`
-		Services map[string]serviceSchema `yaml:"services" check:"names"`
-		Entry    *string                  `yaml:"entry" check:"str"`
+		Build    *string                  `yaml:"build" check:"str" doc:"Folder holding the target's Dockerfile, relative to the matrix file; set it or services, not both." example:"targets/go-nethttp"`
+		Port     *int                     `yaml:"port" check:"min=1,max=65535" doc:"The port the target (its entry service) listens on; required." example:"8080"`
+		Env      map[string]string        `yaml:"env" doc:"Environment of every service of the target; not CPUS, PORT, TLS_CERT_FILE, TLS_KEY_FILE or <SERVICE>_ADDRS, which the harness sets." example:"{GOGC: '200'}"`
+		Services map[string]serviceSchema `yaml:"services" check:"names" doc:"Several services in place of build, started in this order, all on the target's cores." example:"{backend: {build: targets/fastcgi/go-fcgi, replicas: 4, port: 9000}, nginx: {build: targets/fastcgi/nginx}}"`
+		Entry    *string                  `yaml:"entry" check:"str" doc:"With services: the service the load generator hits; required then." example:"nginx"`
 		Variants map[string]struct {
-			Env map[string]string `yaml:"env"`
-		} `yaml:"variants" check:"names"`
-		Scenarios []string      `yaml:"scenarios" check:"str"`
-		Limits    *limitsSchema `yaml:"limits"`
-		Protocols []string      `yaml:"protocols" check:"nonempty,unique,oneof=http1|https|h2|h2c"`
+			Env map[string]string `yaml:"env" doc:"Environment the variant adds to every service of the target, after the target's and the service's own." example:"{NODE_CLUSTER: '1'}"`
+		} `yaml:"variants" check:"names" doc:"Axis: the same build run another way, each with environment of its own." example:"{single: {}, cluster: {env: {NODE_CLUSTER: '1'}}}"`
+		Scenarios []string      `yaml:"scenarios" check:"str" doc:"The scenarios the target serves; none listed: all of them." example:"[plaintext, json]"`
+		Limits    *limitsSchema `yaml:"limits" doc:"Limits of each of the target's containers, overlaying the file's key by key." example:"{memory: 512m}"`
+		Protocols []string      `yaml:"protocols" check:"nonempty,unique,oneof=http1|https|h2|h2c" doc:"The protocols the target serves; it gets a cell for each that is also on the protocol axis." example:"[http1, https, h2]"`
 	}
 	serviceSchema struct {
-		Build    *string           `yaml:"build" check:"required,str" why:"the folder holding the service's Dockerfile"`
-		Replicas *int              `yaml:"replicas" check:"min=1,max=1000"`
-		Env      map[string]string `yaml:"env"`
-		Port     *int              `yaml:"port" check:"min=1,max=65535"`
+		Build    *string           `yaml:"build" check:"required,str" why:"the folder holding the service's Dockerfile" doc:"Folder holding the service's Dockerfile, relative to the matrix file." example:"targets/fastcgi/nginx"`
+		Replicas *int              `yaml:"replicas" check:"min=1,max=1000" doc:"Containers of this service, each with an address of its own (ports counting up from the service's)." example:"4"`
+		Env      map[string]string `yaml:"env" doc:"Environment of this service's containers, after the target's." example:"{HTTP_CLIENT: fasthttp}"`
+		Port     *int              `yaml:"port" check:"min=1,max=65535" doc:"A TCP port that readiness waits for on a service the load generator does not hit." example:"9000"`
 	}
 	scenarioSchema struct {
-		Path   *string             `yaml:"path" check:"required,str"`
-		Params map[string][]string `yaml:"params" check:"names,nonempty,unique"`
+		Path   *string             `yaml:"path" check:"required,str" doc:"The request path; {param} names a param, each cell substituting one of its values." example:"'/testReflection?records={records}'"`
+		Params map[string][]string `yaml:"params" check:"names,nonempty,unique" doc:"Axes of the scenario: each param's values." example:"{records: [10, 30, 100, 500]}"`
 		Expect *struct {
-			Status      *int    `yaml:"status" check:"min=100,max=599"`
-			ContentType *string `yaml:"content_type" check:"str"`
-			Body        *string `yaml:"body"`
-			JSON        any     `yaml:"json"`
+			Status      *int    `yaml:"status" check:"min=100,max=599" doc:"The HTTP status." example:"200"`
+			ContentType *string `yaml:"content_type" check:"str" doc:"The media type; parameters such as charset are ignored." example:"application/json"`
+			Body        *string `yaml:"body" doc:"The exact body." example:"'Hello, World!'"`
+			JSON        any     `yaml:"json" doc:"A JSON body equal to this value; key order and spacing do not matter." example:"{message: 'Hello, World!'}"`
 			JSONArray   *struct {
-				Length string   `yaml:"length" check:"required"`
-				Keys   []string `yaml:"keys" check:"str"`
-			} `yaml:"json_array"`
-		} `yaml:"expect" check:"required" why:"a scenario must say what a correct answer is"`
+				Length string   `yaml:"length" check:"required" doc:"How many elements: a number, or {param}." example:"'{records}'"`
+				Keys   []string `yaml:"keys" check:"str" doc:"The keys every element has, exactly." example:"[Id, Name, Time]"`
+			} `yaml:"json_array" doc:"A JSON array of objects: how many, and the keys each has." example:"{length: '{records}', keys: [Id, Name, Time]}"`
+		} `yaml:"expect" check:"required" why:"a scenario must say what a correct answer is" doc:"What a correct answer is: a status, a content type, and at most one of body, json and json_array." example:"{status: 200, content_type: text/plain, body: 'Hello, World!'}"`
 	}
 	profileSchema struct {
-		Load        *loadSchema   `yaml:"load"`
-		CPUs        []int         `yaml:"cpus" check:"nonempty,unique,min=1,max=4096"`
-		Connections []int         `yaml:"connections" check:"nonempty,unique,min=1,max=1000000"`
-		KeepAlive   []bool        `yaml:"keepalive" check:"nonempty,unique"`
-		Rate        *rateSchema   `yaml:"rate" check:"nonempty,unique,min=0,max=10000000"`
-		SLO         *sloSchema    `yaml:"slo"`
-		Pinning     []string      `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none"`
-		Protocol    []string      `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c"`
-		Requests    []int64       `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000"`
-		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop"`
-		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
-		Only        *string       `yaml:"only" check:"str"`
-		Control     *string       `yaml:"control" check:"str"`
-		Report      *reportSchema `yaml:"report"`
+		Load        *loadSchema   `yaml:"load" doc:"Overrides the file's load key by key." example:"{duration: 2s, warmup: 1s, trials: 1}"`
+		CPUs        []int         `yaml:"cpus" check:"nonempty,unique,min=1,max=4096" doc:"Replaces the cpus axis." example:"[1]"`
+		Connections []int         `yaml:"connections" check:"nonempty,unique,min=1,max=1000000" doc:"Replaces the connections axis." example:"[512, 1024]"`
+		KeepAlive   []bool        `yaml:"keepalive" check:"nonempty,unique" doc:"Replaces the keepalive axis." example:"[false]"`
+		Rate        *rateSchema   `yaml:"rate" check:"nonempty,unique,min=0,max=10000000" doc:"Replaces the rate axis." example:"[1000, 2000]"`
+		SLO         *sloSchema    `yaml:"slo" doc:"Replaces the latency objective." example:"{p99: 10ms}"`
+		Pinning     []string      `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none" doc:"Replaces the pinning axis." example:"[none]"`
+		Protocol    []string      `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c" doc:"Replaces the protocol axis." example:"[http1, https]"`
+		Requests    []int64       `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000" doc:"Replaces the requests axis." example:"[1000000]"`
+		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the generator axis." example:"[ab, bombardier]"`
+		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the cross-check generator." example:"h2load"`
+		Only        *string       `yaml:"only" check:"str" doc:"The cells the profile measures, in the --only syntax (NAME or TARGET[:VARIANT]/SCENARIO terms, globs allowed, comma-separated); with --only too, a cell must be picked by both." example:"'serial-*'"`
+		Control     *string       `yaml:"control" check:"str" doc:"Replaces the file's control." example:"serial-go/noprocess"`
+		Report      *reportSchema `yaml:"report" doc:"Replaces the file's report." example:"{relative_to: [{scenario: noprocess}]}"`
 	}
 )
 
@@ -204,9 +241,9 @@ type rateSchema struct {
 
 // sweepSchema is a geometric sweep of rates.
 type sweepSchema struct {
-	From  *int `yaml:"from" check:"required,min=1,max=10000000"`
-	To    *int `yaml:"to" check:"required,min=1,max=10000000"`
-	Steps *int `yaml:"steps" check:"required,min=2,max=100"`
+	From  *int `yaml:"from" check:"required,min=1,max=10000000" doc:"First rate of the sweep, in requests/s." example:"2000"`
+	To    *int `yaml:"to" check:"required,min=1,max=10000000" doc:"Last rate of the sweep, above from." example:"48000"`
+	Steps *int `yaml:"steps" check:"required,min=2,max=100" doc:"Rates in the sweep, geometric from from to to." example:"7"`
 }
 
 func (r *rateSchema) UnmarshalYAML(n *yaml.Node) error {
@@ -219,13 +256,13 @@ func (r *rateSchema) UnmarshalYAML(n *yaml.Node) error {
 
 // sloSchema is a latency objective: the longest each percentile may be.
 type sloSchema struct {
-	P50   *time.Duration `yaml:"p50" check:"min=1us,max=1h"`
-	P75   *time.Duration `yaml:"p75" check:"min=1us,max=1h"`
-	P90   *time.Duration `yaml:"p90" check:"min=1us,max=1h"`
-	P95   *time.Duration `yaml:"p95" check:"min=1us,max=1h"`
-	P99   *time.Duration `yaml:"p99" check:"min=1us,max=1h"`
-	P999  *time.Duration `yaml:"p99.9" check:"min=1us,max=1h"`
-	P9999 *time.Duration `yaml:"p99.99" check:"min=1us,max=1h"`
+	P50   *time.Duration `yaml:"p50" check:"min=1us,max=1h" doc:"The longest the 50th percentile of latency may be." example:"1ms"`
+	P75   *time.Duration `yaml:"p75" check:"min=1us,max=1h" doc:"The longest the 75th percentile of latency may be." example:"2ms"`
+	P90   *time.Duration `yaml:"p90" check:"min=1us,max=1h" doc:"The longest the 90th percentile of latency may be." example:"5ms"`
+	P95   *time.Duration `yaml:"p95" check:"min=1us,max=1h" doc:"The longest the 95th percentile of latency may be." example:"5ms"`
+	P99   *time.Duration `yaml:"p99" check:"min=1us,max=1h" doc:"The longest the 99th percentile of latency may be." example:"10ms"`
+	P999  *time.Duration `yaml:"p99.9" check:"min=1us,max=1h" doc:"The longest the 99.9th percentile of latency may be." example:"50ms"`
+	P9999 *time.Duration `yaml:"p99.99" check:"min=1us,max=1h" doc:"The longest the 99.99th percentile of latency may be." example:"100ms"`
 }
 
 func parseDuration(s string) (time.Duration, error) {
@@ -236,7 +273,9 @@ func parseDuration(s string) (time.Duration, error) {
 }
 
 // Parse decodes matrix text; path names it in errors and anchors build paths.
-func Parse(path string, data []byte) (*Matrix, error) {
+func Parse(path string, data []byte) (*Matrix, error) { return parseWith(path, data, nil) }
+
+func parseWith(path string, data []byte, extra *source) (*Matrix, error) {
 	if err := checkShape(path, data); err != nil {
 		return nil, err
 	}
@@ -263,8 +302,13 @@ func Parse(path string, data []byte) (*Matrix, error) {
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return nil, Errors{{File: path, Line: 1, Col: 1, Msg: "empty matrix file"}}
 	}
-	d := &decoder{file: path, at: map[string]*yaml.Node{}, bad: map[string]bool{}}
+	d := &decoder{file: path, at: map[string]*yaml.Node{}, bad: map[string]bool{}, fileOf: map[*yaml.Node]string{}}
 	doc := root.Content[0]
+	if extra != nil {
+		if err := d.join(doc, extra); err != nil {
+			return nil, err
+		}
+	}
 	d.at[""] = doc
 	d.walk(doc, reflect.TypeFor[fileSchema](), "", "", "")
 	var f fileSchema
@@ -365,15 +409,20 @@ func syntaxError(path string, data []byte, err error) error {
 }
 
 type decoder struct {
-	file string
-	errs Errors
-	at   map[string]*yaml.Node // value node of every field path the file sets
-	bad  map[string]bool       // field paths with a problem reported
+	file   string
+	fileOf map[*yaml.Node]string // the nodes of a profiles file, by its path
+	errs   Errors
+	at     map[string]*yaml.Node // value node of every field path the file sets
+	bad    map[string]bool       // field paths with a problem reported
 }
 
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
 	d.bad[field] = true
-	d.errs = append(d.errs, &Error{File: d.file, Line: n.Line, Col: n.Column, Field: field, Msg: fmt.Sprintf(format, args...)})
+	file := d.file
+	if f, ok := d.fileOf[n]; ok {
+		file = f
+	}
+	d.errs = append(d.errs, &Error{File: file, Line: n.Line, Col: n.Column, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
 // errAt reports a problem at the node of field (or of the nearest parent

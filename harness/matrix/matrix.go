@@ -90,10 +90,13 @@ type Matrix struct {
 	Profiles    map[string]Profile `json:"-"`
 	// Engines and Placement put targets and the load generator on two
 	// Docker engines (two machines); none: both on the environment's.
-	Engines     map[string]EngineSpec `json:"-"`
-	Placement   *Placement            `json:"-"`
-	Profile     string                `json:"profile,omitempty"`      // the profile applied, if any
-	ProfileOnly Selector              `json:"profile_only,omitempty"` // the applied profile's cell selection
+	Engines   map[string]EngineSpec `json:"-"`
+	Placement *Placement            `json:"-"`
+	Profile   string                `json:"profile,omitempty"` // the profile applied, if any
+	// ProfilesFile is the profiles file whose profiles joined the
+	// matrix's (OpenWithProfiles), "" for none.
+	ProfilesFile string   `json:"profiles_file,omitempty"`
+	ProfileOnly  Selector `json:"profile_only,omitempty"` // the applied profile's cell selection
 }
 
 // Aggregate is how a cell's trials make its headline RPS.

@@ -150,6 +150,7 @@ type Settings struct {
 	File        string            `json:"file"`
 	Path        string            `json:"path,omitempty"` // the matrix file as given to run (-f), for --resume
 	Profile     string            `json:"profile,omitempty"`
+	Profiles    string            `json:"profiles_file,omitempty"` // the profiles file (-profiles) the profile came from
 	Only        string            `json:"only,omitempty"`
 	Load        LoadSettings      `json:"load"`
 	CPUs        []int             `json:"cpus"`

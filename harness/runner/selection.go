@@ -24,7 +24,7 @@ type selectionOf struct {
 
 func newSelection(m *matrix.Matrix, only string, mode matrix.Network, cells []matrix.Cell) selectionOf {
 	s := selectionOf{Settings: SettingsOf(m, only), Network: mode}
-	s.Settings.Path = "" // the same matrix, wherever it is given from
+	s.Settings.Path, s.Settings.Profiles = "", "" // the same matrix, wherever it is given from
 	for _, c := range cells {
 		s.Cells = append(s.Cells, c.ID())
 	}
