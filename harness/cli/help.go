@@ -40,6 +40,8 @@ func init() {
 			func(fs *flag.FlagSet) { new(compareOpts).register(fs) }, func(_ context.Context, a []string, o, e io.Writer) error { return compareCmd(a, o, e) }},
 		{"index", "[DIR]", "rewrite the table of result sets in DIR/README.md (default results)",
 			func(*flag.FlagSet) {}, func(_ context.Context, a []string, o, e io.Writer) error { return index(a, o, e) }},
+		{"study", "DIR", "compute every claim's verdict of the study in DIR from its committed runs → DIR/README.md; no Docker",
+			func(fs *flag.FlagSet) { new(studyOpts).register(fs) }, func(_ context.Context, a []string, o, e io.Writer) error { return studyCmd(a, o, e) }},
 		{"new", "NAME", "write a minimal target folder targets/NAME and print its matrix entry",
 			func(fs *flag.FlagSet) { new(newOpts).register(fs) }, func(_ context.Context, a []string, o, e io.Writer) error { return newCmd(a, o, e) }},
 		{"clean", "", "remove what killed runs left (--all: also live runs', after asking)",

@@ -1,0 +1,250 @@
+package study
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/webbench/webbench/harness/cellid"
+	"github.com/webbench/webbench/harness/results"
+)
+
+// Item is one line of a setup-match checklist: what the study did, what
+// the run did, and whether they match. A setup field the study does not
+// state matches anything, and says so.
+type Item struct {
+	Name      string
+	Want      string // the study's; "" when it does not say
+	Seen      string // the run's
+	OK        bool
+	NotStated bool
+}
+
+// The checklist's items, in the order it prints them.
+const (
+	ItemTool      = "tool"
+	ItemLoad      = "load"
+	ItemPinning   = "pinning"
+	ItemCores     = "cores"
+	ItemServers   = "servers"
+	ItemStatistic = "statistic"
+	ItemControl   = "A/A control"
+)
+
+// merged is the claim's setup: the study's, with what the claim's own
+// replaces.
+func merged(study Setup, own *Setup) Setup {
+	s := study
+	if own == nil {
+		return s
+	}
+	o := *own
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&s.Tool, o.Tool)
+	set(&s.ToolVersion, o.ToolVersion)
+	set(&s.Pinning, o.Pinning)
+	set(&s.Machine, o.Machine)
+	set(&s.Statistic, o.Statistic)
+	set(&s.Words, o.Words)
+	if o.Requests != 0 || o.Duration != 0 {
+		s.Requests, s.Duration = o.Requests, o.Duration
+	}
+	if len(o.Connections) > 0 {
+		s.Connections = o.Connections
+	}
+	if o.Cores != 0 {
+		s.Cores = o.Cores
+	}
+	if len(o.Servers) > 0 {
+		s.Servers = o.Servers
+	}
+	if o.Runs != 0 {
+		s.Runs = o.Runs
+	}
+	return s
+}
+
+// checklist holds the run's cells a and b to the setup s.
+func checklist(s Setup, r *Run, a, b *results.Cell, floor Floor, hasFloor bool) []Item {
+	items := []Item{
+		toolItem(s, a),
+		loadItem(s, r, a, b),
+		item(ItemPinning, s.Pinning, pinning(a.Pinning)+pairSuffix(pinning(a.Pinning), pinning(b.Pinning)),
+			pinning(a.Pinning) == s.Pinning && pinning(b.Pinning) == s.Pinning),
+		coresItem(s, a, b),
+		serversItem(s, a, b),
+		statisticItem(s, r),
+	}
+	ctl := Item{Name: ItemControl, Want: "in the same run", Seen: "none", OK: hasFloor}
+	if hasFloor {
+		ctl.Seen = fmt.Sprintf("floor ±%.1f%% from %s (%d pairs)", floor.Percent(), floor.Cell, floor.N)
+	}
+	return append(items, ctl)
+}
+
+func item(name, want, seen string, ok bool) Item {
+	if want == "" {
+		return Item{Name: name, Seen: seen, OK: true, NotStated: true}
+	}
+	return Item{Name: name, Want: want, Seen: seen, OK: ok}
+}
+
+func pairSuffix(a, b string) string {
+	if a == b {
+		return ""
+	}
+	return " and " + b
+}
+
+func pinning(p string) string {
+	if p == "" {
+		return cellid.PinApart
+	}
+	return p
+}
+
+func toolItem(s Setup, a *results.Cell) Item {
+	seen := a.GeneratorName()
+	if a.Generator != nil && a.Generator.Version != "" {
+		seen += " " + a.Generator.Version
+	}
+	want := s.Tool
+	if want != "" && s.ToolVersion != "" {
+		want += " " + s.ToolVersion
+	}
+	return item(ItemTool, want, seen, a.GeneratorName() == s.Tool)
+}
+
+// loadItem holds the connections and the per-run count or duration.
+func loadItem(s Setup, r *Run, a, b *results.Cell) Item {
+	want := loadText(s.Connections, s.Requests, s.Duration)
+	reqs := func(c *results.Cell) int64 {
+		if c.Requests > 0 {
+			return c.Requests
+		}
+		return r.Matrix.Load.Requests
+	}
+	conns := []int{a.Connections}
+	if b.Connections != a.Connections {
+		conns = append(conns, b.Connections)
+	}
+	dur := time.Duration(r.Matrix.Load.Duration)
+	seen := loadText(conns, reqs(a), dur)
+	if reqs(b) != reqs(a) {
+		seen += " and -n " + strconv.FormatInt(reqs(b), 10)
+	}
+	ok := true
+	for _, c := range conns {
+		ok = ok && (len(s.Connections) == 0 || slices.Contains(s.Connections, c))
+	}
+	switch {
+	case s.Requests > 0:
+		ok = ok && reqs(a) == s.Requests && reqs(b) == s.Requests
+	case s.Duration > 0:
+		ok = ok && reqs(a) == 0 && reqs(b) == 0 && dur == s.Duration
+	}
+	return item(ItemLoad, want, seen, ok)
+}
+
+func loadText(conns []int, requests int64, d time.Duration) string {
+	var parts []string
+	for _, c := range conns {
+		parts = append(parts, "-c "+strconv.Itoa(c))
+	}
+	switch {
+	case requests > 0:
+		parts = append(parts, "-n "+strconv.FormatInt(requests, 10))
+	case d > 0:
+		parts = append(parts, "-d "+d.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func coresItem(s Setup, a, b *results.Cell) Item {
+	want := ""
+	if s.Cores > 0 {
+		want = strconv.Itoa(s.Cores)
+	}
+	seen := strconv.Itoa(a.CPUs) + pairSuffix(strconv.Itoa(a.CPUs), strconv.Itoa(b.CPUs))
+	return item(ItemCores, want, seen, a.CPUs == s.Cores && b.CPUs == s.Cores)
+}
+
+// serversItem holds each cell's target and runtime to the study's servers.
+func serversItem(s Setup, a, b *results.Cell) Item {
+	var want, seen []string
+	for _, sv := range s.Servers {
+		want = append(want, sv.Name)
+	}
+	ok := true
+	for _, c := range []*results.Cell{a, b} {
+		sv, match := server(s.Servers, c)
+		ok = ok && match
+		text := c.Key().TargetName()
+		if c.Image != nil && c.Image.RuntimeVersion != "" {
+			text += " (" + c.Image.RuntimeVersion + ")"
+		}
+		if sv == nil {
+			text += " is none of the study's"
+		} else if !match {
+			text += " is not " + sv.Runtime
+		}
+		if !slices.Contains(seen, text) {
+			seen = append(seen, text)
+		}
+	}
+	return item(ItemServers, strings.Join(want, "; "), strings.Join(seen, "; "), ok)
+}
+
+// server is the study's server c stands for, and whether c ran its runtime.
+func server(servers []Server, c *results.Cell) (*Server, bool) {
+	for i, sv := range servers {
+		if sv.Target != c.Key().TargetName() && sv.Target != c.Target {
+			continue
+		}
+		rt := ""
+		if c.Image != nil {
+			rt = c.Image.RuntimeVersion
+		}
+		return &servers[i], sv.Runtime == "" || strings.HasPrefix(rt, sv.Runtime)
+	}
+	return nil, false
+}
+
+func statisticItem(s Setup, r *Run) Item {
+	trials, agg := r.Matrix.Load.Trials, r.Matrix.Load.Aggregate
+	seen := fmt.Sprintf("%s of %d trials", agg, trials)
+	want := s.Statistic
+	if want != "" && s.Runs > 0 {
+		want = fmt.Sprintf("%s of %d runs", s.Statistic, s.Runs)
+	}
+	if s.Words != "" {
+		want += " (" + s.Words + ")"
+	}
+	enough := s.Runs == 0 || trials >= s.Runs
+	var ok bool
+	switch s.Statistic {
+	case "single":
+		ok = trials == 1
+	case "best":
+		ok = agg == results.AggregateBest && enough
+	case "median":
+		ok = agg == results.AggregateMedian && enough && trials > 1
+	}
+	return item(ItemStatistic, want, seen, ok)
+}
+
+// allOK says every item of the checklist matches.
+func allOK(items []Item) bool {
+	for _, it := range items {
+		if !it.OK {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,248 @@
+package study
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/webbench/webbench/harness/internal/safefile"
+	"github.com/webbench/webbench/harness/matrix"
+)
+
+// MaxFileSize bounds a study.yaml.
+const MaxFileSize = 1 << 20
+
+// Open reads and validates a study.yaml. Every problem is reported in one
+// matrix.Errors value, each at its file, line and column.
+func Open(path string) (*File, error) {
+	data, err := safefile.Read(path, MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse validates data as a study.yaml named path. The shape is checked
+// against File's yaml and check tags node by node, so that an unknown key,
+// a missing one or a value of the wrong kind is named where it stands.
+func Parse(path string, data []byte) (*File, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		return nil, matrix.Errors{{File: path, Line: 1, Col: 1, Msg: "YAML syntax: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
+	if err := dec.Decode(new(yaml.Node)); !errors.Is(err, io.EOF) {
+		return nil, matrix.Errors{{File: path, Line: 1, Col: 1, Msg: "a study.yaml is one YAML document"}}
+	}
+	if len(root.Content) == 0 {
+		return nil, matrix.Errors{{File: path, Line: 1, Col: 1, Msg: "empty study file"}}
+	}
+	c := &checker{file: path, at: map[string]*yaml.Node{}}
+	doc := root.Content[0]
+	c.walk(doc, reflect.TypeFor[File](), "", "")
+	if len(c.errs) > 0 {
+		return nil, c.errs
+	}
+	var f File
+	if err := doc.Decode(&f); err != nil {
+		return nil, matrix.Errors{{File: path, Line: doc.Line, Col: doc.Column, Msg: "cannot decode: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
+	c.meaning(&f)
+	if len(c.errs) > 0 {
+		return nil, c.errs
+	}
+	return &f, nil
+}
+
+type checker struct {
+	file string
+	errs matrix.Errors
+	at   map[string]*yaml.Node // the node of every field path the file sets
+}
+
+func (c *checker) errorf(n *yaml.Node, field, format string, args ...any) {
+	c.errs = append(c.errs, &matrix.Error{File: c.file, Line: n.Line, Col: n.Column, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// errAt reports a problem at field's node, or its nearest parent's.
+func (c *checker) errAt(field, format string, args ...any) {
+	p := field
+	for c.at[p] == nil && p != "" {
+		p = p[:max(strings.LastIndexAny(p, ".["), 0)]
+	}
+	c.errorf(c.at[p], field, format, args...)
+}
+
+func tagged(check, name string) (string, bool) {
+	for _, part := range strings.Split(check, ",") {
+		if k, v, _ := strings.Cut(part, "="); k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// walk checks node n against type t and its field's check tag.
+func (c *checker) walk(n *yaml.Node, t reflect.Type, path, check string) {
+	c.at[path] = n
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t.Kind() == reflect.Struct:
+		c.walkStruct(n, t, path)
+	case t.Kind() == reflect.Slice:
+		c.walkSlice(n, t, path, check)
+	case n.Kind != yaml.ScalarNode:
+		c.errorf(n, path, "want a single value, got a %s", kind(n))
+	default:
+		c.scalar(n, t, path, check)
+	}
+}
+
+func (c *checker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n, path, "want a mapping, got a %s", kind(n))
+		return
+	}
+	fields := map[string]reflect.StructField{}
+	for i := range t.NumField() {
+		fields[t.Field(i).Tag.Get("yaml")] = t.Field(i)
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		f, ok := fields[k.Value]
+		switch {
+		case seen[k.Value]:
+			c.errorf(k, join(path, k.Value), "duplicate key")
+		case !ok:
+			c.errorf(k, join(path, k.Value), "unknown key (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+		default:
+			c.walk(v, f.Type, join(path, k.Value), f.Tag.Get("check"))
+		}
+		seen[k.Value] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if _, req := tagged(fields[name].Tag.Get("check"), "required"); req && !seen[name] {
+			c.errorf(n, join(path, name), "missing")
+		}
+	}
+}
+
+func (c *checker) walkSlice(n *yaml.Node, t reflect.Type, path, check string) {
+	if n.Kind != yaml.SequenceNode {
+		c.errorf(n, path, "want a list, got a %s", kind(n))
+		return
+	}
+	if _, ok := tagged(check, "nonempty"); ok && len(n.Content) == 0 {
+		c.errorf(n, path, "must not be empty")
+	}
+	_, unique := tagged(check, "unique")
+	seen := map[string]*yaml.Node{}
+	for i, e := range n.Content {
+		f := fmt.Sprintf("%s[%d]", path, i)
+		if first := seen[e.Value]; unique && e.Kind == yaml.ScalarNode && first != nil {
+			c.errorf(e, f, "duplicate value %q (also at line %d)", e.Value, first.Line)
+		}
+		seen[e.Value] = e
+		c.walk(e, t.Elem(), f, check)
+	}
+}
+
+// scalar checks one value: its kind, then oneof and min.
+func (c *checker) scalar(n *yaml.Node, t reflect.Type, path, check string) {
+	switch {
+	case t == reflect.TypeFor[time.Duration]():
+		if d, err := time.ParseDuration(n.Value); err != nil || d <= 0 {
+			c.errorf(n, path, "want a positive duration such as 120s, got %q", n.Value)
+		}
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+		v, err := strconv.ParseInt(n.Value, 10, 64)
+		low, hasMin := tagged(check, "min")
+		lo, _ := strconv.ParseInt(low, 10, 64)
+		if err != nil || n.Tag != "!!int" {
+			c.errorf(n, path, "want an integer, got %q", n.Value)
+		} else if hasMin && v < lo {
+			c.errorf(n, path, "must be at least %d, got %d", lo, v)
+		}
+	case t.Kind() == reflect.Float64:
+		if v, err := strconv.ParseFloat(n.Value, 64); err != nil || n.Tag != "!!int" && n.Tag != "!!float" || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			c.errorf(n, path, "want a number of 0 or more, got %q", n.Value)
+		}
+	case n.Tag != "!!str":
+		c.errorf(n, path, "want a string, got %s %q (quote it)", strings.TrimPrefix(n.Tag, "!!"), n.Value)
+	default:
+		if one, ok := tagged(check, "oneof"); ok && !slices.Contains(strings.Split(one, "|"), n.Value) {
+			c.errorf(n, path, "want one of %s, got %q", strings.ReplaceAll(one, "|", ", "), n.Value)
+		}
+	}
+}
+
+func kind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "value"
+}
+
+// meaning checks what the shape cannot: unique claim ids, the English of
+// a claim in another language, one reason at most, a test that can judge.
+func (c *checker) meaning(f *File) {
+	ids := map[string]int{}
+	for i, cl := range f.Claims {
+		p := fmt.Sprintf("claims[%d]", i)
+		if j, dup := ids[cl.ID]; dup {
+			c.errAt(p+".id", "duplicate claim id %q (also claims[%d])", cl.ID, j)
+		}
+		ids[cl.ID] = i
+		if !matrix.ValidName(cl.ID) {
+			c.errAt(p+".id", "id %q: use lowercase letters, digits and '-'", cl.ID)
+		}
+		if f.Language != "" && f.Language != "en" && cl.English == "" {
+			c.errAt(p, "the study is in %s: give the claim's english beside its quote", f.Language)
+		}
+		if cl.NotTestableHere != "" && cl.Untestable != "" {
+			c.errAt(p+".untestable", "give one reason: not_testable_here or untestable")
+		}
+		if cl.Test != nil {
+			c.test(cl.Test, p+".test")
+		}
+	}
+}
+
+func (c *checker) test(t *Test, p string) {
+	switch {
+	case t.Expect == "about" && t.Tolerance <= 0:
+		c.errAt(p+".tolerance", "about needs the claim's own tolerance, e.g. 0.25 for ±25%%")
+	case t.Expect != "about" && t.Tolerance > 0:
+		c.errAt(p+".tolerance", "only about takes a tolerance")
+	case t.Expect == "fails" && t.Value != 0:
+		c.errAt(p+".value", "fails takes no value")
+	}
+	if c.at[p+".value"] != nil && t.Value == 0 {
+		c.errAt(p+".value", "must be above 0")
+	}
+}

@@ -1,0 +1,250 @@
+package study
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/webbench/webbench/harness/internal/mdtable"
+	"github.com/webbench/webbench/harness/internal/mdtext"
+	"github.com/webbench/webbench/harness/numfmt"
+)
+
+func num(x float64) string { return numfmt.Sig(x) }
+
+// Render writes the study's README.md: its setup, every claim with its
+// computed verdict and the checklist behind it, the runs, and the drift
+// of cells measured more than once. Everything in it comes from study.yaml
+// and the runs: rendering twice gives the same bytes.
+func Render(w io.Writer, dir string, f *File, runs []*Run, js []Judgement) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Study %s — %s\n\n", f.Study, mdtext.Text(f.Title))
+	fmt.Fprintf(&b, "<!-- Rendered by `harness study %s` from study.yaml and the runs below; do not edit. -->\n\n", dir)
+	fmt.Fprintf(&b, "The study's text is `shared/seeds/%s` (not in this repository). Each claim below is quoted from it, "+
+		"and each verdict is computed from the committed runs by the rules in [How verdicts are computed](#how-verdicts-are-computed).\n\n", f.Seed)
+	counts(&b, js)
+	if err := summary(&b, js); err != nil {
+		return err
+	}
+	setupSection(&b, f.Setup)
+	b.WriteString("## Claims\n\n")
+	for _, j := range js {
+		claim(&b, f, j)
+	}
+	if err := runsSection(&b, runs); err != nil {
+		return err
+	}
+	if err := driftSection(&b, runs); err != nil {
+		return err
+	}
+	reproduce(&b, f)
+	b.WriteString(rules)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// counts is one line: how many claims got each verdict.
+func counts(b *bytes.Buffer, js []Judgement) {
+	n := map[Verdict]int{}
+	for _, j := range js {
+		n[j.Verdict]++
+	}
+	var parts []string
+	for _, v := range Verdicts {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	fmt.Fprintf(b, "**%d claims:** %s.\n\n", len(js), strings.Join(parts, ", "))
+}
+
+func summary(b *bytes.Buffer, js []Judgement) error {
+	t := mdtable.New(b)
+	t.Header("claim", "the study says", "verdict", "run")
+	for _, j := range js {
+		said := j.Claim.English
+		if said == "" {
+			said = j.Claim.Quote
+		}
+		var used []string
+		for _, m := range j.Measures {
+			if name := runLink(m.Run); !contains(used, name) {
+				used = append(used, name)
+			}
+		}
+		t.Append(fmt.Sprintf("[%s](#%s)", j.Claim.ID, j.Claim.ID), mdtext.Text(said), "**"+string(j.Verdict)+"**", strings.Join(used, ", "))
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\n")
+	return nil
+}
+
+func runLink(r *Run) string {
+	s := fmt.Sprintf("[%s](%s/README.md)", path.Base(r.Name), r.Name)
+	if d := r.Dirty(); d != "" {
+		s += " ⚠"
+	}
+	return s
+}
+
+func setupSection(b *bytes.Buffer, s Setup) {
+	b.WriteString("## How the study ran\n\n")
+	line := func(name, v string) {
+		if v == "" {
+			v = "not stated"
+		}
+		fmt.Fprintf(b, "- **%s:** %s\n", name, mdtext.Text(v))
+	}
+	line("tool", strings.TrimSpace(s.Tool+" "+s.ToolVersion))
+	line("load", loadText(s.Connections, s.Requests, s.Duration))
+	line("pinning", s.Pinning)
+	if s.Cores > 0 {
+		line("cores", fmt.Sprint(s.Cores))
+	} else {
+		line("cores", "")
+	}
+	line("machine", s.Machine)
+	var servers []string
+	for _, sv := range s.Servers {
+		servers = append(servers, fmt.Sprintf("%s (here: %s)", sv.Name, sv.Target))
+	}
+	line("servers", strings.Join(servers, "; "))
+	st := s.Statistic
+	if s.Words != "" {
+		st += ": " + s.Words
+	}
+	line("statistic", st)
+	b.WriteString("\nA claim made on another machine or with another load is held to its own setup, shown with it.\n\n")
+}
+
+// claim writes one claim: its words, its verdict, and each measure.
+func claim(b *bytes.Buffer, f *File, j Judgement) {
+	c := j.Claim
+	fmt.Fprintf(b, "### %s\n\n", c.ID)
+	fmt.Fprintf(b, "> %s\n", mdtext.Text(c.Quote))
+	if c.English != "" {
+		fmt.Fprintf(b, ">\n> *In English:* %s\n", mdtext.Text(c.English))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "- **Verdict: %s.** %s.\n", j.Verdict, mdtext.Text(capital(strings.TrimSuffix(j.Why, "."))))
+	if c.Figures != "" {
+		fmt.Fprintf(b, "- **The study's figures** (%s): %s\n", mdtext.Text(c.Unit), mdtext.Text(c.Figures))
+	}
+	if c.Setup != nil {
+		fmt.Fprintf(b, "- **Its own setup:** %s\n", mdtext.Text(ownSetup(*c.Setup)))
+	}
+	lead := "Measured"
+	if j.Verdict == NotAsStated || j.Verdict == NotHere {
+		lead = "Measured instead"
+	}
+	for _, m := range j.Measures {
+		measureLines(b, lead, c.Test, j.Setup, m)
+	}
+	for _, m := range j.Missing {
+		fmt.Fprintf(b, "- **Not measured:** %s ÷ %s: %s.\n", mdtext.Code(m.A), mdtext.Code(m.B), mdtext.Text(strings.TrimSuffix(m.Why, ".")))
+	}
+	b.WriteString("\n")
+}
+
+func ownSetup(s Setup) string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" && v != "0" {
+			parts = append(parts, k+" "+v)
+		}
+	}
+	add("tool", strings.TrimSpace(s.Tool+" "+s.ToolVersion))
+	add("load", loadText(s.Connections, s.Requests, s.Duration))
+	add("pinning", s.Pinning)
+	add("cores", fmt.Sprint(s.Cores))
+	add("machine", s.Machine)
+	add("statistic", s.Statistic)
+	return strings.Join(parts, "; ")
+}
+
+func measureLines(b *bytes.Buffer, lead string, t *Test, s Setup, m Measure) {
+	fmt.Fprintf(b, "- **%s** in %s", lead, runLink(m.Run))
+	if d := m.Run.Dirty(); d != "" {
+		fmt.Fprintf(b, " (⚠ %s: %s)", d, m.Run.Environment.HarnessVersion)
+	}
+	if t.Expect == "fails" {
+		fmt.Fprintf(b, ": %s %s; %s is its baseline.", mdtext.Code(m.A), mdtext.Text(m.Failed), mdtext.Code(m.B))
+	} else {
+		fmt.Fprintf(b, ": %s ÷ %s in %s (%s): **%s×** (%s), reads %s %s.",
+			mdtext.Code(m.A), mdtext.Code(m.B), t.Metric, statName(s.Statistic), num(m.Ratio.Value), interval(m.Ratio), m.Reads, expectText(t))
+	}
+	if m.HasFloor {
+		fmt.Fprintf(b, " A/A floor ±%.1f%% (%s).", m.Floor.Percent(), mdtext.Code(m.Floor.Cell))
+	} else {
+		b.WriteString(" No A/A control in that run: no floor to judge against.")
+	}
+	b.WriteString("\n  - Checklist: ")
+	var items []string
+	for _, it := range m.Checklist {
+		items = append(items, itemText(it))
+	}
+	b.WriteString(strings.Join(items, " · "))
+	b.WriteString("\n")
+	for _, d := range m.Drift {
+		fmt.Fprintf(b, "  - ⚠ Drift: %s.\n", mdtext.Text(d))
+	}
+	if len(m.Also) > 0 {
+		fmt.Fprintf(b, "  - Also in: %s.\n", strings.Join(m.Also, ", "))
+	}
+}
+
+func statName(s string) string {
+	switch s {
+	case "best":
+		return "best trial over best trial"
+	case "":
+		return "median of trial ratios"
+	}
+	return "median of trial ratios"
+}
+
+func interval(r Ratio) string {
+	switch {
+	case r.N == 1:
+		return "one pair"
+	case r.HasCI:
+		return fmt.Sprintf("%s…%s, 95%% CI of %d pairs", num(r.Lo), num(r.Hi), r.N)
+	}
+	return fmt.Sprintf("%s…%s, min…max of %d pairs", num(r.Lo), num(r.Hi), r.N)
+}
+
+func expectText(t *Test) string {
+	v := t.Value
+	if v == 0 {
+		v = 1
+	}
+	switch t.Expect {
+	case "about":
+		return fmt.Sprintf("against the claim's %s× ±%s", num(v), numfmt.Percent(t.Tolerance))
+	case "greater":
+		return fmt.Sprintf("against the claim's > %s×", num(v))
+	}
+	return fmt.Sprintf("against the claim's < %s×", num(v))
+}
+
+func itemText(it Item) string {
+	switch {
+	case it.NotStated:
+		return fmt.Sprintf("○ %s: not stated by the study (here %s)", it.Name, mdtext.Text(it.Seen))
+	case it.OK:
+		return fmt.Sprintf("✓ %s: %s", it.Name, mdtext.Text(it.Seen))
+	}
+	return fmt.Sprintf("✗ %s: the study %s, here %s", it.Name, mdtext.Text(it.Want), mdtext.Text(it.Seen))
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	return strings.ToUpper(string(r[0])) + string(r[1:])
+}

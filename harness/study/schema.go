@@ -1,0 +1,108 @@
+package study
+
+import "time"
+
+// File is a study.yaml: one published study, its setup, and every claim it
+// makes, each with the cells that would test it. Nothing in it is a
+// verdict: verdicts are computed from the committed runs (Judge).
+type File struct {
+	// Study is the study's number, as the seed file names it ("000").
+	Study string `yaml:"study" check:"required"`
+	// Title is a short English title.
+	Title string `yaml:"title" check:"required"`
+	// Seed is the file name of the study's original text in shared/seeds.
+	Seed string `yaml:"seed" check:"required"`
+	// Language is the language of the quotes: en (the default) or fr. A
+	// claim in another language than en gives its English beside it.
+	Language string `yaml:"language" check:"oneof=en|fr"`
+	// Setup is how the study itself ran: each claim is held to it, less
+	// what the claim's own setup replaces.
+	Setup Setup `yaml:"setup" check:"required"`
+	// Runs are the committed runs this study reads, folders relative to
+	// the study's own (runs/<label>).
+	Runs []string `yaml:"runs" check:"required,nonempty,unique"`
+	// Reproduce are the commands that measured the runs.
+	Reproduce []string `yaml:"reproduce"`
+	// Claims are every claim of the study, in the order the text makes them.
+	Claims []Claim `yaml:"claims" check:"required,nonempty"`
+}
+
+// Setup is how a study measured a claim. A field left out is one the study
+// does not state: it is shown, and not held against a run.
+type Setup struct {
+	Tool        string        `yaml:"tool" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
+	ToolVersion string        `yaml:"tool_version"`
+	Requests    int64         `yaml:"requests" check:"min=1"` // per run (-n)
+	Duration    time.Duration `yaml:"duration"`               // per run (-d)
+	Connections []int         `yaml:"connections" check:"unique,min=1"`
+	// Pinning is where the load generator ran beside the server: apart
+	// (cores of its own), together (the server's cores), none (unpinned,
+	// sharing the machine).
+	Pinning string `yaml:"pinning" check:"oneof=apart|together|none"`
+	Cores   int    `yaml:"cores" check:"min=1"` // the server's
+	Machine string `yaml:"machine"`             // in words
+	// Servers are the servers the study measured, each as the harness's
+	// target that stands for it.
+	Servers []Server `yaml:"servers"`
+	// Statistic is the figure the study reports from its runs: median
+	// (several runs, a typical one shown), best (the best of Runs), single
+	// (one run).
+	Statistic string `yaml:"statistic" check:"oneof=median|best|single"`
+	Runs      int    `yaml:"runs" check:"min=1"` // how many runs the statistic is taken over
+	// Words is the statistic in the study's words ("one run 'in the
+	// middle' of several").
+	Words string `yaml:"words"`
+}
+
+// Server is one server of a study and the target that stands for it here.
+type Server struct {
+	Name   string `yaml:"name" check:"required"`   // as the study names it: "Node.js 8.9 http"
+	Target string `yaml:"target" check:"required"` // target or target:variant of the harness
+	// Runtime is the runtime the study ran, as the start of a cell's
+	// recorded runtime_version ("node v8.9"); left out, any runtime matches.
+	Runtime string `yaml:"runtime"`
+}
+
+// Claim is one claim of the study.
+type Claim struct {
+	ID      string `yaml:"id" check:"required"`
+	Quote   string `yaml:"quote" check:"required"` // the study's own words
+	English string `yaml:"english"`                // required when the study is not in English
+	// Unit and Figures are the claim's unit and the study's own figures,
+	// quoted as the study gives them.
+	Unit    string `yaml:"unit" check:"required"`
+	Figures string `yaml:"figures"`
+	// Setup replaces the study's setup where the claim was measured
+	// otherwise (another machine, another count).
+	Setup *Setup `yaml:"setup"`
+	// NotTestableHere is why no run here can test the claim: a system
+	// that cannot run on this machine.
+	NotTestableHere string `yaml:"not_testable_here"`
+	// Untestable is why no measurement can test the claim as it is worded
+	// (an opinion, a statement about the study's own runs).
+	Untestable string `yaml:"untestable"`
+	// Test is the cells and the statistic that would test the claim.
+	Test *Test `yaml:"test"`
+}
+
+// Test is how runs test a claim: for each pair, cell A over cell B in the
+// metric, against Expect.
+type Test struct {
+	// Metric is what is compared: rps (good responses per second), mbps
+	// (bytes read per second), latency_mean and latency_max (ms), errors
+	// (failed requests), mem_peak (the target's peak memory, MiB).
+	Metric string `yaml:"metric" check:"required,oneof=rps|mbps|latency_mean|latency_max|errors|mem_peak"`
+	// Expect is what the claim says of A ÷ B: greater or less than Value,
+	// about Value (within Tolerance), or, with fails, that A fails (the
+	// cell fails, or has errors) where B does not.
+	Expect    string  `yaml:"expect" check:"required,oneof=greater|less|about|fails"`
+	Value     float64 `yaml:"value"`     // default 1
+	Tolerance float64 `yaml:"tolerance"` // about: the claim's own slack, 0.25 for ±25%
+	Pairs     []Pair  `yaml:"pairs" check:"required,nonempty"`
+}
+
+// Pair is two cell ids as results.json names them (cellid.Key.ID).
+type Pair struct {
+	A string `yaml:"a" check:"required"`
+	B string `yaml:"b" check:"required"`
+}

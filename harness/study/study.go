@@ -1,0 +1,71 @@
+// Package study reads a study.yaml (a published study's setup and every
+// claim it makes, with the cells that would test each), computes every
+// verdict from the study's committed runs, and renders the study's
+// README.md. No verdict is written by hand: change a run or the rules and
+// the README changes with them.
+package study
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// Study is a study folder read whole: study.yaml, its runs, and the
+// verdicts computed from them.
+type Study struct {
+	Dir        string
+	File       *File
+	Runs       []*Run
+	Judgements []Judgement
+}
+
+// Load reads dir/study.yaml and the runs it names, and judges every claim.
+func Load(dir string) (*Study, error) {
+	f, err := Open(filepath.Join(dir, "study.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	runs, err := LoadRuns(dir, f)
+	if err != nil {
+		return nil, err
+	}
+	return &Study{Dir: dir, File: f, Runs: runs, Judgements: Judge(f, runs)}, nil
+}
+
+// README is the study's rendered README.md.
+func (s *Study) README() ([]byte, error) {
+	var b bytes.Buffer
+	// studies/<id>, however the folder was reached: the README reads the same.
+	err := Render(&b, "studies/"+filepath.Base(filepath.Clean(s.Dir)), s.File, s.Runs, s.Judgements)
+	return b.Bytes(), err
+}
+
+// Print writes every claim's verdict and checklist as plain text.
+func (s *Study) Print(w io.Writer) {
+	for _, j := range s.Judgements {
+		fmt.Fprintf(w, "%s: %s — %s\n", j.Claim.ID, j.Verdict, j.Why)
+		for _, m := range j.Measures {
+			fmt.Fprintf(w, "  %s ÷ %s in %s: ", m.A, m.B, m.Run.Name)
+			if j.Claim.Test.Expect == "fails" {
+				fmt.Fprintf(w, "%s\n", m.Failed)
+			} else {
+				fmt.Fprintf(w, "%s× (%s), reads %s\n", num(m.Ratio.Value), interval(m.Ratio), m.Reads)
+			}
+			var items []string
+			for _, it := range m.Checklist {
+				mark := "✓"
+				if !it.OK {
+					mark = "✗"
+				}
+				items = append(items, mark+" "+it.Name)
+			}
+			fmt.Fprintf(w, "    %s\n", strings.Join(items, "  "))
+		}
+		for _, m := range j.Missing {
+			fmt.Fprintf(w, "  %s ÷ %s: not measured: %s\n", m.A, m.B, m.Why)
+		}
+	}
+}

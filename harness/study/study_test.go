@@ -1,0 +1,189 @@
+package study
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/results"
+)
+
+const good = `study: "000"
+title: t
+seed: s.txt
+language: fr
+setup:
+  tool: bombardier
+  requests: 1000000
+  connections: [512, 1024]
+  pinning: together
+  cores: 1
+  servers: [{name: Node, target: node-http, runtime: "node v18"}]
+  statistic: median
+  runs: 3
+runs: [runs/a]
+claims:
+  - id: doubling
+    quote: "x4"
+    english: "times four"
+    unit: req/s
+    test: {metric: rps, expect: about, value: 4, tolerance: 0.25, pairs: [{a: A, b: B}]}
+`
+
+func TestParsePositions(t *testing.T) {
+	if _, err := Parse("study.yaml", []byte(good)); err != nil {
+		t.Fatalf("a valid file: %v", err)
+	}
+	cases := []struct{ name, from, to, want string }{
+		{"unknown key", "unit: req/s", "unit: req/s\n    units: x", "study.yaml:20:5: claims[0].units: unknown key"},
+		{"bad oneof", "pinning: together", "pinning: shared", "study.yaml:9:12: setup.pinning: want one of apart, together, none"},
+		{"missing required", "    unit: req/s\n", "", "study.yaml:16:5: claims[0].unit: missing"},
+		{"french without english", `    english: "times four"` + "\n", "", "study.yaml:16:5: claims[0]: the study is in fr"},
+		{"about without tolerance", ", tolerance: 0.25", "", "claims[0].test.tolerance: about needs"},
+		{"not an integer", "cores: 1", "cores: one", "study.yaml:10:10: setup.cores: want an integer"},
+		{"string as number", `study: "000"`, "study: 000", "study.yaml:1:8: study: want a string"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := strings.Replace(good, c.from, c.to, 1)
+			_, err := Parse("study.yaml", []byte(in))
+			var es matrix.Errors
+			if !errors.As(err, &es) {
+				t.Fatalf("want positioned errors, got %v", err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %q, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// cell is an ok cell whose trials read rps; pinning together, 1 core, c512.
+func cell(target string, conns int, control bool, rps ...float64) *results.Cell {
+	c := &results.Cell{Target: target, Scenario: "plaintext", CPUs: 1, Connections: conns, Pinning: "together",
+		Control: control, Status: results.OK, Image: &results.Image{RuntimeVersion: "node v18.20.4"}}
+	for _, r := range rps {
+		c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: r}})
+	}
+	c.Summary = &results.Summary{}
+	return c
+}
+
+func run(name string, cells ...*results.Cell) *Run {
+	r := &results.Run{Cells: cells}
+	r.Matrix.Load = results.LoadSettings{Requests: 1000000, Trials: 3, Aggregate: results.AggregateMedian}
+	r.Environment.StartedAt = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	return &Run{Name: name, Run: r}
+}
+
+func claimOn(expect string, value, tol float64, a, b string) *File {
+	f, err := Parse("study.yaml", []byte(good))
+	if err != nil {
+		panic(err)
+	}
+	f.Claims[0].Test = &Test{Metric: "rps", Expect: expect, Value: value, Tolerance: tol, Pairs: []Pair{{A: a, B: b}}}
+	return f
+}
+
+const (
+	c1024 = "node-http/plaintext/1cpu/c1024/together"
+	c512  = "node-http/plaintext/1cpu/c512/together"
+)
+
+// A run with a control of c512 that moved at most 5% (floor ×1.05).
+func withFloor(a ...float64) *Run {
+	return run("runs/a",
+		cell("node-http", 1024, false, a...),
+		cell("node-http", 512, false, 100, 100, 100),
+		cell("node-http", 512, true, 100, 105, 96))
+}
+
+func TestVerdicts(t *testing.T) {
+	cases := []struct {
+		name       string
+		f          *File
+		r          *Run
+		want       Verdict
+		wantReason string
+	}{
+		{"about 4, measured 4", claimOn("about", 4, 0.25, c1024, c512), withFloor(400, 410, 390), Confirmed, ""},
+		{"about 4, measured 0.9", claimOn("about", 4, 0.25, c1024, c512), withFloor(90, 91, 89), Contradicted, ""},
+		{"greater, within the floor", claimOn("greater", 0, 0, c1024, c512), withFloor(103, 102, 104), WithinNoise, ""},
+		{"greater, beyond it", claimOn("greater", 0, 0, c1024, c512), withFloor(120, 121, 119), Confirmed, ""},
+		{"less, beyond it the other way", claimOn("less", 0, 0, c1024, c512), withFloor(120, 121, 119), Contradicted, ""},
+		{"no control", claimOn("greater", 0, 0, c1024, c512),
+			run("runs/a", cell("node-http", 1024, false, 120), cell("node-http", 512, false, 100)), NotAsStated, "A/A control"},
+		{"a cell no run has", claimOn("greater", 0, 0, "nope/plaintext/1cpu/c1/together", c512), withFloor(1, 1, 1), NotMeasured, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := Judge(c.f, []*Run{c.r})[0]
+			if j.Verdict != c.want || !strings.Contains(j.Why, c.wantReason) {
+				t.Errorf("got %s (%s), want %s (%s)", j.Verdict, j.Why, c.want, c.wantReason)
+			}
+		})
+	}
+}
+
+// Every setup item that differs makes the claim not testable as stated,
+// however far the ratio lies beyond the floor.
+func TestChecklistMismatch(t *testing.T) {
+	edits := map[string]func(r *Run){
+		ItemLoad:      func(r *Run) { r.Matrix.Load.Requests = 0; r.Matrix.Load.Duration = results.Duration(4 * time.Second) },
+		ItemPinning:   func(r *Run) { r.Cells[0].Pinning, r.Cells[1].Pinning, r.Cells[2].Pinning = "", "", "" },
+		ItemCores:     func(r *Run) { r.Cells[0].CPUs, r.Cells[1].CPUs, r.Cells[2].CPUs = 2, 2, 2 },
+		ItemServers:   func(r *Run) { r.Cells[0].Image.RuntimeVersion = "node v8.9.4" },
+		ItemStatistic: func(r *Run) { r.Matrix.Load.Aggregate = results.AggregateBest },
+		ItemTool:      func(r *Run) { r.Cells[0].Generator = &results.Generator{Name: "wrk"} },
+	}
+	for name, edit := range edits {
+		t.Run(name, func(t *testing.T) {
+			r := withFloor(400, 410, 390)
+			edit(r)
+			f := claimOn("about", 4, 0.25, c1024, c512)
+			f.Setup.Runs = 3
+			j := Judge(f, []*Run{r})[0]
+			if name == ItemPinning || name == ItemCores || name == ItemTool {
+				// the cell's id changes with these: the pair is no longer there
+				if j.Verdict != NotMeasured {
+					t.Errorf("got %s, want not measured", j.Verdict)
+				}
+				return
+			}
+			if j.Verdict != NotAsStated || !strings.Contains(j.Why, name) {
+				t.Errorf("got %s (%s), want not testable as stated naming %s", j.Verdict, j.Why, name)
+			}
+		})
+	}
+}
+
+// The floor reads a ratio and its inverse alike.
+func TestFloorSymmetric(t *testing.T) {
+	f := Floor{Factor: 1.75}
+	for _, r := range []float64{0.576, 1 / 0.576, 1.74, 1 / 1.74} {
+		if f.Beyond(r) != f.Beyond(1/r) {
+			t.Errorf("%.3f and its inverse read differently", r)
+		}
+	}
+	if f.Beyond(0.576) {
+		t.Errorf("0.576 is within a ±75%% floor read symmetrically (1/0.576 = %.3f)", 1/0.576)
+	}
+	r := withFloor(1, 1, 1)
+	got, ok := r.floor("rps", "median", c512, "")
+	// twin ÷ control: 1, 100/105, 100/96; 100/105 read as its inverse is the widest
+	if !ok || math.Abs(got.Factor-1.05) > 1e-9 {
+		t.Errorf("floor %v, want 1.05 (100/105 read as its inverse)", got)
+	}
+}
+
+func TestNotTestableHereKeepsFigures(t *testing.T) {
+	f := claimOn("greater", 0, 0, c1024, c512)
+	f.Claims[0].NotTestableHere = "no .NET SDK"
+	j := Judge(f, []*Run{withFloor(120, 121, 119)})[0]
+	if j.Verdict != NotHere || len(j.Measures) != 1 {
+		t.Errorf("got %s with %d measures, want not testable here with the figures measured instead", j.Verdict, len(j.Measures))
+	}
+}
