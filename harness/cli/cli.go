@@ -142,7 +142,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 type matrixFlags struct {
 	file, profiles, profile, only, control, generator, crosscheck string
-	maxCells                                            int64
+	maxCells                                                      int64
 }
 
 func (m *matrixFlags) register(fs *flag.FlagSet) {
