@@ -7,9 +7,13 @@ LDFLAGS := -X github.com/webbench/webbench/harness/cli.Version=$(VERSION)
 PROFILE ?= quick
 ARGS    ?=
 
-.PHONY: all build tools test-tools matrix plan generators capacity protocols test unit study fidelity overhead steadiness two-engines clean fmt vet
+.PHONY: help all build tools test-tools matrix plan generators capacity protocols test unit study fidelity overhead steadiness two-engines clean fmt vet
 
 all: build
+
+## help: list these rules, one line each
+help:
+	@awk '/^## [a-z-]+:/ {sub(/^## /, ""); print "  " $$0}' $(MAKEFILE_LIST)
 
 ## build: bin/harness (and bin/figures, the measurement helper)
 build:
