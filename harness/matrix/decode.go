@@ -502,7 +502,7 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 	switch {
 	case t.Kind() == reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			d.errorf(n, path, "want a mapping, got %s", kindName(n))
+			d.errorf(n, path, "want a mapping, got %s", KindName(n))
 			return
 		}
 		fields := map[string]reflect.StructField{}
@@ -525,7 +525,7 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 		}
 	case t.Kind() == reflect.Map:
 		if n.Kind != yaml.MappingNode {
-			d.errorf(n, path, "want a mapping of names, got %s", kindName(n))
+			d.errorf(n, path, "want a mapping of names, got %s", KindName(n))
 			return
 		}
 		_, named := has("names")
@@ -539,7 +539,7 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 		})
 	case t.Kind() == reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			d.errorf(n, path, "want a list, got %s", kindName(n))
+			d.errorf(n, path, "want a list, got %s", KindName(n))
 			return
 		}
 		if _, ok := has("nonempty"); ok && len(n.Content) == 0 {
@@ -569,7 +569,7 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 		}
 	case t.Kind() == reflect.Interface: // any value (expect.json)
 	case n.Kind != yaml.ScalarNode:
-		d.errorf(n, path, "want a scalar, got %s", kindName(n))
+		d.errorf(n, path, "want a scalar, got %s", KindName(n))
 	case t == reflect.TypeFor[time.Duration]():
 		v, err := parseDuration(n.Value)
 		low, _ := has("min")
@@ -1168,7 +1168,8 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-func kindName(n *yaml.Node) string {
+// KindName says what a YAML node is, for a message: "a mapping", "a list", or the value quoted.
+func KindName(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"

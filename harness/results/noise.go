@@ -94,10 +94,15 @@ func (p PairedRatio) Floor() float64 { return math.Max(math.Abs(p.Hi-1), math.Ab
 
 // Paired computes a ÷ b from their trials; false when no trial pairs.
 func Paired(a, b *Cell) (PairedRatio, bool) {
+	return PairedBy(a, b, func(t Trial) float64 { return t.RPS })
+}
+
+// PairedBy is Paired in another figure of a trial than its RPS.
+func PairedBy(a, b *Cell, get func(Trial) float64) (PairedRatio, bool) {
 	var ratios []float64
 	for i := range min(len(a.Trials), len(b.Trials)) {
-		if b.Trials[i].RPS > 0 {
-			ratios = append(ratios, a.Trials[i].RPS/b.Trials[i].RPS)
+		if d := get(b.Trials[i]); d > 0 {
+			ratios = append(ratios, get(a.Trials[i])/d)
 		}
 	}
 	if len(ratios) == 0 {

@@ -111,7 +111,7 @@ func (c *checker) walk(n *yaml.Node, t reflect.Type, path, check string) {
 	case t.Kind() == reflect.Slice:
 		c.walkSlice(n, t, path, check)
 	case n.Kind != yaml.ScalarNode:
-		c.errorf(n, path, "want a single value, got a %s", kind(n))
+		c.errorf(n, path, "want a single value, got %s", matrix.KindName(n))
 	default:
 		c.scalar(n, t, path, check)
 	}
@@ -119,7 +119,7 @@ func (c *checker) walk(n *yaml.Node, t reflect.Type, path, check string) {
 
 func (c *checker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind != yaml.MappingNode {
-		c.errorf(n, path, "want a mapping, got a %s", kind(n))
+		c.errorf(n, path, "want a mapping, got %s", matrix.KindName(n))
 		return
 	}
 	fields := map[string]reflect.StructField{}
@@ -149,7 +149,7 @@ func (c *checker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
 
 func (c *checker) walkSlice(n *yaml.Node, t reflect.Type, path, check string) {
 	if n.Kind != yaml.SequenceNode {
-		c.errorf(n, path, "want a list, got a %s", kind(n))
+		c.errorf(n, path, "want a list, got %s", matrix.KindName(n))
 		return
 	}
 	if _, ok := tagged(check, "nonempty"); ok && len(n.Content) == 0 {
@@ -194,18 +194,6 @@ func (c *checker) scalar(n *yaml.Node, t reflect.Type, path, check string) {
 			c.errorf(n, path, "want one of %s, got %q", strings.ReplaceAll(one, "|", ", "), n.Value)
 		}
 	}
-}
-
-func kind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "mapping"
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.AliasNode:
-		return "alias"
-	}
-	return "value"
 }
 
 // meaning checks what the shape cannot: unique claim ids, the English of

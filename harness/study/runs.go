@@ -91,21 +91,8 @@ func ratio(a, b *results.Cell, metric, statistic string) (Ratio, bool) {
 		v := get(*ta) / get(*tb)
 		return Ratio{Value: v, Lo: v, Hi: v, N: 1}, true
 	}
-	var rs []float64
-	for i := range min(len(a.Trials), len(b.Trials)) {
-		if d := get(b.Trials[i]); d > 0 {
-			rs = append(rs, get(a.Trials[i])/d)
-		}
-	}
-	if len(rs) == 0 {
-		return Ratio{}, false
-	}
-	s := stats.Describe(rs)
-	r := Ratio{Value: s.Median, Lo: s.Min, Hi: s.Max, N: s.N, HasCI: s.HasCI}
-	if s.HasCI {
-		r.Lo, r.Hi = s.Lo, s.Hi
-	}
-	return r, true
+	pr, ok := results.PairedBy(a, b, get)
+	return Ratio{Value: pr.Ratio, Lo: pr.Lo, Hi: pr.Hi, N: pr.N, HasCI: pr.HasCI}, ok
 }
 
 // best is the trial of c with the most good responses per second: the run
