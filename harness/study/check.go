@@ -31,6 +31,7 @@ const (
 	ItemServers   = "servers"
 	ItemStatistic = "statistic"
 	ItemControl   = "A/A control"
+	ItemGenerator = "generator not the bound"
 )
 
 // merged is the claim's setup: the study's, with what the claim's own
@@ -80,10 +81,14 @@ func checklist(s Setup, r *Run, a, b *results.Cell, floor Floor, hasFloor bool) 
 		coresItem(s, a, b),
 		serversItem(s, a, b),
 		statisticItem(s, r),
+		generatorItem(a, b),
 	}
 	ctl := Item{Name: ItemControl, Want: "in the same run", Seen: "none", OK: hasFloor}
 	if hasFloor {
 		ctl.Seen = fmt.Sprintf("floor ±%.1f%% from %s (%d pairs)", floor.Percent(), floor.Cell, floor.N)
+		if floor.Cell != a.ID() && floor.Cell != b.ID() {
+			ctl.Seen += ", borrowed: no control of these cells"
+		}
 	}
 	return append(items, ctl)
 }
@@ -118,7 +123,12 @@ func toolItem(s Setup, a *results.Cell) Item {
 	if want != "" && s.ToolVersion != "" {
 		want += " " + s.ToolVersion
 	}
-	return item(ItemTool, want, seen, a.GeneratorName() == s.Tool)
+	ok := a.GeneratorName() == s.Tool
+	if s.ToolVersion != "" {
+		// an unrecorded version cannot be shown to match
+		ok = ok && a.Generator != nil && strings.TrimPrefix(a.Generator.Version, "v") == strings.TrimPrefix(s.ToolVersion, "v")
+	}
+	return item(ItemTool, want, seen, ok)
 }
 
 // loadItem holds the connections and the per-run count or duration.
@@ -247,4 +257,21 @@ func allOK(items []Item) bool {
 		}
 	}
 	return true
+}
+
+// generatorItem: the study measured its servers, not its load generator;
+// a cell with a generator-bound trial measured the generator.
+func generatorItem(a, b *results.Cell) Item {
+	bound := func(c *results.Cell) int {
+		if c.Summary == nil {
+			return 0
+		}
+		return c.Summary.GeneratorBound
+	}
+	n := bound(a) + bound(b)
+	seen := "no generator-bound trial"
+	if n > 0 {
+		seen = fmt.Sprintf("%d generator-bound trial(s)", n)
+	}
+	return Item{Name: ItemGenerator, Want: "the server measured, not the load generator", Seen: seen, OK: n == 0}
 }

@@ -177,10 +177,12 @@ func read(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
 		return Measure{}, false
 	}
 	m := Measure{Pair: p, Run: r}
-	m.Floor, m.HasFloor = r.floor(t.Metric, s.Statistic, p.A, p.B)
+	// The floor is the control's trial-by-trial interval even where the
+	// study kept its best run: one best-over-best ratio is one draw.
+	m.Floor, m.HasFloor = r.floor(t.Metric, "median", p.A, p.B)
 	if t.Expect == "fails" {
 		m.Failed = failure(a)
-		m.Reads = readsFails(a, b)
+		m.Reads = readsFails(a, b, r.Matrix.Load.MaxErrorRate)
 	} else {
 		if a.Status != results.OK {
 			return Measure{}, false
@@ -190,7 +192,9 @@ func read(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
 			return Measure{}, false
 		}
 		m.Ratio = ratio
-		m.Reads = reads(t, ratio.Value, m.Floor, m.HasFloor)
+		if m.HasFloor {
+			m.Reads = reads(t, ratio.Value, m.Floor)
+		}
 	}
 	m.Checklist = checklist(s, r, a, b, m.Floor, m.HasFloor)
 	return m, true
@@ -206,9 +210,12 @@ func failure(c *results.Cell) string {
 	return "ok, no failed request"
 }
 
-func readsFails(a, b *results.Cell) Verdict {
-	aFails := a.Status == results.Failed || a.Summary != nil && a.Summary.Errors > 0
-	bClean := b.Summary != nil && b.Summary.Errors == 0
+// readsFails: A fails when the cell failed, or when the trials behind its
+// headline (the best one, where the study kept its best) had more errors
+// than the run allows; B must have none of that.
+func readsFails(a, b *results.Cell, limit float64) Verdict {
+	aFails := a.Status == results.Failed || a.Summary != nil && a.Summary.ErrorRate > limit
+	bClean := b.Summary != nil && b.Summary.ErrorRate <= limit
 	switch {
 	case aFails && bClean:
 		return Confirmed
@@ -220,18 +227,15 @@ func readsFails(a, b *results.Cell) Verdict {
 
 // reads holds ratio r to the claim: beyond the floor on the claim's side
 // confirms it, beyond it on the other side contradicts it.
-func reads(t *Test, r float64, f Floor, hasFloor bool) Verdict {
-	if !hasFloor {
-		f = Floor{Factor: 1}
-	}
+func reads(t *Test, r float64, f Floor) Verdict {
 	v := t.Value
 	if v == 0 {
 		v = 1
 	}
 	switch t.Expect {
 	case "greater", "less":
-		above := Floor{Factor: f.Factor}.Beyond(r/v) && r > v
-		below := Floor{Factor: f.Factor}.Beyond(r/v) && r < v
+		above := f.Beyond(r/v) && r > v
+		below := f.Beyond(r/v) && r < v
 		if t.Expect == "less" {
 			above, below = below, above
 		}

@@ -142,7 +142,7 @@ func claim(b *bytes.Buffer, f *File, j Judgement) {
 		lead = "Measured instead"
 	}
 	for _, m := range j.Measures {
-		measureLines(b, lead, c.Test, j.Setup, m)
+		measureLines(b, lead, c, j.Setup, m)
 	}
 	for _, m := range j.Missing {
 		fmt.Fprintf(b, "- **Not measured:** %s ÷ %s: %s.\n", mdtext.Code(m.A), mdtext.Code(m.B), mdtext.Text(strings.TrimSuffix(m.Why, ".")))
@@ -166,7 +166,8 @@ func ownSetup(s Setup) string {
 	return strings.Join(parts, "; ")
 }
 
-func measureLines(b *bytes.Buffer, lead string, t *Test, s Setup, m Measure) {
+func measureLines(b *bytes.Buffer, lead string, c *Claim, s Setup, m Measure) {
+	t := c.Test
 	fmt.Fprintf(b, "- **%s** in %s", lead, runLink(m.Run))
 	if d := m.Run.Dirty(); d != "" {
 		fmt.Fprintf(b, " (⚠ %s: %s)", d, m.Run.Environment.HarnessVersion)
@@ -174,13 +175,13 @@ func measureLines(b *bytes.Buffer, lead string, t *Test, s Setup, m Measure) {
 	if t.Expect == "fails" {
 		fmt.Fprintf(b, ": %s %s; %s is its baseline.", mdtext.Code(m.A), mdtext.Text(m.Failed), mdtext.Code(m.B))
 	} else {
-		fmt.Fprintf(b, ": %s ÷ %s in %s (%s): **%s×** (%s), reads %s %s.",
-			mdtext.Code(m.A), mdtext.Code(m.B), t.Metric, statName(s.Statistic), num(m.Ratio.Value), interval(m.Ratio), m.Reads, expectText(t))
+		fmt.Fprintf(b, ": %s ÷ %s in %s (%s): **%s×** (%s)%s.",
+			mdtext.Code(m.A), mdtext.Code(m.B), t.Metric, statName(s.Statistic), num(m.Ratio.Value), interval(m.Ratio), reading(c, m))
 	}
 	if m.HasFloor {
 		fmt.Fprintf(b, " A/A floor ±%.1f%% (%s).", m.Floor.Percent(), mdtext.Code(m.Floor.Cell))
 	} else {
-		b.WriteString(" No A/A control in that run: no floor to judge against.")
+		b.WriteString(" No A/A control in that run: no floor, so no reading.")
 	}
 	b.WriteString("\n  - Checklist: ")
 	var items []string
@@ -195,6 +196,16 @@ func measureLines(b *bytes.Buffer, lead string, t *Test, s Setup, m Measure) {
 	if len(m.Also) > 0 {
 		fmt.Fprintf(b, "  - Also in: %s.\n", strings.Join(m.Also, ", "))
 	}
+}
+
+// reading is what the figure says against the claim, beyond or within the
+// floor: nothing without a floor, and nothing for a claim whose wording no
+// measurement can test.
+func reading(c *Claim, m Measure) string {
+	if m.Reads == "" || c.Untestable != "" {
+		return ""
+	}
+	return fmt.Sprintf(", reads %s %s", m.Reads, expectText(c.Test))
 }
 
 func statName(s string) string {

@@ -52,7 +52,7 @@ func (s *Study) Print(w io.Writer) {
 			if j.Claim.Test.Expect == "fails" {
 				fmt.Fprintf(w, "%s\n", m.Failed)
 			} else {
-				fmt.Fprintf(w, "%s× (%s), reads %s\n", num(m.Ratio.Value), interval(m.Ratio), m.Reads)
+				fmt.Fprintf(w, "%s× (%s)%s\n", num(m.Ratio.Value), interval(m.Ratio), reading(j.Claim, m))
 			}
 			var items []string
 			for _, it := range m.Checklist {

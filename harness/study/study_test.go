@@ -187,3 +187,29 @@ func TestNotTestableHereKeepsFigures(t *testing.T) {
 		t.Errorf("got %s with %d measures, want not testable here with the figures measured instead", j.Verdict, len(j.Measures))
 	}
 }
+
+// Without a control a figure has no floor, so it reads nothing.
+func TestNoFloorNoReading(t *testing.T) {
+	r := run("runs/a", cell("node-http", 1024, false, 400, 410, 390), cell("node-http", 512, false, 100, 100, 100))
+	j := Judge(claimOn("about", 4, 0.25, c1024, c512), []*Run{r})[0]
+	if len(j.Measures) != 1 || j.Measures[0].Reads != "" {
+		t.Errorf("reads %q without a floor", j.Measures[0].Reads)
+	}
+}
+
+// A generator-bound trial, or a tool version other than the study's (or
+// none recorded), is a checklist mismatch.
+func TestGeneratorAndVersionItems(t *testing.T) {
+	r := withFloor(400, 410, 390)
+	r.Cells[0].Summary.GeneratorBound = 1
+	j := Judge(claimOn("about", 4, 0.25, c1024, c512), []*Run{r})[0]
+	if j.Verdict != NotAsStated || !strings.Contains(j.Why, ItemGenerator) {
+		t.Errorf("generator-bound: %s (%s)", j.Verdict, j.Why)
+	}
+	f := claimOn("about", 4, 0.25, c1024, c512)
+	f.Setup.ToolVersion = "1.1.1"
+	j = Judge(f, []*Run{withFloor(400, 410, 390)})[0]
+	if j.Verdict != NotAsStated || !strings.Contains(j.Why, ItemTool) {
+		t.Errorf("no recorded version: %s (%s)", j.Verdict, j.Why)
+	}
+}
