@@ -1,0 +1,63 @@
+package cellid
+
+import "testing"
+
+// The id is what resume and compare match cells by: every field that
+// tells two cells apart must change it, and defaults must leave it as
+// runs before that field wrote it.
+func TestID(t *testing.T) {
+	base := Key{Target: "node-http", Variant: "single", Scenario: "json", Params: []KV{{"records", "10"}, {"x", "y"}}, CPUs: 1, Connections: 64}
+	cases := []struct {
+		edit func(k *Key)
+		want string
+	}{
+		{func(k *Key) {}, "node-http:single/json?records=10&x=y/1cpu/c64"},
+		{func(k *Key) { k.Variant, k.Params = "", nil }, "node-http/json/1cpu/c64"},
+		{func(k *Key) { k.Close = true }, "node-http:single/json?records=10&x=y/1cpu/c64/close"},
+		{func(k *Key) { k.Rate = 500 }, "node-http:single/json?records=10&x=y/1cpu/c64/r500"},
+		{func(k *Key) { k.Requests = 1000000 }, "node-http:single/json?records=10&x=y/1cpu/c64/n1000000"},
+		{func(k *Key) { k.Generator = "wrk" }, "node-http:single/json?records=10&x=y/1cpu/c64/wrk"},
+		{func(k *Key) { k.Generator = DefaultGenerator }, "node-http:single/json?records=10&x=y/1cpu/c64"},
+		{func(k *Key) { k.Protocol = ProtoH2 }, "node-http:single/json?records=10&x=y/1cpu/c64/h2"},
+		{func(k *Key) { k.Protocol = ProtoHTTP1 }, "node-http:single/json?records=10&x=y/1cpu/c64"},
+		{func(k *Key) { k.Pinning = PinTogether }, "node-http:single/json?records=10&x=y/1cpu/c64/together"},
+		{func(k *Key) { k.Pinning = PinNone }, "node-http:single/json?records=10&x=y/1cpu/c64/unpinned"},
+		{func(k *Key) { k.Pinning = PinApart }, "node-http:single/json?records=10&x=y/1cpu/c64"},
+		{func(k *Key) { k.Control = true }, "node-http:single/json?records=10&x=y/1cpu/c64 (control)"},
+		{func(k *Key) { k.Rate, k.Generator, k.Protocol, k.Pinning, k.Control = 9, "openloop", ProtoH2C, PinNone, true },
+			"node-http:single/json?records=10&x=y/1cpu/c64/r9/openloop/h2c/unpinned (control)"},
+	}
+	for _, c := range cases {
+		k := base
+		c.edit(&k)
+		if got := k.ID(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
+
+// A baseline differs from its cell in the one dimension the relative
+// names, and in nothing else.
+func TestRelativeBase(t *testing.T) {
+	k := Key{Target: "a", Variant: "v", Scenario: "s", CPUs: 1, Connections: 1024, Protocol: ProtoH2, Requests: 10}
+	cases := []struct {
+		rel  Relative
+		dim  string
+		want string
+	}{
+		{Relative{Scenario: "p"}, "scenario", "a:v/p/1cpu/c1024/n10/h2"},
+		{Relative{Variant: "w"}, "variant", "a:w/s/1cpu/c1024/n10/h2"},
+		{Relative{Target: "b"}, "target", "b:v/s/1cpu/c1024/n10/h2"},
+		{Relative{Connections: 512}, "connections", "a:v/s/1cpu/c512/n10/h2"},
+		{Relative{Protocol: ProtoHTTP1}, "protocol", "a:v/s/1cpu/c1024/n10"},
+		{Relative{Requests: 5}, "requests", "a:v/s/1cpu/c1024/n5/h2"},
+	}
+	for _, c := range cases {
+		if dim, _ := c.rel.Dimension(); dim != c.dim {
+			t.Errorf("%+v: dimension %q, want %q", c.rel, dim, c.dim)
+		}
+		if got := c.rel.Base(k).ID(); got != c.want {
+			t.Errorf("%+v: base %q, want %q", c.rel, got, c.want)
+		}
+	}
+}
