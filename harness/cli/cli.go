@@ -443,10 +443,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if place.machines != nil {
 			*label = fmt.Sprintf("%dc-%s-from-%s", info.NCPU, place.machines.Target.Name, place.machines.Loadgen.Name)
 		}
-		if p := mf.profile; p != "" && p != QuickProfile {
-			// A study's run does not overwrite the machine's quick run.
-			*label += "-" + p
-		}
+		*label = labelFor(*label, mf.profile, mf.only)
 	}
 	if *out == "" {
 		*out = filepath.Join("results", *label)
@@ -575,6 +572,20 @@ var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 // QuickProfile is the profile of make matrix, whose runs keep the
 // machine's label as it is; a run with another profile appends its name.
 const QuickProfile = "quick"
+
+// labelFor is the default label of a run of profile with the selection
+// only: a profile's run does not overwrite the machine's quick run, and a
+// try with --only does not overwrite the run of every cell, which may be
+// committed.
+func labelFor(machine, profile, only string) string {
+	if profile != "" && profile != QuickProfile {
+		machine += "-" + profile
+	}
+	if only != "" {
+		machine += "-only"
+	}
+	return machine
+}
 
 // DefaultLabel names a machine by its core count and CPU model, e.g.
 // "2c-amd-epyc" or "8c-intel-core-i7-10510u-cpu-1-80ghz".

@@ -348,3 +348,19 @@ func TestFormatJSON(t *testing.T) {
 		t.Errorf("report: exit %d, %v, %+v, stderr %q", code, err, r, errs)
 	}
 }
+
+// A quick try with --only writes beside, not over, the run of every cell.
+func TestLabelFor(t *testing.T) {
+	cases := map[[2]string]string{
+		{"", ""}:                         "2c-x",
+		{QuickProfile, ""}:               "2c-x",
+		{"trials6", ""}:                  "2c-x-trials6",
+		{"", "go-nethttp"}:               "2c-x-only",
+		{"trials6", "go-nethttp,node-*"}: "2c-x-trials6-only",
+	}
+	for in, want := range cases {
+		if got := labelFor("2c-x", in[0], in[1]); got != want {
+			t.Errorf("labelFor(%q, %q) = %q, want %q", in[0], in[1], got, want)
+		}
+	}
+}
