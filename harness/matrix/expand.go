@@ -132,7 +132,7 @@ func expand(m *Matrix, only Selector, allocate func(cpus int, pinning string) (t
 										for _, gen := range generatorsAt(m, rate) {
 											for _, proto := range protocolsOf(m, t) {
 												for _, pin := range Pinnings(m) {
-													c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Generator: gen}
+													c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Generator: speaking(m, gen, proto)}
 													if pin != cellid.PinApart {
 														c.Pinning = pin
 													}
@@ -266,6 +266,21 @@ func generatorsAt(m *Matrix, rate int) []string {
 		gens = slices.Compact(gens)
 	}
 	return gens
+}
+
+// HTTP2Generator measures an HTTP/2 cell when the matrix names no
+// generator: bombardier speaks no HTTP/2, and would skip every such cell.
+const HTTP2Generator = "h2load"
+
+// speaking is the generator of a cell over proto: gen, or HTTP2Generator
+// in place of the default generator over h2 and h2c when the matrix names
+// no generator axis and no cross-check (which would then measure the cell
+// twice with one tool).
+func speaking(m *Matrix, gen, proto string) string {
+	if len(m.Generators) == 0 && m.Crosscheck == "" && gen == cellid.DefaultGenerator && cellid.HTTP2(proto) {
+		return HTTP2Generator
+	}
+	return gen
 }
 
 // MaxCells is how many cells a run may have unless --max-cells says more.
