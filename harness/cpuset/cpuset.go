@@ -78,7 +78,10 @@ func AllocateApart(targetOnline, loadgenOnline Set, targetCPUs, loadgenCPUs int)
 
 // Parse reads Docker's CpusetCpus form ("0-1,3"); "" is the empty set.
 func Parse(s string) (Set, error) {
-	var out Set
+	// Cores are marked in a bitmap of MaxCore+1, so that many overlapping
+	// ranges ("0-65536,0-65536,…") cost time bounded by the text, never
+	// memory beyond the bitmap: repeated, they once took gigabytes.
+	var seen []bool
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -90,14 +93,33 @@ func Parse(s string) (Set, error) {
 		if err == nil && isRange {
 			b, err = strconv.Atoi(hi)
 		}
-		if err != nil || a < 0 || b < a || b-a > 1<<16 {
-			return nil, fmt.Errorf("cpuset %q: bad range %q", s, part)
+		if err != nil || a < 0 || b < a || b > MaxCore {
+			return nil, fmt.Errorf("cpuset %q: bad range %q (cores 0 to %d)", shorten(s), part, MaxCore)
+		}
+		if seen == nil {
+			seen = make([]bool, MaxCore+1)
 		}
 		for c := a; c <= b; c++ {
+			seen[c] = true
+		}
+	}
+	var out Set
+	for c, ok := range seen {
+		if ok {
 			out = append(out, c)
 		}
 	}
-	return Union(out), nil
+	return out, nil
+}
+
+// MaxCore is the highest core number a set may name.
+const MaxCore = 1 << 16
+
+func shorten(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "…"
+	}
+	return s
 }
 
 // Union is the sorted set of every core in sets.

@@ -1,7 +1,9 @@
 package cpuset
 
 import (
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +52,24 @@ func TestParseUnionOverlaps(t *testing.T) {
 	}
 	if !Overlaps(Set{0, 1}, Set{1, 2}) || Overlaps(Set{0}, Set{1}) {
 		t.Error("Overlaps")
+	}
+}
+
+// Thousands of overlapping wide ranges parse in memory bounded by the
+// bitmap (they once took more than 6 GB), and a core past MaxCore is refused.
+func TestParseBounded(t *testing.T) {
+	s := strings.Repeat("0-65536,", 3000) + "3"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	set, err := Parse(s)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(set) != MaxCore+1 {
+		t.Fatalf("Parse: %d cores, %v", len(set), err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("Parse allocated %d MB", grew>>20)
+	}
+	if _, err := Parse("0-65537"); err == nil {
+		t.Error("a core past MaxCore parsed")
 	}
 }
