@@ -24,7 +24,9 @@ func TestID(t *testing.T) {
 		{func(k *Key) { k.Pinning = PinNone }, "node-http:single/json?records=10&x=y/1cpu/c64/unpinned"},
 		{func(k *Key) { k.Pinning = PinApart }, "node-http:single/json?records=10&x=y/1cpu/c64"},
 		{func(k *Key) { k.Control = true }, "node-http:single/json?records=10&x=y/1cpu/c64 (control)"},
-		{func(k *Key) { k.Rate, k.Generator, k.Protocol, k.Pinning, k.Control = 9, "openloop", ProtoH2C, PinNone, true },
+		{func(k *Key) {
+			k.Rate, k.Generator, k.Protocol, k.Pinning, k.Control = 9, "openloop", ProtoH2C, PinNone, true
+		},
 			"node-http:single/json?records=10&x=y/1cpu/c64/r9/openloop/h2c/unpinned (control)"},
 	}
 	for _, c := range cases {
