@@ -557,19 +557,26 @@ func (r *runner) reap(ctx context.Context, s *side) {
 	if len(gone) == 0 {
 		return
 	}
-	var named []string
-	images := 0
+	fmt.Fprintf(r.log, "removed leftovers of earlier runs%s: %s\n", s.where(), leftovers(gone))
+}
+
+// leftovers names what a reap removed: each container and network by
+// name, and the dangling images of this tool's earlier builds by short id,
+// so that a user sharing the engine sees exactly what went.
+func leftovers(gone []string) string {
+	var named, images []string
 	for _, g := range gone {
-		if strings.HasPrefix(g, "image ") {
-			images++
+		if id, ok := strings.CutPrefix(g, "image "); ok {
+			id = strings.TrimPrefix(id, "sha256:")
+			images = append(images, id[:min(12, len(id))])
 		} else {
 			named = append(named, g)
 		}
 	}
-	if images > 0 {
-		named = append(named, fmt.Sprintf("%d dangling image(s) of earlier builds", images))
+	if len(images) > 0 {
+		named = append(named, fmt.Sprintf("%d dangling image(s) of earlier webbench builds (%s)", len(images), strings.Join(images, ", ")))
 	}
-	fmt.Fprintf(r.log, "removed leftovers of earlier runs%s: %s\n", s.where(), strings.Join(named, ", "))
+	return strings.Join(named, ", ")
 }
 
 // usable are the cores of an n-core machine after the lowest reserve.

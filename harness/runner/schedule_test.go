@@ -121,3 +121,12 @@ func TestBlockedRounds(t *testing.T) {
 		t.Error("--unblocked never split a block in 10 seeds: is it still blocking?")
 	}
 }
+
+// A reap names every image it removed, not only how many.
+func TestLeftoversNamed(t *testing.T) {
+	got := leftovers([]string{"container webbench-1-x", "image sha256:0123456789abcdef0123", "image sha256:fedcba9876543210"})
+	want := "container webbench-1-x, 2 dangling image(s) of earlier webbench builds (0123456789ab, fedcba987654)"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
