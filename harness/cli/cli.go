@@ -40,6 +40,7 @@ const (
 	ExitOK          = 0   // every cell ok or skipped
 	ExitFailed      = 1   // some cell failed, or the run could not start
 	ExitUsage       = 2   // invalid input: flags, matrix file
+	ExitNothing     = 3   // the run measured no cell: every one was skipped
 	ExitInterrupted = 130 // SIGINT/SIGTERM
 )
 
@@ -481,10 +482,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d ok, %d failed, %d skipped; results in %s\n",
 		counts[results.OK], counts[results.Failed], counts[results.Skipped], filepath.Join(*out, "README.md"))
-	if err == nil && counts[results.Failed] > 0 {
-		return &ExitError{Code: ExitFailed} // the summary line said it
+	if err == nil {
+		err = outcome(counts)
 	}
 	return err
+}
+
+// outcome is the exit of a run that ended: failed when a cell failed,
+// nothing measured when every cell was skipped (a run that measured
+// nothing must not pass for one that did); the summary line says which.
+func outcome(counts map[results.Status]int) error {
+	switch {
+	case counts[results.Failed] > 0:
+		return &ExitError{Code: ExitFailed}
+	case counts[results.OK] == 0:
+		return &ExitError{Code: ExitNothing}
+	}
+	return nil
 }
 
 // resumed reads the run that --resume names, if any, and takes from it

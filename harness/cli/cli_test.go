@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/webbench/webbench/harness/results"
 	"os"
 	"path/filepath"
 	"strings"
@@ -361,6 +362,19 @@ func TestLabelFor(t *testing.T) {
 	for in, want := range cases {
 		if got := labelFor("2c-x", in[0], in[1]); got != want {
 			t.Errorf("labelFor(%q, %q) = %q, want %q", in[0], in[1], got, want)
+		}
+	}
+}
+
+// A run that measured nothing exits apart from one that measured.
+func TestOutcome(t *testing.T) {
+	cases := []struct {
+		ok, failed, skipped, want int
+	}{{2, 0, 1, ExitOK}, {2, 1, 0, ExitFailed}, {0, 0, 3, ExitNothing}, {0, 1, 3, ExitFailed}}
+	for _, c := range cases {
+		got := ExitCode(outcome(map[results.Status]int{results.OK: c.ok, results.Failed: c.failed, results.Skipped: c.skipped}))
+		if got != c.want {
+			t.Errorf("%+v: exit %d", c, got)
 		}
 	}
 }
