@@ -38,7 +38,7 @@ func TestTwoEngines(t *testing.T) {
 		srv.missing[ref] = false
 		return true, nil
 	}
-	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli, Copy: cp})
+	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli.engine(), Copy: cp})
 	if left := cli.live(); len(left) > 0 {
 		t.Errorf("left on the load generator's engine: %v", left)
 	}
@@ -95,7 +95,7 @@ func TestTwoEnginesUnreachable(t *testing.T) {
 	srv.id, cli.id = "server-engine", "client-engine"
 	cli.unreachable = map[string]bool{"10.0.0.5": true}
 	m.Load.ReadyTimeout = 300 * time.Millisecond
-	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli})
+	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli.engine()})
 	if left := cli.live(); len(left) > 0 {
 		t.Errorf("left on the load generator's engine: %v", left)
 	}
@@ -114,7 +114,7 @@ func TestTwoEnginesUnreachable(t *testing.T) {
 func TestTwoEnginesSameEngine(t *testing.T) {
 	m := testMatrix(t, twoTargets, "one", "a", "b")
 	srv, cli := newFake(), newFake()
-	_, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli})
+	_, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli.engine()})
 	if err == nil || !strings.Contains(err.Error(), "are the same engine") {
 		t.Errorf("err = %v", err)
 	}
@@ -133,7 +133,7 @@ func TestTwoEnginesLost(t *testing.T) {
 	}
 	cli.targets[""] = &fakeTarget{failRun: fail}
 	srv.lost, srv.lostAfter = true, srv.pings
-	_, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli})
+	_, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli.engine()})
 	if err == nil || !strings.Contains(err.Error(), "engine server-engine lost") {
 		t.Errorf("err = %v, want the lost engine named", err)
 	}
@@ -147,7 +147,7 @@ func TestTwoEnginesAllReserved(t *testing.T) {
 	srv.id, cli.id = "server-engine", "client-engine"
 	mc := twoMachines()
 	mc.Target.Reserve = srv.ncpu
-	res, err, _ := run(t, srv, m, Options{Machines: mc, LoadgenEngine: cli})
+	res, err, _ := run(t, srv, m, Options{Machines: mc, LoadgenEngine: cli.engine()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 		}
 		for _, k := range t.Images() {
 			if ref := r.m.Images[k]; !baseimage.HasStandIn(k) {
-				if _, _, ok, _ := r.tg.eng.ImageLabels(ctx, ref); !ok {
+				if _, _, ok, _ := r.targetSide.eng.Images.ImageLabels(ctx, ref); !ok {
 					runs[t.Name] = false
 					unlikely++
 					r.timing.unlikely[t.Name] = true
@@ -53,7 +53,7 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 	}
 	var kinds []buildtime.Kind
 	for k := range keys {
-		kinds = append(kinds, r.tg.resolver.Pending(ctx, k)...)
+		kinds = append(kinds, r.targetSide.resolver.Pending(ctx, k)...)
 	}
 	standIns := len(kinds)
 	// Images: what their build arguments will most likely be (the official
@@ -63,7 +63,7 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 		if ref == "" {
 			ref = LoadgenImages[key]
 		}
-		if _, _, ok, _ := r.tg.eng.ImageLabels(ctx, ref); ok || !baseimage.HasStandIn(key) {
+		if _, _, ok, _ := r.targetSide.eng.Images.ImageLabels(ctx, ref); ok || !baseimage.HasStandIn(key) {
 			return ref
 		}
 		return baseimage.StandInRef(ref)
@@ -71,7 +71,7 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 	if files, err := loadgenContext(); err == nil {
 		spec := engine.BuildSpec{Context: files, Dockerfile: "docker/loadgen/Dockerfile", Tag: "webbench/loadgen:latest",
 			BuildArgs: map[string]string{"DEBIAN_IMAGE": used("debian"), "GOLANG_IMAGE": used("golang")}}
-		if cached, err := r.tg.eng.Cached(ctx, spec); err != nil || !cached {
+		if cached, err := r.targetSide.eng.Images.Cached(ctx, spec); err != nil || !cached {
 			kinds = append(kinds, buildtime.Loadgen)
 		}
 	}
@@ -84,7 +84,7 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 			for _, key := range svc.Images {
 				args[strings.ToUpper(key)+"_IMAGE"] = used(key)
 			}
-			cached, err := r.tg.eng.Cached(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: imageTag(t, svc), BuildArgs: args})
+			cached, err := r.targetSide.eng.Images.Cached(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: imageTag(t, svc), BuildArgs: args})
 			if err != nil || !cached {
 				kinds = append(kinds, buildtime.Image)
 			}

@@ -108,7 +108,7 @@ func closeText(close bool) string {
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
 		Generator: c.Generator, NetworkMode: results.Network(r.mode), Pinning: c.Pinning, Protocol: c.Protocol}
-	if err := r.gen.pin(ctx, c.LoadgenSet.String()); err != nil {
+	if _, err := r.gen.Pin(ctx, c.LoadgenSet.String()); err != nil {
 		return ce, err
 	}
 	// The ceiling is load as fast as the generator can: the cell's, at no
@@ -132,13 +132,13 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		return ce, err
 	}
 	spec := r.spec(c, url, 200)
-	if err := r.gen.warm(ctx, tool, spec, r.m.Load.Warmup); err != nil {
+	if err := warm(ctx, r.gen, tool, spec, r.m.Load.Warmup); err != nil {
 		return ce, err
 	}
 	var cpu []float64
 	for range r.m.Load.Trials {
 		start := time.Now()
-		res, err := r.gen.run(ctx, tool, spec)
+		res, err := r.gen.Run(ctx, tool, spec)
 		if err != nil {
 			return ce, err
 		}
@@ -147,7 +147,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 			return ce, fmt.Errorf("the fixed-response server failed: %s", problem)
 		}
 		ce.TrialRPS = append(ce.TrialRPS, roundTo(res.RPS, 1))
-		if cores, ok := r.gen.cpu(start, time.Now()); ok {
+		if cores, ok := r.gen.Usage(start, time.Now()); ok {
 			cpu = append(cpu, cores)
 		}
 	}
@@ -171,14 +171,14 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set, protocol string) (string, error) {
 	host := "127.0.0.1"
 	switch {
-	case r.tg.address != "": // two machines: the targets' machine's host network
-		host = r.tg.address
+	case r.targetSide.address != "": // two machines: the targets' machine's host network
+		host = r.targetSide.address
 	case r.mode == matrix.NetworkBridge:
 		host = "ceiling"
 	}
 	r.visits++
-	id, err := r.tg.eng.Start(ctx, engine.ContainerSpec{
-		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.tg.lgImage, Cmd: []string{"ceiling"},
+	id, err := r.targetSide.eng.Containers.Start(ctx, engine.ContainerSpec{
+		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.loaded.ServerImage, Cmd: []string{"ceiling"},
 		Env: fixedEnv(protocol), Files: r.serverFiles(protocol), CPUSet: cores.String(), Network: r.targetNetwork(),
 		Aliases: []string{"ceiling"}, Labels: r.labels("ceiling", "", ""),
 		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
@@ -210,11 +210,11 @@ func fixedEnv(protocol string) []string {
 func (r *runner) reach(ctx context.Context) error {
 	d := &deployment{}
 	defer r.remove(ctx, d)
-	tg, lg := r.tg, r.lg
+	tg, lg := r.targetSide, r.loadSide
 	url, err := r.startFixed(ctx, d, tg.usable()[:1], cellid.ProtoHTTP1)
 	if err == nil {
 		var resp verify.Response
-		if resp, err = r.gen.probe(ctx, url, r.m.Load.Timeout, probeHTTP, cellid.ProtoHTTP1); err == nil && resp.Status != 200 {
+		if resp, err = r.gen.Probe(ctx, url, Ask{Kind: probeHTTP, Timeout: r.m.Load.Timeout, Protocol: cellid.ProtoHTTP1}); err == nil && resp.Status != 200 {
 			err = fmt.Errorf("answered status %d, not the fixed-response server's 200: is another server listening on port %d of that machine?", resp.Status, ceilingPort)
 		}
 	}
@@ -227,9 +227,9 @@ func (r *runner) reach(ctx context.Context) error {
 			lg.name, engine.Redact(lg.host), tg.name, engine.Redact(tg.host), url, err, tg.name)
 	}
 	id := d.members[0].id
-	r.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng, id)
+	r.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng.Containers, id)
 	r.out.Environment.Machines[0].CPUModel = r.out.Environment.CPUModel
-	r.maxNoFile = hardNoFile(ctx, tg.eng, id)
+	r.loaded.MaxNoFile = hardNoFile(ctx, tg.eng.Containers, id)
 	fmt.Fprintf(r.log, "engine %s reaches the targets' machine (engine %s) at %s\n", lg.name, tg.name, tg.address)
 	return nil
 }

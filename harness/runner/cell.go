@@ -137,7 +137,7 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 			return nil, "", err
 		}
 		started := time.Now()
-		built, err := r.tg.eng.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
+		built, err := r.targetSide.eng.Images.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
 		logf.Close()
 		if err == nil && !built.Cached && !built.Warm { // a warm rebuild teaches nothing about a first one
@@ -155,7 +155,7 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 			return nil, fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err), nil
 		}
 		img.Services[svc.Name] = built.ID
-		if size, err := r.tg.eng.ImageSize(ctx, built.ID); err == nil {
+		if size, err := r.targetSide.eng.Images.ImageSize(ctx, built.ID); err == nil {
 			if img.Sizes == nil {
 				img.Sizes = map[string]int64{}
 			}
@@ -169,7 +169,7 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 // undeclaredBase says why ref, a base image no images key declares, is not
 // to be had ("" when the engine has it or pulled it).
 func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
-	_, _, have, err := r.tg.eng.ImageLabels(ctx, ref)
+	_, _, have, err := r.targetSide.eng.Images.ImageLabels(ctx, ref)
 	switch {
 	case err != nil:
 		return "the engine could not be asked for it: " + results.ShortCause(err.Error())
@@ -178,7 +178,7 @@ func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
 	case r.opt.NoPull:
 		return "the engine does not have it (--no-pull)"
 	}
-	if err := r.tg.eng.Pull(ctx, ref); err != nil {
+	if err := r.targetSide.eng.Images.Pull(ctx, ref); err != nil {
 		return "the engine does not have it and could not pull it (" + results.ShortCause(err.Error()) + ")"
 	}
 	return ""
@@ -210,7 +210,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 			continue
 		}
 		rc := newCell(c)
-		rc.Generator.Version = r.versions[c.Generator]
+		rc.Generator.Version = r.loaded.Versions[c.Generator]
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services, Sizes: img.Sizes}
 		lim := limitsOf(t.Limits)
 		var clamped string
@@ -473,7 +473,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			// Unique per visit, so that a leftover of one visit is never
 			// taken for the next one's container.
 			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.visits, p.alias)
-			id, err := r.tg.eng.Start(ctx, engine.ContainerSpec{
+			id, err := r.targetSide.eng.Containers.Start(ctx, engine.ContainerSpec{
 				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(), Files: r.serverFiles(c.Protocol),
 				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
 				Memory: t.Limits.MemoryBytes, Pids: t.Limits.Pids, NoFile: nofile,
@@ -481,7 +481,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			m.id = id
 			if id != "" {
 				d.members = append(d.members, m)
-				m.stats = r.tg.eng.Sample(ctx, id)
+				m.stats = r.targetSide.eng.Stats.Sample(ctx, id)
 			}
 			if err != nil {
 				return fmt.Errorf("service %s: %w", m.alias, err)
@@ -498,9 +498,9 @@ func (r *runner) remove(ctx context.Context, d *deployment) {
 		if m.stats != nil {
 			m.stats.Stop()
 		}
-		err := r.tg.eng.RemoveContainer(cctx, m.id)
+		err := r.targetSide.eng.Containers.RemoveContainer(cctx, m.id)
 		if err == nil { // confirm: the next visit must not share the cores with it
-			if st, serr := r.tg.eng.State(cctx, m.id); serr == nil {
+			if st, serr := r.targetSide.eng.Containers.State(cctx, m.id); serr == nil {
 				err = fmt.Errorf("container %s is still there (%s) after its removal", m.alias, st)
 			}
 		}
@@ -519,10 +519,11 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if r.leftover != nil {
 		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.leftover)
 	}
-	if err := r.gen.pin(ctx, c.LoadgenSet.String()); err != nil {
+	cores, err := r.gen.Pin(ctx, c.LoadgenSet.String())
+	if err != nil {
 		return err
 	}
-	rc.LoadgenCPUSet = r.gen.cores // where the engine says the generator runs
+	rc.LoadgenCPUSet = cores // where the engine says the generator runs
 	d := &deployment{}
 	defer r.remove(ctx, d)
 	r.progress.Phase(c, "start")
@@ -552,7 +553,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if http10 {
 		kind |= probeHTTP10
 	}
-	resp, err := r.gen.probe(ctx, url, r.m.Load.Timeout, kind, cellid.Proto(c.Protocol))
+	resp, err := r.gen.Probe(ctx, url, Ask{Kind: kind, Timeout: r.m.Load.Timeout, Protocol: cellid.Proto(c.Protocol)})
 	if err != nil {
 		return err
 	}
@@ -579,7 +580,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if r.m.Load.Warmup > 0 {
 		r.progress.Phase(c, "warm-up")
 	}
-	if err := r.gen.warm(ctx, tool, spec, r.m.Load.Warmup); err != nil {
+	if err := warm(ctx, r.gen, tool, spec, r.m.Load.Warmup); err != nil {
 		return err
 	}
 	for k := first; k < first+trials; k++ {
@@ -670,7 +671,7 @@ func (e *trialError) Unwrap() error { return e.err }
 // allRunning fails naming the first container of d that has stopped.
 func (r *runner) allRunning(ctx context.Context, d *deployment, when string) error {
 	for _, m := range d.members {
-		st, err := r.tg.eng.State(ctx, m.id)
+		st, err := r.targetSide.eng.Containers.State(ctx, m.id)
 		if err != nil {
 			return err
 		}
@@ -705,7 +706,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url, protocol str
 		}
 		if len(pending) > 0 {
 			m := pending[0]
-			resp, err := r.gen.probe(ctx, m.addr, probeTimeout, probeTCP, "")
+			resp, err := r.gen.Probe(ctx, m.addr, Ask{Kind: probeTCP, Timeout: probeTimeout})
 			if err != nil {
 				return err
 			}
@@ -715,7 +716,7 @@ func (r *runner) waitReady(ctx context.Context, d *deployment, url, protocol str
 			}
 			lastErr = fmt.Sprintf("service %s at %s: %s", m.alias, m.addr, resp.Error)
 		} else {
-			resp, err := r.gen.probe(ctx, url, probeTimeout, probeHTTP, protocol)
+			resp, err := r.gen.Probe(ctx, url, Ask{Kind: probeHTTP, Timeout: probeTimeout, Protocol: protocol})
 			if err != nil {
 				return err
 			}
@@ -754,7 +755,7 @@ func (r *runner) runtimeVersions(ctx context.Context, d *deployment) string {
 			continue
 		}
 		seen[m.service] = true
-		logs, err := r.tg.eng.Logs(ctx, m.id, 200)
+		logs, err := r.targetSide.eng.Containers.Logs(ctx, m.id, 200)
 		if v := runtimeVersion(logs); err == nil && v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
@@ -763,7 +764,7 @@ func (r *runner) runtimeVersions(ctx context.Context, d *deployment) string {
 }
 
 func (r *runner) lastLogs(ctx context.Context, id string) string {
-	logs, err := r.tg.eng.Logs(context.WithoutCancel(ctx), id, 15)
+	logs, err := r.targetSide.eng.Containers.Logs(context.WithoutCancel(ctx), id, 15)
 	if err != nil {
 		return "(no logs: " + err.Error() + ")"
 	}
@@ -778,7 +779,7 @@ func (r *runner) lastLogs(ctx context.Context, id string) string {
 // generator used, and the target's peak memory (summed over containers).
 func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s loadgen.Spec, apart bool) (results.Trial, loadgen.Result, []string, error) {
 	start := time.Now()
-	res, err := r.gen.run(ctx, tool, s)
+	res, err := r.gen.Run(ctx, tool, s)
 	end := time.Now()
 	if err != nil {
 		return results.Trial{}, res, nil, err
@@ -818,7 +819,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 			perService[name] = results.ServiceUsage{CPUCores: roundTo(u.CPUCores, 3), MemPeakMiB: roundTo(u.MemPeakMiB, 2)}
 		}
 	}
-	lCores, ok := r.gen.cpu(start, end)
+	lCores, ok := r.gen.Usage(start, end)
 	if !ok {
 		warnings = append(warnings, "trial too short for two stats samples: load generator CPU not measured")
 	}

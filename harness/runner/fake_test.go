@@ -410,3 +410,6 @@ func (s *fakeSampler) Window(from, to time.Time) []engine.Sample {
 }
 
 func (s *fakeSampler) Stop() { s.stopped = true }
+
+// engine is f in every role.
+func (f *fakeEngine) engine() Engine { return Engine{Images: f, Containers: f, Stats: f, Host: f} }

@@ -12,10 +12,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"math"
 	mathrand "math/rand/v2"
@@ -23,10 +21,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing/fstest"
 	"time"
 
-	webbench "github.com/webbench/webbench"
 	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/certs"
@@ -101,7 +97,7 @@ type Options struct {
 // OnMachines returns o set to run on two machines' engines, the load
 // generator's being lg, when machines is not nil.
 func (o Options) OnMachines(machines *Machines, lg Engine, copy func(ctx context.Context, ref string, toLoadgen bool) (bool, error)) Options {
-	if machines != nil && lg != nil {
+	if machines != nil && !lg.none() {
 		o.Machines, o.LoadgenEngine, o.Copy = machines, lg, copy
 	}
 	return o
@@ -129,13 +125,18 @@ type Progress interface {
 // all or was interrupted (ctx.Err()); a cell's failure is recorded in its
 // cell, not returned.
 func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
-	r := &runner{opt: opt, m: opt.Matrix, log: opt.Log, progress: opt.Progress}
-	r.tg = &side{eng: eng, reserve: opt.Reserve}
-	r.lg = r.tg
-	if ms := opt.Machines; ms != nil && opt.LoadgenEngine != nil {
+	return start(ctx, eng, opt, nil)
+}
+
+// start is Run with gen as the load generator; nil is the container one.
+func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*results.Run, error) {
+	r := &runner{opt: opt, m: opt.Matrix, log: opt.Log, progress: opt.Progress, gen: gen}
+	r.targetSide = &side{eng: eng, reserve: opt.Reserve}
+	r.loadSide = r.targetSide
+	if ms := opt.Machines; ms != nil && !opt.LoadgenEngine.none() {
 		r.machines = ms
-		r.tg = &side{eng: eng, name: ms.Target.Name, host: ms.Target.Host, address: ms.Target.Address, reserve: ms.Target.Reserve}
-		r.lg = &side{eng: opt.LoadgenEngine, name: ms.Loadgen.Name, host: ms.Loadgen.Host, address: ms.Loadgen.Address, reserve: ms.Loadgen.Reserve}
+		r.targetSide = &side{eng: eng, name: ms.Target.Name, host: ms.Target.Host, address: ms.Target.Address, reserve: ms.Target.Reserve}
+		r.loadSide = &side{eng: opt.LoadgenEngine, name: ms.Loadgen.Name, host: ms.Loadgen.Host, address: ms.Loadgen.Address, reserve: ms.Loadgen.Reserve}
 	} else {
 		r.opt.Copy = nil // one engine: nothing to copy from
 	}
@@ -152,15 +153,15 @@ func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 // load generator runs on. On one engine both ends are one side; on two
 // machines each has its own engine, name, cores and address.
 type side struct {
-	eng      Engine
-	name     string // the engines key; "" on one engine
-	host     string // the engine's host as the matrix gives it
-	address  string // where the other machine reaches this one's host network; "" on one engine
-	reserve  int    // lowest cores no cell uses
-	info     engine.Info
-	cores    cpuset.Set          // what the run's cells use here
-	resolver *baseimage.Resolver // base images on this engine
-	lgImage  string              // the load generator image's id on this engine, once there
+	eng          Engine
+	name         string // the engines key; "" on one engine
+	host         string // the engine's host as the matrix gives it
+	address      string // where the other machine reaches this one's host network; "" on one engine
+	reserve      int    // lowest cores no cell uses
+	info         engine.Info
+	cores        cpuset.Set          // what the run's cells use here
+	resolver     *baseimage.Resolver // base images on this engine
+	loadgenImage string              // the load generator image's id on this engine, once there
 }
 
 // where is " on engine NAME", or "" on one engine.
@@ -175,20 +176,20 @@ func (s *side) where() string {
 func (s *side) usable() cpuset.Set { return usable(s.info.NCPU, s.reserve) }
 
 type runner struct {
-	tg, lg   *side     // the targets' side and the load generator's: one side on one engine
-	machines *Machines // the two machines, when the run spans two; nil on one engine
-	opt      Options
-	m        *matrix.Matrix
-	log      io.Writer
-	progress Progress
+	targetSide, loadSide *side     // the targets' side and the load generator's: one side on one engine
+	machines             *Machines // the two machines, when the run spans two; nil on one engine
+	opt                  Options
+	m                    *matrix.Matrix
+	log                  io.Writer
+	progress             Progress
 
 	id        string
 	mode      matrix.Network
 	network   string // the bridge network's name, "host", or "none" (shared: the load generator holds the namespace)
 	networkID string
 	visits    int                    // cell visits started, for unique container names
-	gen       *generator             // the load generator; nil until started
-	versions  map[string]string      // of the load generators the run uses, by name
+	gen       Generator              // the load generator; nil until started
+	loaded    Started                // what the started load generator runs, and where
 	ceilings  map[ceilingKey]float64 // the load generator's ceiling RPS
 	certs     *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
 	out       *results.Run
@@ -197,46 +198,40 @@ type runner struct {
 	blocked    bool   // compared cells back to back within a round
 	seed       uint64 // of the rounds' shuffles
 
-	kept      map[string]*results.Cell // by id: cells an earlier run measured, when resuming
-	leftover  error                    // a container a visit could not remove: the next visit must not run
-	maxNoFile int64                    // the engine's hard open-files limit for containers; 0: unknown or unlimited
-	times     *buildtime.Book          // this machine's build times
-	timing    timing                   // the run's estimate and its actual, per phase
+	kept     map[string]*results.Cell // by id: cells an earlier run measured, when resuming
+	leftover error                    // a container a visit could not remove: the next visit must not run
+	times    *buildtime.Book          // this machine's build times
+	timing   timing                   // the run's estimate and its actual, per phase
 }
 
 // sides are the run's distinct sides: the targets', then the load
 // generator's when it is another engine.
 func (r *runner) sides() []*side {
-	if r.lg == r.tg {
-		return []*side{r.tg}
+	if r.loadSide == r.targetSide {
+		return []*side{r.targetSide}
 	}
-	return []*side{r.tg, r.lg}
+	return []*side{r.targetSide, r.loadSide}
 }
 
 // infraGone says what of the run's own infrastructure vanished: an engine,
 // its load generator container, or its network.
 func (r *runner) infraGone(ctx context.Context) error {
 	for _, s := range r.sides() {
-		if err := s.eng.Ping(ctx); err != nil {
+		if err := s.eng.Host.Ping(ctx); err != nil {
 			return err
 		}
 	}
-	if err := r.gen.running(ctx); err != nil {
-		return err
+	if r.gen != nil {
+		if err := r.gen.Alive(ctx); err != nil {
+			return err
+		}
 	}
 	if r.networkID != "" {
-		if ok, err := r.tg.eng.NetworkExists(ctx, r.networkID); err == nil && !ok {
+		if ok, err := r.targetSide.eng.Host.NetworkExists(ctx, r.networkID); err == nil && !ok {
 			return fmt.Errorf("the run's network %s vanished (removed by someone, or the engine restarted)", r.network)
 		}
 	}
 	return nil
-}
-
-func stateErr(st engine.State, err error) error {
-	if err != nil {
-		return nil
-	}
-	return errors.New(st.String())
 }
 
 // run takes the run through its phases, in order.
@@ -287,7 +282,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 func (r *runner) connect(ctx context.Context) error {
 	for _, s := range r.sides() {
 		var err error
-		if s.info, err = s.eng.Info(ctx); err != nil {
+		if s.info, err = s.eng.Host.Info(ctx); err != nil {
 			return err
 		}
 	}
@@ -301,9 +296,9 @@ func (r *runner) connect(ctx context.Context) error {
 	// The id comes from the host's /etc/docker/key.json: two engines of
 	// one host (or of VMs cloned with that file) share it; the data folder
 	// tells them apart.
-	if tg, lg := r.tg.info, r.lg.info; lg.ID == tg.ID && lg.Root == tg.Root {
+	if tg, lg := r.targetSide.info, r.loadSide.info; lg.ID == tg.ID && lg.Root == tg.Root {
 		return fmt.Errorf("engines %s and %s are the same engine (id %s, data in %s): place the target and the load generator on one engine name, or on two machines' engines",
-			r.tg.name, r.lg.name, tg.ID, tg.Root)
+			r.targetSide.name, r.loadSide.name, tg.ID, tg.Root)
 	}
 	if r.mode != matrix.NetworkHost {
 		// Two machines: no namespace or bridge spans them, and a published
@@ -323,9 +318,9 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 	}
 	var cells []matrix.Cell
 	if r.machines != nil {
-		cells = matrix.ExpandApart(r.m, sel, r.tg.usable(), r.lg.usable())
+		cells = matrix.ExpandApart(r.m, sel, r.targetSide.usable(), r.loadSide.usable())
 	} else {
-		cells = matrix.Expand(r.m, sel, r.tg.usable())
+		cells = matrix.Expand(r.m, sel, r.targetSide.usable())
 	}
 	Unsupported(r.m, cells)
 	selection := Selection(r.m, r.opt.Only, r.mode, cells)
@@ -334,8 +329,8 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 	}
 	for _, c := range cells {
 		if c.Skip == "" {
-			r.tg.cores = cpuset.Union(r.tg.cores, c.CPUSet)
-			r.lg.cores = cpuset.Union(r.lg.cores, c.LoadgenSet)
+			r.targetSide.cores = cpuset.Union(r.targetSide.cores, c.CPUSet)
+			r.loadSide.cores = cpuset.Union(r.loadSide.cores, c.LoadgenSet)
 		}
 	}
 	return cells, selection, nil
@@ -365,7 +360,7 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 		if _, seen := byID[s.info.ID]; seen {
 			if other := byID[s.info.ID]; cpuset.Overlaps(other, s.cores) {
 				fmt.Fprintf(r.log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
-					r.tg.name, r.lg.name, other, s.cores)
+					r.targetSide.name, r.loadSide.name, other, s.cores)
 			}
 		} else {
 			ids = append(ids, s.info.ID)
@@ -387,7 +382,7 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 // begin starts the run's results: where and how it runs.
 func (r *runner) begin(selection string) {
 	host, _ := os.Hostname()
-	info := r.tg.info
+	info := r.targetSide.info
 	r.out = &results.Run{
 		Schema: results.Schema,
 		Environment: results.Environment{
@@ -405,7 +400,7 @@ func (r *runner) begin(selection string) {
 		r.out.Environment.Hostname = info.Name
 		r.out.Environment.Link = r.machines.Link
 		r.out.Environment.Machines = []results.Machine{
-			machine(results.RoleTarget, r.tg), machine(results.RoleLoadgen, r.lg)}
+			machine(results.RoleTarget, r.targetSide), machine(results.RoleLoadgen, r.loadSide)}
 	}
 }
 
@@ -445,10 +440,10 @@ func (r *runner) resolvers(standinLog io.Writer) {
 	}
 	for _, s := range r.sides() {
 		opt := baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.times}
-		if toLoadgen := s == r.lg; r.opt.Copy != nil {
+		if toLoadgen := s == r.loadSide; r.opt.Copy != nil {
 			opt.Copy = func(ctx context.Context, ref string) (bool, error) { return r.opt.Copy(ctx, ref, toLoadgen) }
 		}
-		s.resolver = baseimage.NewResolver(s.eng, images, opt)
+		s.resolver = baseimage.NewResolver(s.eng.Images, images, opt)
 	}
 }
 
@@ -487,7 +482,7 @@ func (r *runner) createNetwork(ctx context.Context) error {
 	default:
 		r.network = "webbench-" + r.id
 		var err error
-		if r.networkID, err = r.tg.eng.CreateNetwork(ctx, r.network, r.labels("network", "", "")); err != nil {
+		if r.networkID, err = r.targetSide.eng.Host.CreateNetwork(ctx, r.network, r.labels("network", "", "")); err != nil {
 			return err
 		}
 	}
@@ -507,9 +502,9 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 		return r.out, err
 	}
 	started := time.Now()
-	loadgenErr := r.startLoadgen(ctx, cells)
+	running, loadgenErr := r.startGenerator(ctx, cells)
 	r.recalibrate(ctx, cells, time.Since(started))
-	if loadgenErr == nil && r.machines != nil && r.gen != nil { // no load generator: no cell can run, nothing to reach
+	if loadgenErr == nil && r.machines != nil && running { // no load generator: no cell can run, nothing to reach
 		if err := r.reach(ctx); err != nil {
 			r.out.Stopped = err.Error()
 			r.save()
@@ -549,7 +544,7 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 
 // reap removes from s's engine what killed earlier runs left.
 func (r *runner) reap(ctx context.Context, s *side) {
-	gone, err := s.eng.Reap(ctx, false)
+	gone, err := s.eng.Host.Reap(ctx, false)
 	if err != nil {
 		fmt.Fprintf(r.log, "warning: reaping leftovers of earlier runs%s: %v\n", s.where(), err)
 		return
@@ -595,7 +590,7 @@ func machine(role string, s *side) results.Machine {
 // the load generator's namespace, else the run's network.
 func (r *runner) targetNetwork() string {
 	if r.mode == matrix.NetworkShared {
-		return "container:" + r.gen.id
+		return r.loaded.Namespace
 	}
 	return r.network
 }
@@ -605,7 +600,7 @@ func (r *runner) targetNetwork() string {
 // not pinned at all.
 func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 	cores := s.cores // on one engine, the targets' and the load generator's
-	running, err := s.eng.RunningContainers(ctx)
+	running, err := s.eng.Host.RunningContainers(ctx)
 	if err != nil {
 		return []string{"could not list the containers" + s.where() + ": " + err.Error()}
 	}
@@ -632,10 +627,12 @@ func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 func (r *runner) cleanup(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	if err := r.gen.stop(cctx); err != nil {
-		fmt.Fprintf(r.log, "warning: %v\n", err)
+	if r.gen != nil {
+		if err := r.gen.Close(cctx); err != nil {
+			fmt.Fprintf(r.log, "warning: %v\n", err)
+		}
 	}
-	if err := r.tg.eng.RemoveNetwork(cctx, r.networkID); err != nil {
+	if err := r.targetSide.eng.Host.RemoveNetwork(cctx, r.networkID); err != nil {
 		fmt.Fprintf(r.log, "warning: %v\n", err)
 	}
 	for _, s := range r.sides() {
@@ -732,7 +729,7 @@ func (r *runner) keptImages(ctx context.Context) error {
 			refs = []string{c.Image.ID}
 		}
 		for _, ref := range slices.Compact(refs) {
-			_, _, ok, err := r.tg.eng.ImageLabels(ctx, ref)
+			_, _, ok, err := r.targetSide.eng.Images.ImageLabels(ctx, ref)
 			if err != nil {
 				return err
 			}
@@ -746,8 +743,8 @@ func (r *runner) keptImages(ctx context.Context) error {
 		return nil
 	}
 	engine := "the targets' engine"
-	if r.tg.name != "" {
-		engine += " " + r.tg.name
+	if r.targetSide.name != "" {
+		engine += " " + r.targetSide.name
 	}
 	return fmt.Errorf("cannot resume: %d cell(s) measured in part ran on images %s no longer has: %s. "+
 		"Their remaining trials would measure another build (the run was made on another engine, or its images were removed since), "+
@@ -801,128 +798,55 @@ func (r *runner) untrusted(c *results.Cell, cells map[string]bool) string {
 	return ""
 }
 
-// startLoadgen builds the load generator image and starts its container,
-// pinned to the load generator's cores, idle until trials exec into it.
-func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
+// startGenerator starts the run's load generator on the cores of the first
+// cell to run, for the tools the run's cells use, and records what it
+// runs; running is false when no cell runs.
+func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (running bool, err error) {
 	var set cpuset.Set
+	var tools []loadgen.Tool
+	var used []string
 	for _, c := range cells {
-		if c.Skip == "" {
+		if c.Skip != "" {
+			continue
+		}
+		if set == nil {
 			set = c.LoadgenSet
-			break
+		}
+		if tool := loadgen.Tools[c.Generator]; !slices.Contains(tools, tool) {
+			tools = append(tools, tool)
 		}
 	}
 	if set == nil {
-		return nil // nothing will run
+		return false, nil // nothing will run
 	}
 	if err := r.makeCerts(cells); err != nil {
-		return err
+		return false, err
 	}
-	var err error
-	if r.lg.lgImage, err = r.buildLoadgen(ctx, r.lg); err != nil {
-		return err
+	if r.gen == nil {
+		r.gen = r.containerGenerator()
 	}
-	if r.tg.lgImage == "" { // two engines: the ceiling's server runs on the targets'
-		if r.tg.lgImage, err = r.ceilingImage(ctx); err != nil {
-			return fmt.Errorf("on the targets' engine %s: %w", r.tg.name, err)
-		}
+	if r.loaded, err = r.gen.Start(ctx, set, tools); err != nil {
+		return false, err
 	}
-	files, env := r.caFiles()
-	r.gen, err = startGenerator(ctx, r.lg.eng, engine.ContainerSpec{
-		Name: "webbench-" + r.id + "-loadgen", Image: r.lg.lgImage, Files: files, Env: env,
-		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", ""),
-		// Bounded like a target by default: a generator that runs away
-		// must not take the machine with it.
-		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
-	}) // bombardier (Go) raises its own soft open-files limit to the hard one, which the engine bounds
-	if err != nil {
-		return err
-	}
-	var used []string
-	r.versions = map[string]string{}
-	for _, c := range cells {
-		if _, seen := r.versions[c.Generator]; c.Skip == "" && !seen {
-			if r.versions[c.Generator], err = r.gen.version(ctx, loadgen.Tools[c.Generator]); err != nil {
-				return err
-			}
-			used = append(used, c.Generator+" "+r.versions[c.Generator])
-		}
+	for _, tool := range tools {
+		used = append(used, tool.Name()+" "+r.loaded.Versions[tool.Name()])
 	}
 	r.out.Environment.LoadGenerator = strings.Join(used, ", ")
-	// Engines grant different open-files limits (here a hard 20000; 1024
-	// soft elsewhere): what a container gets by default is the most a
-	// target can be given. With two engines this is the load generator's
-	// engine: the targets' is asked in reach.
-	r.maxNoFile = r.gen.hardNoFile(ctx)
 	if ms := r.out.Environment.Machines; len(ms) > 1 {
-		ms[1].CPUModel = cpuModelIn(ctx, r.lg.eng, r.gen.id)
+		ms[1].CPUModel = r.loaded.CPUModel
 	}
-	return nil
+	return true, nil
 }
 
-// ceilingImage puts the load generator image on the targets' engine, where
-// the fixed-response server of the ceiling runs: the very image, copied by
-// id from the load generator's engine, else built there.
-func (r *runner) ceilingImage(ctx context.Context) (string, error) {
-	id := r.lg.lgImage
-	if r.opt.Copy != nil {
-		if _, err := r.opt.Copy(ctx, id, false); err != nil {
-			fmt.Fprintf(r.log, "warning: %v\n", err)
-		}
+// containerGenerator is the run's load generator as a container on the
+// load generator's engine.
+func (r *runner) containerGenerator() *containerGenerator {
+	files, env := r.caFiles()
+	return &containerGenerator{
+		spec: generatorSpec(r.id, r.network, r.labels("loadgen", "", ""), files, env),
+		home: r.loadSide, targets: r.targetSide,
+		build: loadgenBuild{log: r.log, logTo: r.buildLog, times: r.times, images: r.out.Images, copy: r.opt.Copy},
 	}
-	if _, _, ok, _ := r.tg.eng.ImageLabels(ctx, id); ok {
-		return id, nil
-	}
-	return r.buildLoadgen(ctx, r.tg)
-}
-
-// buildLoadgen builds the load generator image on s's engine and returns
-// its id.
-func (r *runner) buildLoadgen(ctx context.Context, s *side) (string, error) {
-	args := map[string]string{}
-	for _, key := range []string{"debian", "golang"} {
-		b := s.resolver.Resolve(ctx, key)
-		if s == r.tg {
-			r.out.Images[key] = b
-		}
-		if b.Used == "" {
-			return "", fmt.Errorf("load generator base image %s: %s", key, b.Error)
-		}
-		args[strings.ToUpper(key)+"_IMAGE"] = b.Used
-	}
-	name := "loadgen"
-	if s.name != "" {
-		name += "-" + s.name
-	}
-	logf, err := r.buildLog(name)
-	if err != nil {
-		return "", err
-	}
-	defer logf.Close()
-	lgContext, err := loadgenContext()
-	if err != nil {
-		return "", err
-	}
-	started := time.Now()
-	built, err := s.eng.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
-		Tag: "webbench/loadgen:latest", BuildArgs: args, Labels: map[string]string{engine.LabelRole: "loadgen"}, Log: logf})
-	if err != nil {
-		return "", fmt.Errorf("build load generator: %w", err)
-	}
-	if !built.Cached && !built.Warm {
-		r.times.Record(buildtime.Loadgen, time.Since(started))
-		fmt.Fprintf(r.log, "built image webbench/loadgen:latest%s in %s\n", s.where(), time.Since(started).Round(time.Second))
-	}
-	return built.ID, nil
-}
-
-// cpuModelIn reads the processor's model name inside container id on e:
-// the engine's machine's, which need not be this one.
-func cpuModelIn(ctx context.Context, e Engine, id string) string {
-	res, err := e.Exec(ctx, id, []string{"sh", "-c", "grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2-"})
-	if m := strings.TrimSpace(string(res.Stdout)); err == nil && res.ExitCode == 0 && m != "" {
-		return m
-	}
-	return "unknown"
 }
 
 // noFile is the open-files limit a container asking for want gets: want,
@@ -933,34 +857,13 @@ func (r *runner) noFile(want int64) (int64, string) {
 	if !explicit {
 		want = matrix.DefaultNoFile
 	}
-	if r.maxNoFile > 0 && want > r.maxNoFile {
+	if most := r.loaded.MaxNoFile; most > 0 && want > most {
 		if !explicit {
-			return r.maxNoFile, ""
+			return most, ""
 		}
-		return r.maxNoFile, fmt.Sprintf("limits.nofile %d is above this engine's hard limit; the target got %d", want, r.maxNoFile)
+		return most, fmt.Sprintf("limits.nofile %d is above this engine's hard limit; the target got %d", want, most)
 	}
 	return want, ""
-}
-
-// loadgenContext is the load generator's build context: go.mod and go.sum
-// (which pin bombardier) and docker/loadgen, taken from the harness's
-// embedded copy, so that nothing else (stand-in recipes) triggers a rebuild.
-func loadgenContext() (fs.FS, error) {
-	out := fstest.MapFS{}
-	err := fs.WalkDir(webbench.Assets, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		if p == "go.mod" || p == "go.sum" || strings.HasPrefix(p, "docker/loadgen/") {
-			data, err := fs.ReadFile(webbench.Assets, p)
-			if err != nil {
-				return err
-			}
-			out[p] = &fstest.MapFile{Data: data, Mode: 0o644}
-		}
-		return nil
-	})
-	return out, err
 }
 
 func (r *runner) buildLog(name string) (*os.File, error) {
@@ -972,7 +875,7 @@ func (r *runner) buildLog(name string) (*os.File, error) {
 }
 
 func (r *runner) base(ctx context.Context, key string) *results.BaseImage {
-	b := r.tg.resolver.Resolve(ctx, key)
+	b := r.targetSide.resolver.Resolve(ctx, key)
 	if _, ok := r.m.Images[key]; ok || key == "debian" || key == "golang" {
 		r.out.Images[key] = b
 	}

@@ -91,7 +91,7 @@ func runCtx(ctx context.Context, t *testing.T, f *fakeEngine, m *matrix.Matrix, 
 	if opt.BuildTimes == nil { // never learn a fake's build times into the user's record
 		opt.BuildTimes = buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))
 	}
-	res, err := Run(ctx, f, opt)
+	res, err := Run(ctx, f.engine(), opt)
 	if left := f.live(); len(left) > 0 {
 		t.Errorf("left on the engine: %v", left)
 	}
@@ -621,7 +621,7 @@ func TestResume(t *testing.T) {
 	}
 
 	other := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [16]", 1), "", "a", "b")
-	if _, err := Run(context.Background(), newFake(), Options{Matrix: other, OutDir: t.TempDir(), LockDir: t.TempDir(), Resume: prev,
+	if _, err := Run(context.Background(), newFake().engine(), Options{Matrix: other, OutDir: t.TempDir(), LockDir: t.TempDir(), Resume: prev,
 		BuildTimes: buildtime.Open(filepath.Join(t.TempDir(), "b.json"))}); err == nil ||
 		!strings.Contains(err.Error(), "cannot resume: the matrix differs from the run's: connections was [8], is [16]") {
 		t.Errorf("resume with another matrix: %v", err)

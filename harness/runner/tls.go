@@ -37,8 +37,8 @@ func (r *runner) makeCerts(cells []matrix.Cell) error {
 		return nil
 	}
 	names := []string{"localhost", "127.0.0.1", "::1", "ceiling"}
-	if r.tg.address != "" {
-		names = append(names, r.tg.address)
+	if r.targetSide.address != "" {
+		names = append(names, r.targetSide.address)
 	}
 	for _, t := range r.m.Targets {
 		if tlsTargets[t.Name] {
