@@ -238,10 +238,22 @@ func (g *containerGenerator) Alive(ctx context.Context) error {
 		err = errors.New(st.String())
 	}
 	if err != nil {
-		return fmt.Errorf("the run's load generator container vanished or stopped (removed by someone, or the engine restarted): %w", err)
+		return &goneError{what: "load generator container", err: err}
 	}
 	return nil
 }
+
+// goneError is what Alive says of a generator that vanished or stopped.
+type goneError struct {
+	what string
+	err  error
+}
+
+func (e *goneError) Error() string {
+	return fmt.Sprintf("the run's %s vanished or stopped (removed by someone, or the engine restarted): %v", e.what, e.err)
+}
+
+func (e *goneError) Unwrap() error { return e.err }
 
 // Probe asks the probe in the generator's container for one answer from
 // target.

@@ -72,7 +72,7 @@ scenarios:
 // split them, as every run before blocking could.
 func TestBlockedRounds(t *testing.T) {
 	m := testMatrix(t, blockedMatrix, "", "a", "b")
-	conns := func(load string) string { // "bombard a/plaintext/1cpu/c8 (control)" → "c8"
+	conns := func(load string) string { // "load a/plaintext/1cpu/c8 (control)" → "c8"
 		f := strings.Fields(load)
 		return f[1][strings.LastIndex(f[1], "/")+1:]
 	}
