@@ -125,9 +125,8 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		}
 		ce.Rate = rate
 	}
-	d := &deployment{}
-	defer r.remove(ctx, d)
-	url, err := r.startFixed(ctx, d, c.CPUSet, cellid.Proto(c.Protocol))
+	s, url, err := r.startFixed(ctx, c.CPUSet, cellid.Proto(c.Protocol))
+	defer r.remove(ctx, s)
 	if err != nil {
 		return ce, err
 	}
@@ -167,8 +166,9 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 // startFixed starts the fixed-response server in the load generator's image
 // on the targets' engine, on cores, the way a target runs, and waits until
 // the load generator gets its answer; it returns the server's URL as the
-// load generator reaches it. d holds the container for the caller to remove.
-func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set, protocol string) (string, error) {
+// load generator reaches it. The stack holds the container for the caller
+// to remove, even when starting fails.
+func (r *runner) startFixed(ctx context.Context, cores cpuset.Set, protocol string) (stack, string, error) {
 	host := "127.0.0.1"
 	switch {
 	case r.targetSide.address != "": // two machines: the targets' machine's host network
@@ -177,20 +177,19 @@ func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set
 		host = "ceiling"
 	}
 	r.visits++
-	id, err := r.targetSide.eng.Containers.Start(ctx, engine.ContainerSpec{
+	d := &deployment{eng: r.targetSide.eng}
+	s := stack{d}
+	err := d.start(ctx, &member{service: "ceiling", alias: "ceiling"}, engine.ContainerSpec{
 		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.loaded.ServerImage, Cmd: []string{"ceiling"},
 		Env: fixedEnv(protocol), Files: r.serverFiles(protocol), CPUSet: cores.String(), Network: r.targetNetwork(),
 		Aliases: []string{"ceiling"}, Labels: r.labels("ceiling", "", ""),
 		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
-	})
-	if id != "" {
-		d.members = append(d.members, &member{service: "ceiling", alias: "ceiling", id: id})
-	}
+	}, false)
 	if err != nil {
-		return "", err
+		return s, "", err
 	}
 	url := fmt.Sprintf("%s://%s/", scheme(protocol), net.JoinHostPort(host, strconv.Itoa(ceilingPort)))
-	return url, r.waitReady(ctx, d, url, protocol)
+	return s, url, s.ready(ctx, readiness(r.gen, s, url, protocol), r.m.Load.ReadyTimeout)
 }
 
 // fixedEnv is the fixed-response server's environment: its port, the
@@ -208,10 +207,9 @@ func fixedEnv(protocol string) []string {
 // targets' address, and reads that machine's processor and open-files
 // limit. Its error names both ends.
 func (r *runner) reach(ctx context.Context) error {
-	d := &deployment{}
-	defer r.remove(ctx, d)
 	tg, lg := r.targetSide, r.loadSide
-	url, err := r.startFixed(ctx, d, tg.usable()[:1], cellid.ProtoHTTP1)
+	s, url, err := r.startFixed(ctx, tg.usable()[:1], cellid.ProtoHTTP1)
+	defer r.remove(ctx, s)
 	if err == nil {
 		var resp verify.Response
 		if resp, err = r.gen.Probe(ctx, url, Ask{Kind: probeHTTP, Timeout: r.m.Load.Timeout, Protocol: cellid.ProtoHTTP1}); err == nil && resp.Status != 200 {
@@ -226,7 +224,7 @@ func (r *runner) reach(ctx context.Context) error {
 			"(check engines.%s.address and that the targets' machine accepts TCP from the load generator's on the targets' ports)",
 			lg.name, engine.Redact(lg.host), tg.name, engine.Redact(tg.host), url, err, tg.name)
 	}
-	id := d.members[0].id
+	id := s.members()[0].id
 	r.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng.Containers, id)
 	r.out.Environment.Machines[0].CPUModel = r.out.Environment.CPUModel
 	r.loaded.MaxNoFile = hardNoFile(ctx, tg.eng.Containers, id)

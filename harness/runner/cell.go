@@ -441,30 +441,17 @@ const (
 	execGrace = 30 * time.Second
 )
 
-// member is one running container of a target.
-type member struct {
-	service string
-	alias   string // <service>-<replica>
-	addr    string // host:port readiness waits for; "" for none
-	id      string
-	stats   engine.Sampler
-}
-
-// deployment is the containers of one target for one cell, all pinned to
-// the cell's cores.
-type deployment struct {
-	members []*member
-	limits  matrix.Limits // of each container
-}
-
-// deploy starts every replica of every service in order. What it started
-// is in the deployment even when it fails, for the caller to remove.
-func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, d *deployment) error {
+// deploy starts every replica of every service of t in order, each
+// service one deployment. What it started is in the stack even when it
+// fails, for the caller to remove.
+func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell) (stack, error) {
 	r.visits++
-	d.limits = t.Limits
 	nofile, _ := r.noFile(t.Limits.NoFile)
 	lay := layout(t, r.mode)
+	var s stack
 	for _, svc := range t.Services {
+		d := &deployment{eng: r.targetSide.eng, limits: t.Limits}
+		s = append(s, d)
 		for _, p := range lay[svc.Name] {
 			m := &member{service: svc.Name, alias: p.alias}
 			if svc.Name != t.Entry && svc.Port > 0 {
@@ -473,38 +460,24 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			// Unique per visit, so that a leftover of one visit is never
 			// taken for the next one's container.
 			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.visits, p.alias)
-			id, err := r.targetSide.eng.Containers.Start(ctx, engine.ContainerSpec{
+			err := d.start(ctx, m, engine.ContainerSpec{
 				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(), Files: r.serverFiles(c.Protocol),
 				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
 				Memory: t.Limits.MemoryBytes, Pids: t.Limits.Pids, NoFile: nofile,
-			})
-			m.id = id
-			if id != "" {
-				d.members = append(d.members, m)
-				m.stats = r.targetSide.eng.Stats.Sample(ctx, id)
-			}
+			}, true)
 			if err != nil {
-				return fmt.Errorf("service %s: %w", m.alias, err)
+				return s, fmt.Errorf("service %s: %w", m.alias, err)
 			}
 		}
 	}
-	return nil
+	return s, nil
 }
 
-func (r *runner) remove(ctx context.Context, d *deployment) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
-	defer cancel()
-	for _, m := range d.members {
-		if m.stats != nil {
-			m.stats.Stop()
-		}
-		err := r.targetSide.eng.Containers.RemoveContainer(cctx, m.id)
-		if err == nil { // confirm: the next visit must not share the cores with it
-			if st, serr := r.targetSide.eng.Containers.State(cctx, m.id); serr == nil {
-				err = fmt.Errorf("container %s is still there (%s) after its removal", m.alias, st)
-			}
-		}
-		if err != nil {
+// remove removes a visit's stack; what it could not remove is kept, so
+// that no later visit runs beside it.
+func (r *runner) remove(ctx context.Context, s stack) {
+	for _, d := range s {
+		if err := d.close(ctx); err != nil {
 			fmt.Fprintf(r.log, "warning: %v\n", err)
 			r.leftover = errors.Join(r.leftover, err)
 		}
@@ -524,47 +497,26 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		return err
 	}
 	rc.LoadgenCPUSet = cores // where the engine says the generator runs
-	d := &deployment{}
-	defer r.remove(ctx, d)
 	r.progress.Phase(c, "start")
 	started := time.Now()
-	if err := r.deploy(ctx, t, c, rc, d); err != nil {
+	s, err := r.deploy(ctx, t, c, rc)
+	defer r.remove(ctx, s)
+	if err != nil {
 		return err
 	}
 	url := fmt.Sprintf("%s://%s%s", scheme(c.Protocol), r.fromLoadgen(layout(t, r.mode)[t.Entry][0]), c.Subst(sc.Path))
 
 	r.progress.Phase(c, "ready")
-	if err := r.waitReady(ctx, d, url, cellid.Proto(c.Protocol)); err != nil {
+	if err := s.ready(ctx, readiness(r.gen, s, url, cellid.Proto(c.Protocol)), r.m.Load.ReadyTimeout); err != nil {
 		return err
 	}
-	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, d)
+	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, s)
 
 	r.progress.Phase(c, "verify")
-	// Asked as the cell's generator will ask: its answer's size is what
-	// the bytes read under load are held to (a Connection: close answer
-	// carries other headers than a keep-alive one, and an answer to ab's
-	// HTTP/1.0 request other framing than one to an HTTP/1.1 request).
 	tool := loadgen.Tools[c.Generator]
-	http10 := loadgen.AsksHTTP10(tool)
-	kind := probeHTTP
-	if c.Close {
-		kind |= probeClose
-	}
-	if http10 {
-		kind |= probeHTTP10
-	}
-	resp, err := r.gen.Probe(ctx, url, Ask{Kind: kind, Timeout: r.m.Load.Timeout, Protocol: cellid.Proto(c.Protocol)})
+	resp, err := r.verifyCell(ctx, c, sc, tool, url, rc)
 	if err != nil {
 		return err
-	}
-	problems, warnings := verify.Check(sc.Expect, resp, c.Subst)
-	if resp.Error == "" {
-		problems = append(problems, verify.Protocol(cellid.Proto(c.Protocol), http10, resp)...)
-		rc.Negotiated = resp.Negotiated
-	}
-	rc.Warnings = append(rc.Warnings, warnings...)
-	if len(problems) > 0 {
-		return fmt.Errorf("verify %s: %s", url, strings.Join(problems, "; "))
 	}
 	rc.Startup = append(rc.Startup, roundTo(time.Since(started).Seconds(), 3))
 
@@ -585,39 +537,75 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 	for k := first; k < first+trials; k++ {
 		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
-		tr, res, warns, err := r.trial(ctx, d, tool, spec, c.Pinning == "")
-		if err != nil {
-			// A container that died explains a failed run best (OOM-killed…).
-			if dead := r.allRunning(ctx, d, "during the trial"); dead != nil {
-				err = dead
-			}
-			return &trialError{n: k, err: err}
-		}
-		problem, judged := res.Judge(judge)
-		for _, w := range judged {
-			warns = append(warns, fmt.Sprintf("trial %d: %s", k, w))
-		}
-		for _, w := range warns {
-			if !slices.Contains(rc.Warnings, w) {
-				rc.Warnings = append(rc.Warnings, w)
-			}
-		}
-		rc.Trials = append(rc.Trials, tr) // kept even when it fails the cell: it shows what failed
-		if problem != "" {
-			if dead := r.allRunning(ctx, d, "during the trial"); dead != nil {
-				problem = dead.Error() + "\n" + problem
-			}
-			return &trialError{n: k, err: errors.New(problem)}
-		}
-		rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.m.Load.Aggregate))
-		if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
-			rc.Summary.JudgeBound(r.ceilings[keyOf(c)], c.Pinning != "")
-		} else {
-			rc.Summary.JudgeBound(0, c.Pinning != "")
+		if err := r.measureTrial(ctx, s, c, rc, tool, spec, judge, k); err != nil {
+			return err
 		}
 	}
-	if err := r.allRunning(ctx, d, "during the trials"); err != nil {
-		return err
+	return s.running(ctx, "during the trials")
+}
+
+// verifyCell asks url for one answer as the cell's generator will ask
+// (its size is what the bytes read under load are held to: a Connection:
+// close answer carries other headers than a keep-alive one, and an answer
+// to ab's HTTP/1.0 request other framing than one to an HTTP/1.1 request),
+// and checks it against the scenario and the cell's protocol.
+func (r *runner) verifyCell(ctx context.Context, c matrix.Cell, sc matrix.Scenario, tool loadgen.Tool, url string, rc *results.Cell) (verify.Response, error) {
+	http10 := loadgen.AsksHTTP10(tool)
+	kind := probeHTTP
+	if c.Close {
+		kind |= probeClose
+	}
+	if http10 {
+		kind |= probeHTTP10
+	}
+	resp, err := r.gen.Probe(ctx, url, Ask{Kind: kind, Timeout: r.m.Load.Timeout, Protocol: cellid.Proto(c.Protocol)})
+	if err != nil {
+		return resp, err
+	}
+	problems, warnings := verify.Check(sc.Expect, resp, c.Subst)
+	if resp.Error == "" {
+		problems = append(problems, verify.Protocol(cellid.Proto(c.Protocol), http10, resp)...)
+		rc.Negotiated = resp.Negotiated
+	}
+	rc.Warnings = append(rc.Warnings, warnings...)
+	if len(problems) > 0 {
+		return resp, fmt.Errorf("verify %s: %s", url, strings.Join(problems, "; "))
+	}
+	return resp, nil
+}
+
+// measureTrial runs trial k of the cell and records it (kept even when it
+// fails the cell: it shows what failed), then the cell's summary.
+func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *results.Cell, tool loadgen.Tool, spec loadgen.Spec, judge loadgen.Judge, k int) error {
+	tr, res, warns, err := r.trial(ctx, s, tool, spec, c.Pinning == "")
+	if err != nil {
+		// A container that died explains a failed run best (OOM-killed…).
+		if dead := s.running(ctx, "during the trial"); dead != nil {
+			err = dead
+		}
+		return &trialError{n: k, err: err}
+	}
+	problem, judged := res.Judge(judge)
+	for _, w := range judged {
+		warns = append(warns, fmt.Sprintf("trial %d: %s", k, w))
+	}
+	for _, w := range warns {
+		if !slices.Contains(rc.Warnings, w) {
+			rc.Warnings = append(rc.Warnings, w)
+		}
+	}
+	rc.Trials = append(rc.Trials, tr)
+	if problem != "" {
+		if dead := s.running(ctx, "during the trial"); dead != nil {
+			problem = dead.Error() + "\n" + problem
+		}
+		return &trialError{n: k, err: errors.New(problem)}
+	}
+	rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.m.Load.Aggregate))
+	if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
+		rc.Summary.JudgeBound(r.ceilings[keyOf(c)], c.Pinning != "")
+	} else {
+		rc.Summary.JudgeBound(0, c.Pinning != "")
 	}
 	return nil
 }
@@ -668,89 +656,12 @@ type trialError struct {
 func (e *trialError) Error() string { return fmt.Sprintf("trial %d: %v", e.n, e.err) }
 func (e *trialError) Unwrap() error { return e.err }
 
-// allRunning fails naming the first container of d that has stopped.
-func (r *runner) allRunning(ctx context.Context, d *deployment, when string) error {
-	for _, m := range d.members {
-		st, err := r.targetSide.eng.Containers.State(ctx, m.id)
-		if err != nil {
-			return err
-		}
-		if !st.Running {
-			who := "target"
-			if len(d.members) > 1 {
-				who = "service " + m.alias
-			}
-			how := st.String()
-			if st.OOMKilled && d.limits.MemoryBytes > 0 {
-				how = fmt.Sprintf("was OOM-killed at the %d MiB memory limit (%s)", d.limits.MemoryBytes>>20, st)
-			}
-			return fmt.Errorf("%s %s %s; last log lines:\n%s", who, how, when, r.lastLogs(ctx, m.id))
-		}
-	}
-	return nil
-}
-
-// waitReady polls, from the load generator's container, each service that
-// declares a port until it accepts a TCP connection, then the entry's url
-// until it answers with any HTTP response; or fails saying why.
-func (r *runner) waitReady(ctx context.Context, d *deployment, url, protocol string) error {
-	deadline := time.Now().Add(r.m.Load.ReadyTimeout)
-	pending := slices.Clone(d.members)
-	lastErr := ""
-	for {
-		if err := r.allRunning(ctx, d, "before answering"); err != nil {
-			return err
-		}
-		for len(pending) > 0 && pending[0].addr == "" {
-			pending = pending[1:]
-		}
-		if len(pending) > 0 {
-			m := pending[0]
-			resp, err := r.gen.Probe(ctx, m.addr, Ask{Kind: probeTCP, Timeout: probeTimeout})
-			if err != nil {
-				return err
-			}
-			if resp.Error == "" {
-				pending = pending[1:]
-				continue
-			}
-			lastErr = fmt.Sprintf("service %s at %s: %s", m.alias, m.addr, resp.Error)
-		} else {
-			resp, err := r.gen.Probe(ctx, url, Ask{Kind: probeHTTP, Timeout: probeTimeout, Protocol: protocol})
-			if err != nil {
-				return err
-			}
-			if resp.Error == "" {
-				return nil
-			}
-			if verify.Untrusted(resp) {
-				// It answered, with a certificate the run does not trust:
-				// waiting will not change that.
-				return fmt.Errorf("verify %s: %s", url, resp.Error)
-			}
-			lastErr = resp.Error
-		}
-		if time.Now().After(deadline) {
-			id := d.members[len(d.members)-1].id
-			if len(pending) > 0 {
-				id = pending[0].id
-			}
-			return fmt.Errorf("not ready after %s (last error: %s); last log lines:\n%s", r.m.Load.ReadyTimeout, lastErr, r.lastLogs(ctx, id))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(pollInterval):
-		}
-	}
-}
-
 // runtimeVersions joins the distinct "runtime:" lines of the first replica
 // of each service, in start order (e.g. "nginx/1.22.1 + go1.26.8").
-func (r *runner) runtimeVersions(ctx context.Context, d *deployment) string {
+func (r *runner) runtimeVersions(ctx context.Context, s stack) string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range d.members {
+	for _, m := range s.members() {
 		if seen[m.service] {
 			continue
 		}
@@ -763,21 +674,10 @@ func (r *runner) runtimeVersions(ctx context.Context, d *deployment) string {
 	return strings.Join(out, " + ")
 }
 
-func (r *runner) lastLogs(ctx context.Context, id string) string {
-	logs, err := r.targetSide.eng.Containers.Logs(context.WithoutCancel(ctx), id, 15)
-	if err != nil {
-		return "(no logs: " + err.Error() + ")"
-	}
-	if strings.TrimSpace(logs) == "" {
-		return "(no output)"
-	}
-	return strings.TrimRight(logs, "\n")
-}
-
 // trial runs one measured run of the load generator; the samplers, running for the
 // whole cell, say what CPU the target's containers (summed) and the load
 // generator used, and the target's peak memory (summed over containers).
-func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s loadgen.Spec, apart bool) (results.Trial, loadgen.Result, []string, error) {
+func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadgen.Spec, pinned bool) (results.Trial, loadgen.Result, []string, error) {
 	start := time.Now()
 	res, err := r.gen.Run(ctx, tool, s)
 	end := time.Now()
@@ -789,7 +689,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 	var tMem, tSteady uint64
 	measured := true
 	services := map[string]*results.ServiceUsage{}
-	for _, m := range d.members {
+	for _, m := range st.members() {
 		window := m.stats.Window(start, end)
 		cores, mem, ok := engine.Rates(window)
 		tCores += cores
@@ -813,7 +713,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 		warnings = append(warnings, "trial too short for two stats samples: target CPU not measured")
 	}
 	var perService map[string]results.ServiceUsage
-	if len(services) > 1 { // of a target of several services: nginx apart from its pool
+	if len(services) > 1 { // of a target of several services: nginx and its pool each
 		perService = map[string]results.ServiceUsage{}
 		for name, u := range services {
 			perService[name] = results.ServiceUsage{CPUCores: roundTo(u.CPUCores, 3), MemPeakMiB: roundTo(u.MemPeakMiB, 2)}
@@ -831,7 +731,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 		TargetMemPeakMiB:   roundTo(float64(tMem)/(1<<20), 2),
 		TargetMemSteadyMiB: roundTo(float64(tSteady)/(1<<20), 2),
 		LoadgenCPUCores:    roundTo(lCores, 3),
-		GeneratorBound:     apart && lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
+		GeneratorBound:     pinned && lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
 		Services:           perService,
 	}, res, warnings, nil
 }
