@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -253,7 +252,7 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 		v.index = index[v.c.ID()]
 	}
 	defer r.sortCells(index)
-	if !r.interleave {
+	if !r.order.interleave {
 		for _, v := range vs {
 			if v.done {
 				continue
@@ -264,17 +263,13 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 		}
 		return nil
 	}
-	rng := rand.New(rand.NewPCG(r.seed, 0))
-	groups := singletons(len(vs))
-	if r.blocked {
-		keys := make([]cellid.Key, len(vs))
-		for i, v := range vs {
-			keys[i] = v.c.Key()
-		}
-		groups = blocks(keys, r.m.RelativeTo)
+	keys := make([]cellid.Key, len(vs))
+	for i, v := range vs {
+		keys[i] = v.c.Key()
 	}
-	for round := 1; round <= r.m.Load.Trials; round++ {
-		for _, i := range blockPerm(rng, groups) {
+	for k, order := range r.order.rounds(keys, r.m.RelativeTo, r.m.Load.Trials) {
+		round := k + 1
+		for _, i := range order {
 			if vs[i].done || len(vs[i].rc.Trials) >= round { // measured before a resume
 				continue
 			}
@@ -284,84 +279,6 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 		}
 	}
 	return nil
-}
-
-// blocks groups the cells a run compares trial by trial: a control with
-// its twin, a cell with its baseline under each relative (as
-// results.Relatives pairs them), and so on transitively. Each group lists
-// indexes into keys in ascending order; groups are ordered by their first
-// index, so that cells compared with nothing are one group each, in order.
-func blocks(keys []cellid.Key, rels []cellid.Relative) [][]int {
-	at := make(map[string]int, len(keys))
-	for i, k := range keys {
-		at[k.ID()] = i
-	}
-	parent := make([]int, len(keys))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
-		}
-		return parent[i]
-	}
-	join := func(i int, k cellid.Key) {
-		j, ok := at[k.ID()]
-		if !ok {
-			return
-		}
-		a, b := find(i), find(j)
-		parent[max(a, b)] = min(a, b) // the root is the group's first index
-	}
-	for i, k := range keys {
-		if k.Control {
-			twin := k
-			twin.Control = false
-			join(i, twin)
-			continue // a control is compared with its twin only
-		}
-		for _, rel := range rels {
-			join(i, rel.Base(k))
-		}
-	}
-	var out [][]int
-	group := map[int]int{}
-	for i := range keys {
-		root := find(i)
-		g, ok := group[root]
-		if !ok {
-			g = len(out)
-			group[root] = g
-			out = append(out, nil)
-		}
-		out[g] = append(out[g], i)
-	}
-	return out
-}
-
-// singletons is n groups of one, in order: no cell blocked with another.
-func singletons(n int) [][]int {
-	out := make([][]int, n)
-	for i := range out {
-		out[i] = []int{i}
-	}
-	return out
-}
-
-// blockPerm is one round's order: the groups shuffled, each group's
-// members shuffled and run back to back. With groups of one it is
-// rng.Perm(n) itself (shuffling one member draws nothing), so an unblocked
-// seed repeats the order it gave before blocking existed.
-func blockPerm(rng *rand.Rand, groups [][]int) []int {
-	var out []int
-	for _, g := range rng.Perm(len(groups)) {
-		for _, j := range rng.Perm(len(groups[g])) {
-			out = append(out, groups[g][j])
-		}
-	}
-	return out
 }
 
 // sortCells puts the recorded cells back in expansion order, so results.json
@@ -392,10 +309,10 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		switch {
 		case errors.As(err, &te):
 			v.rc.Reason = fmt.Sprintf("trial %d: %v", te.n, te.err)
-		case r.interleave:
+		case r.order.interleave:
 			v.rc.Reason = fmt.Sprintf("trial %d: %v", first, err) // the visit failed before it measured
 		}
-		if r.interleave {
+		if r.order.interleave {
 			units += r.m.Load.Trials - first // the visits it will not get
 		}
 		v.rc.Summary = nil

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
@@ -31,7 +30,6 @@ import (
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
-	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -194,9 +192,7 @@ type runner struct {
 	certs     *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
 	out       *results.Run
 
-	interleave bool   // trials in rounds over all cells
-	blocked    bool   // compared cells back to back within a round
-	seed       uint64 // of the rounds' shuffles
+	order order // of the trials
 
 	kept     map[string]*results.Cell // by id: cells an earlier run measured, when resuming
 	leftover error                    // a container a visit could not remove: the next visit must not run
@@ -258,7 +254,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		r.out.Warnings = append(r.out.Warnings, r.foreignContainers(ctx, s)...)
 	}
 	defer r.cleanup(ctx)
-	r.order(cells)
+	r.settleOrder(cells)
 	if err := r.keptImages(ctx); err != nil {
 		return nil, err // before anything is written: the run's folder stays as it was
 	}
@@ -404,18 +400,18 @@ func (r *runner) begin(selection string) {
 	}
 }
 
-// order settles the order of trials (interleaved rounds, or cell by cell)
+// settleOrder settles the order of trials (interleaved rounds, or cell by cell)
 // and takes over what a run being resumed measured.
-func (r *runner) order(cells []matrix.Cell) {
-	r.interleave = !r.opt.Sequential && r.m.Load.Trials > 1
-	if r.interleave {
-		r.seed = r.opt.Seed
-		if r.seed == 0 {
-			r.seed = mathrand.Uint64()
+func (r *runner) settleOrder(cells []matrix.Cell) {
+	r.order.interleave = !r.opt.Sequential && r.m.Load.Trials > 1
+	if r.order.interleave {
+		r.order.seed = r.opt.Seed
+		if r.order.seed == 0 {
+			r.order.seed = mathrand.Uint64()
 		}
-		r.out.Matrix.Order, r.out.Matrix.Seed = results.Interleaved, r.seed
-		r.blocked = !r.opt.Unblocked
-		r.out.Matrix.Blocked = r.blocked
+		r.out.Matrix.Order, r.out.Matrix.Seed = results.Interleaved, r.order.seed
+		r.order.blocked = !r.opt.Unblocked
+		r.out.Matrix.Blocked = r.order.blocked
 	} else {
 		r.out.Matrix.Order = results.Sequential
 	}
@@ -453,11 +449,11 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	units := 0
 	for _, c := range cells {
 		per := 1
-		if c.Skip == "" && r.interleave {
+		if c.Skip == "" && r.order.interleave {
 			per = r.m.Load.Trials
 		}
 		if old := r.kept[c.ID()]; old != nil {
-			if old.Status == results.Failed || !r.interleave {
+			if old.Status == results.Failed || !r.order.interleave {
 				per = 0
 			} else {
 				per -= min(len(old.Trials), per)
@@ -467,7 +463,7 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	}
 	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
-	r.timing.estCells = matrix.Estimate(r.m, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.interleave) +
+	r.timing.estCells = matrix.Estimate(r.m, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.order.interleave) +
 		r.ceilingEstimate(r.timing.likely(cells))
 	r.progress.Start(units, r.timing.estBuilds+r.timing.estCells)
 }
@@ -677,125 +673,6 @@ func (r *runner) record(c *results.Cell) {
 	r.out.Cells = append(r.out.Cells, c)
 	r.save()
 	r.progress.Done(c, 1)
-}
-
-// resume takes over an earlier run's results: the environment it started
-// in, its seed and order, its ceilings, and its cells that are finished
-// (failed, or ok with every trial) or partly measured (ok with some
-// trials, interleaved); skipped cells are judged again.
-func (r *runner) resume(prev *results.Run, cells map[string]bool) {
-	env := r.out.Environment
-	r.out.Environment = prev.Environment
-	r.out.Environment.Resumed = append(prev.Environment.Resumed, env.StartedAt)
-	r.out.Environment.HarnessVersion = env.HarnessVersion
-	r.out.Images = prev.Images
-	if r.out.Images == nil {
-		r.out.Images = map[string]*results.BaseImage{}
-	}
-	r.out.Matrix.Order, r.out.Matrix.Seed = prev.Matrix.Order, prev.Matrix.Seed
-	r.interleave, r.seed = prev.Matrix.Order == results.Interleaved, prev.Matrix.Seed
-	r.out.Matrix.Blocked, r.blocked = prev.Matrix.Blocked, prev.Matrix.Blocked
-	r.out.Ceilings = slices.DeleteFunc(slices.Clone(prev.Ceilings), func(c results.Ceiling) bool { return c.Error != "" })
-	r.kept = map[string]*results.Cell{}
-	for _, c := range prev.Cells {
-		if c == nil || c.Status == results.Skipped || c.Status == results.OK && len(c.Trials) == 0 {
-			continue
-		}
-		if why := r.untrusted(c, cells); why != "" {
-			w := fmt.Sprintf("resume: cell %s of results.json not kept (%s); it is measured again", c.ID(), why)
-			fmt.Fprintln(r.log, w)
-			r.out.Warnings = append(r.out.Warnings, w)
-			continue
-		}
-		r.kept[c.ID()] = c
-		r.out.Cells = append(r.out.Cells, c)
-	}
-}
-
-// keptImages refuses a resume whose partly measured cells ran on images
-// the targets' engine no longer has (the run was made on another engine,
-// or its images were removed since): their remaining trials would measure
-// another build, or fail one by one and take the kept cells' figures with
-// them. Cells measured whole need no image and are not asked about.
-func (r *runner) keptImages(ctx context.Context) error {
-	var gone []string
-	for _, id := range slices.Sorted(maps.Keys(r.kept)) {
-		c := r.kept[id]
-		if c.Image == nil || r.whole(c) {
-			continue
-		}
-		refs := slices.Sorted(maps.Values(c.Image.Services))
-		if len(refs) == 0 {
-			refs = []string{c.Image.ID}
-		}
-		for _, ref := range slices.Compact(refs) {
-			_, _, ok, err := r.targetSide.eng.Images.ImageLabels(ctx, ref)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				gone = append(gone, fmt.Sprintf("%s (image %s)", id, shortID(ref)))
-				break
-			}
-		}
-	}
-	if len(gone) == 0 {
-		return nil
-	}
-	engine := "the targets' engine"
-	if r.targetSide.name != "" {
-		engine += " " + r.targetSide.name
-	}
-	return fmt.Errorf("cannot resume: %d cell(s) measured in part ran on images %s no longer has: %s. "+
-		"Their remaining trials would measure another build (the run was made on another engine, or its images were removed since), "+
-		"so nothing was measured and results.json is as it was; resume on the engine that has the images, or measure again with --force",
-		len(gone), engine, strings.Join(gone, ", "))
-}
-
-// shortID is an image id as docker images shows it: 12 hex digits.
-func shortID(id string) string {
-	id = strings.TrimPrefix(id, "sha256:")
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
-// untrusted says why a cell of the run being resumed is not kept as
-// measured ("" when it is): results.json is a file anyone can edit, so a
-// cell is kept only if the matrix makes it, once, ok, with no more trials
-// than asked, each consistent with itself and with the load asked. A
-// failed cell is measured again: a failure cannot be checked from the
-// file, and measuring it again costs one visit.
-func (r *runner) untrusted(c *results.Cell, cells map[string]bool) string {
-	load := r.m.Load.Counted(c.Requests) // the requests axis's count, in place of the load's
-	switch {
-	case !cells[c.ID()]:
-		return "the matrix makes no such cell"
-	case r.kept[c.ID()] != nil:
-		return "a second copy of a cell"
-	case c.Status == results.Failed:
-		return "it failed"
-	case c.Status != results.OK:
-		return fmt.Sprintf("unknown status %q", c.Status)
-	case len(c.Trials) > load.Trials:
-		return fmt.Sprintf("%d trials where the matrix asks %d", len(c.Trials), load.Trials)
-	case !r.interleave && len(c.Trials) < load.Trials:
-		return fmt.Sprintf("%d of %d trials, and trials run cell by cell", len(c.Trials), load.Trials)
-	}
-	for i, t := range c.Trials {
-		switch {
-		case t.Seconds <= 0 || t.Requests < 0 || t.Errors < 0 || math.IsNaN(t.RPS) || math.IsInf(t.RPS, 0) || t.RPS < 0:
-			return fmt.Sprintf("trial %d has impossible figures", i+1)
-		case math.Abs(t.RPS-float64(t.Requests)/t.Seconds) > 0.01*t.RPS+1:
-			return fmt.Sprintf("trial %d: %s rps is not its %d requests in %.3g s", i+1, numfmt.Sig(t.RPS), t.Requests, t.Seconds)
-		case load.Requests > 0 && t.Requests+t.Errors != load.Requests:
-			return fmt.Sprintf("trial %d: %d requests where the matrix asks %d", i+1, t.Requests+t.Errors, load.Requests)
-		case load.Requests == 0 && (t.Seconds < 0.5*load.Duration.Seconds() || t.Seconds > 2*load.Duration.Seconds()+5):
-			return fmt.Sprintf("trial %d lasted %.3g s where the matrix asks %s", i+1, t.Seconds, load.Duration)
-		}
-	}
-	return ""
 }
 
 // startGenerator starts the run's load generator on the cores of the first
