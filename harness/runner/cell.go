@@ -79,7 +79,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		fail(results.Failed, loadgenErr.Error())
 		return nil, nil
 	}
-	r.progress.Phase(cells[0], "build "+t.Name)
+	r.opt.Progress.Phase(cells[0], "build "+t.Name)
 	bases := map[string]*results.BaseImage{}
 	for _, key := range t.Images() {
 		b := r.base(ctx, key)
@@ -136,12 +136,12 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 			return nil, "", err
 		}
 		started := time.Now()
-		built, err := r.targetSide.eng.Images.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
+		built, err := r.sides.target.eng.Images.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
 		logf.Close()
 		if err == nil && !built.Cached && !built.Warm { // a warm rebuild teaches nothing about a first one
-			r.times.Record(buildtime.Image, time.Since(started))
-			fmt.Fprintf(r.log, "built image %s in %s\n", tag, time.Since(started).Round(time.Second))
+			r.timing.book.Record(buildtime.Image, time.Since(started))
+			fmt.Fprintf(r.opt.Log, "built image %s in %s\n", tag, time.Since(started).Round(time.Second))
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -154,7 +154,7 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 			return nil, fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err), nil
 		}
 		img.Services[svc.Name] = built.ID
-		if size, err := r.targetSide.eng.Images.ImageSize(ctx, built.ID); err == nil {
+		if size, err := r.sides.target.eng.Images.ImageSize(ctx, built.ID); err == nil {
 			if img.Sizes == nil {
 				img.Sizes = map[string]int64{}
 			}
@@ -168,7 +168,7 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 // undeclaredBase says why ref, a base image no images key declares, is not
 // to be had ("" when the engine has it or pulled it).
 func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
-	_, _, have, err := r.targetSide.eng.Images.ImageLabels(ctx, ref)
+	_, _, have, err := r.sides.target.eng.Images.ImageLabels(ctx, ref)
 	switch {
 	case err != nil:
 		return "the engine could not be asked for it: " + results.ShortCause(err.Error())
@@ -177,7 +177,7 @@ func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
 	case r.opt.NoPull:
 		return "the engine does not have it (--no-pull)"
 	}
-	if err := r.targetSide.eng.Images.Pull(ctx, ref); err != nil {
+	if err := r.sides.target.eng.Images.Pull(ctx, ref); err != nil {
 		return "the engine does not have it and could not pull it (" + results.ShortCause(err.Error()) + ")"
 	}
 	return ""
@@ -209,7 +209,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 			continue
 		}
 		rc := newCell(c)
-		rc.Generator.Version = r.loaded.Versions[c.Generator]
+		rc.Generator.Version = r.gen.Versions[c.Generator]
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services, Sizes: img.Sizes}
 		lim := limitsOf(t.Limits)
 		var clamped string
@@ -235,7 +235,7 @@ func (r *runner) keptCell(c matrix.Cell) (rc *results.Cell, done bool) {
 }
 
 // whole says whether a kept cell has every trial the matrix asks.
-func (r *runner) whole(rc *results.Cell) bool { return len(rc.Trials) >= r.m.Load.Trials }
+func (r *runner) whole(rc *results.Cell) bool { return len(rc.Trials) >= r.opt.Matrix.Load.Trials }
 
 // schedule runs the runnable cells: each with all its trials in turn
 // (sequential), or in rounds, trial k of every cell per round, in an order
@@ -257,7 +257,7 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 			if v.done {
 				continue
 			}
-			if err := r.visit(ctx, v, r.m.Load.Trials, 1); err != nil {
+			if err := r.visit(ctx, v, r.opt.Matrix.Load.Trials, 1); err != nil {
 				return err
 			}
 		}
@@ -267,7 +267,7 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 	for i, v := range vs {
 		keys[i] = v.c.Key()
 	}
-	for k, order := range r.order.rounds(keys, r.m.RelativeTo, r.m.Load.Trials) {
+	for k, order := range r.order.rounds(keys, r.opt.Matrix.RelativeTo, r.opt.Matrix.Load.Trials) {
 		round := k + 1
 		for _, i := range order {
 			if vs[i].done || len(vs[i].rc.Trials) >= round { // measured before a resume
@@ -313,20 +313,20 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 			v.rc.Reason = fmt.Sprintf("trial %d: %v", first, err) // the visit failed before it measured
 		}
 		if r.order.interleave {
-			units += r.m.Load.Trials - first // the visits it will not get
+			units += r.opt.Matrix.Load.Trials - first // the visits it will not get
 		}
 		v.rc.Summary = nil
 		v.done = true
 	} else {
 		v.rc.Status = results.OK
-		v.done = first+trials > r.m.Load.Trials
+		v.done = first+trials > r.opt.Matrix.Load.Trials
 	}
 	if !v.listed {
 		r.out.Cells = append(r.out.Cells, v.rc)
 		v.listed = true
 	}
 	r.save()
-	r.progress.Done(v.rc, units)
+	r.opt.Progress.Done(v.rc, units)
 	return nil
 }
 
@@ -337,7 +337,7 @@ func newCell(c matrix.Cell) *results.Cell {
 }
 
 func (r *runner) scenario(name string) matrix.Scenario {
-	for _, s := range r.m.Scenarios {
+	for _, s := range r.opt.Matrix.Scenarios {
 		if s.Name == name {
 			return s
 		}
@@ -362,12 +362,12 @@ const (
 // service one deployment. What it started is in the stack even when it
 // fails, for the caller to remove.
 func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell) (stack, error) {
-	r.visits++
+	r.state.visits++
 	nofile, _ := r.noFile(t.Limits.NoFile)
-	lay := layout(t, r.mode)
+	lay := layout(t, r.network.mode)
 	var s stack
 	for _, svc := range t.Services {
-		d := &deployment{eng: r.targetSide.eng, limits: t.Limits}
+		d := &deployment{eng: r.sides.target.eng, limits: t.Limits}
 		s = append(s, d)
 		for _, p := range lay[svc.Name] {
 			m := &member{service: svc.Name, alias: p.alias}
@@ -376,7 +376,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			}
 			// Unique per visit, so that a leftover of one visit is never
 			// taken for the next one's container.
-			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.visits, p.alias)
+			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.state.visits, p.alias)
 			err := d.start(ctx, m, engine.ContainerSpec{
 				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(), Files: r.serverFiles(c.Protocol),
 				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
@@ -395,8 +395,8 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 func (r *runner) remove(ctx context.Context, s stack) {
 	for _, d := range s {
 		if err := d.close(ctx); err != nil {
-			fmt.Fprintf(r.log, "warning: %v\n", err)
-			r.leftover = errors.Join(r.leftover, err)
+			fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
+			r.state.leftover = errors.Join(r.state.leftover, err)
 		}
 	}
 }
@@ -406,30 +406,30 @@ func (r *runner) remove(ctx context.Context, s stack) {
 // removed before it returns.
 func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, trials, first int) error {
 	sc := r.scenario(c.Scenario)
-	if r.leftover != nil {
-		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.leftover)
+	if r.state.leftover != nil {
+		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.state.leftover)
 	}
 	cores, err := r.gen.Pin(ctx, c.LoadgenSet.String())
 	if err != nil {
 		return err
 	}
 	rc.LoadgenCPUSet = cores // where the engine says the generator runs
-	r.progress.Phase(c, "start")
+	r.opt.Progress.Phase(c, "start")
 	started := time.Now()
 	s, err := r.deploy(ctx, t, c, rc)
 	defer r.remove(ctx, s)
 	if err != nil {
 		return err
 	}
-	url := fmt.Sprintf("%s://%s%s", scheme(c.Protocol), r.fromLoadgen(layout(t, r.mode)[t.Entry][0]), c.Subst(sc.Path))
+	url := fmt.Sprintf("%s://%s%s", scheme(c.Protocol), r.fromLoadgen(layout(t, r.network.mode)[t.Entry][0]), c.Subst(sc.Path))
 
-	r.progress.Phase(c, "ready")
-	if err := s.ready(ctx, readiness(r.gen, s, url, cellid.Proto(c.Protocol)), r.m.Load.ReadyTimeout); err != nil {
+	r.opt.Progress.Phase(c, "ready")
+	if err := s.ready(ctx, readiness(r.gen, s, url, cellid.Proto(c.Protocol)), r.opt.Matrix.Load.ReadyTimeout); err != nil {
 		return err
 	}
 	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, s)
 
-	r.progress.Phase(c, "verify")
+	r.opt.Progress.Phase(c, "verify")
 	tool := loadgen.Tools[c.Generator]
 	resp, err := r.verifyCell(ctx, c, sc, tool, url, rc)
 	if err != nil {
@@ -438,7 +438,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	rc.Startup = append(rc.Startup, roundTo(time.Since(started).Seconds(), 3))
 
 	spec := r.spec(c, url, sc.Expect.Status)
-	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
+	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.opt.Matrix.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
 	if c.Protocol != "" {
 		// Over TLS the tools count bytes on different sides of it (wrk
 		// the plaintext, bombardier the records and handshakes), and
@@ -446,14 +446,14 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		// to hold them to.
 		judge.AnswerBytes = 0
 	}
-	if r.m.Load.Warmup > 0 {
-		r.progress.Phase(c, "warm-up")
+	if r.opt.Matrix.Load.Warmup > 0 {
+		r.opt.Progress.Phase(c, "warm-up")
 	}
-	if err := warm(ctx, r.gen, tool, spec, r.m.Load.Warmup); err != nil {
+	if err := warm(ctx, r.gen, tool, spec, r.opt.Matrix.Load.Warmup); err != nil {
 		return err
 	}
 	for k := first; k < first+trials; k++ {
-		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
+		r.opt.Progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.opt.Matrix.Load.Trials))
 		if err := r.measureTrial(ctx, s, c, rc, tool, spec, judge, k); err != nil {
 			return err
 		}
@@ -475,7 +475,7 @@ func (r *runner) verifyCell(ctx context.Context, c matrix.Cell, sc matrix.Scenar
 	if http10 {
 		kind |= probeHTTP10
 	}
-	resp, err := r.gen.Probe(ctx, url, Ask{Kind: kind, Timeout: r.m.Load.Timeout, Protocol: cellid.Proto(c.Protocol)})
+	resp, err := r.gen.Probe(ctx, url, Ask{Kind: kind, Timeout: r.opt.Matrix.Load.Timeout, Protocol: cellid.Proto(c.Protocol)})
 	if err != nil {
 		return resp, err
 	}
@@ -518,9 +518,9 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 		}
 		return &trialError{n: k, err: errors.New(problem)}
 	}
-	rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.m.Load.Aggregate))
+	rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.opt.Matrix.Load.Aggregate))
 	if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
-		rc.Summary.JudgeBound(r.ceilings[keyOf(c)], c.Pinning != "")
+		rc.Summary.JudgeBound(r.state.ceilings[keyOf(c)], c.Pinning != "")
 	} else {
 		rc.Summary.JudgeBound(0, c.Pinning != "")
 	}
@@ -529,7 +529,7 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 
 // spec is the load of cell c at url, whose scenario expects status expect.
 func (r *runner) spec(c matrix.Cell, url string, expect int) loadgen.Spec {
-	return specOf(r.m, c, url, expect)
+	return specOf(r.opt.Matrix, c, url, expect)
 }
 
 func specOf(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec {
@@ -583,7 +583,7 @@ func (r *runner) runtimeVersions(ctx context.Context, s stack) string {
 			continue
 		}
 		seen[m.service] = true
-		logs, err := r.targetSide.eng.Containers.Logs(ctx, m.id, 200)
+		logs, err := r.sides.target.eng.Containers.Logs(ctx, m.id, 200)
 		if v := runtimeVersion(logs); err == nil && v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
@@ -648,7 +648,7 @@ func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadg
 		TargetMemPeakMiB:   roundTo(float64(tMem)/(1<<20), 2),
 		TargetMemSteadyMiB: roundTo(float64(tSteady)/(1<<20), 2),
 		LoadgenCPUCores:    roundTo(lCores, 3),
-		GeneratorBound:     pinned && lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
+		GeneratorBound:     pinned && lCores >= results.GeneratorBoundShare*float64(r.opt.Matrix.Load.LoadgenCPUs),
 		Services:           perService,
 	}, res, warnings, nil
 }

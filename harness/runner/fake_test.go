@@ -20,8 +20,10 @@ import (
 )
 
 // fakeEngine stands in for the Docker engine in unit tests of the runner's
-// logic: it keeps containers and networks as records, answers the probe
-// and bombardier execs from per-target behaviour, and logs every call.
+// logic: it keeps containers and networks as records, runs an httptest
+// server for each target or ceiling container (behaving as its fakeTarget
+// says), is the network the in-process generator reaches them through, and
+// logs every call. It runs no command: Exec matches no argv.
 type fakeEngine struct {
 	mu         sync.Mutex
 	ncpu       int

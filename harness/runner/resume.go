@@ -30,14 +30,14 @@ func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 	r.order.interleave, r.order.seed = prev.Matrix.Order == results.Interleaved, prev.Matrix.Seed
 	r.out.Matrix.Blocked, r.order.blocked = prev.Matrix.Blocked, prev.Matrix.Blocked
 	r.out.Ceilings = slices.DeleteFunc(slices.Clone(prev.Ceilings), func(c results.Ceiling) bool { return c.Error != "" })
-	kept, warnings := keptCells(prev.Cells, r.m, cells, r.order.interleave)
+	kept, warnings := keptCells(prev.Cells, r.opt.Matrix, cells, r.order.interleave)
 	r.kept = map[string]*results.Cell{}
 	for _, c := range kept {
 		r.kept[c.ID()] = c
 	}
 	r.out.Cells = append(r.out.Cells, kept...)
 	for _, w := range warnings {
-		fmt.Fprintln(r.log, w)
+		fmt.Fprintln(r.opt.Log, w)
 	}
 	r.out.Warnings = append(r.out.Warnings, warnings...)
 }
@@ -80,7 +80,7 @@ func (r *runner) keptImages(ctx context.Context) error {
 			refs = []string{c.Image.ID}
 		}
 		for _, ref := range slices.Compact(refs) {
-			_, _, ok, err := r.targetSide.eng.Images.ImageLabels(ctx, ref)
+			_, _, ok, err := r.sides.target.eng.Images.ImageLabels(ctx, ref)
 			if err != nil {
 				return err
 			}
@@ -94,8 +94,8 @@ func (r *runner) keptImages(ctx context.Context) error {
 		return nil
 	}
 	engine := "the targets' engine"
-	if r.targetSide.name != "" {
-		engine += " " + r.targetSide.name
+	if r.sides.target.name != "" {
+		engine += " " + r.sides.target.name
 	}
 	return fmt.Errorf("cannot resume: %d cell(s) measured in part ran on images %s no longer has: %s. "+
 		"Their remaining trials would measure another build (the run was made on another engine, or its images were removed since), "+

@@ -128,21 +128,21 @@ func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 
 // start is Run with gen as the load generator; nil is the container one.
 func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*results.Run, error) {
-	r := &runner{opt: opt, m: opt.Matrix, log: opt.Log, progress: opt.Progress, gen: gen}
-	r.targetSide = &side{eng: eng, reserve: opt.Reserve}
-	r.loadSide = r.targetSide
+	r := &runner{opt: opt, gen: startedGenerator{Generator: gen}}
+	r.sides.target = &side{eng: eng, reserve: opt.Reserve}
+	r.sides.load = r.sides.target
 	if ms := opt.Machines; ms != nil && !opt.LoadgenEngine.none() {
-		r.machines = ms
-		r.targetSide = &side{eng: eng, name: ms.Target.Name, host: ms.Target.Host, address: ms.Target.Address, reserve: ms.Target.Reserve}
-		r.loadSide = &side{eng: opt.LoadgenEngine, name: ms.Loadgen.Name, host: ms.Loadgen.Host, address: ms.Loadgen.Address, reserve: ms.Loadgen.Reserve}
+		r.sides.machines = ms
+		r.sides.target = &side{eng: eng, name: ms.Target.Name, host: ms.Target.Host, address: ms.Target.Address, reserve: ms.Target.Reserve}
+		r.sides.load = &side{eng: opt.LoadgenEngine, name: ms.Loadgen.Name, host: ms.Loadgen.Host, address: ms.Loadgen.Address, reserve: ms.Loadgen.Reserve}
 	} else {
 		r.opt.Copy = nil // one engine: nothing to copy from
 	}
-	if r.log == nil {
-		r.log = io.Discard
+	if r.opt.Log == nil {
+		r.opt.Log = io.Discard
 	}
-	if r.progress == nil {
-		r.progress = nopProgress{}
+	if r.opt.Progress == nil {
+		r.opt.Progress = nopProgress{}
 	}
 	return r.run(ctx)
 }
@@ -174,57 +174,72 @@ func (s *side) where() string {
 func (s *side) usable() cpuset.Set { return usable(s.info.NCPU, s.reserve) }
 
 type runner struct {
-	targetSide, loadSide *side     // the targets' side and the load generator's: one side on one engine
-	machines             *Machines // the two machines, when the run spans two; nil on one engine
-	opt                  Options
-	m                    *matrix.Matrix
-	log                  io.Writer
-	progress             Progress
+	opt     Options          // Matrix, Log and Progress are never nil
+	sides   sides            // where the targets and the load generator run
+	network network          // the run's network
+	gen     startedGenerator // the load generator, once started
+	order   order            // of the trials
+	id      string           // of the run, in its objects' names and labels
+	out     *results.Run
+	kept    map[string]*results.Cell // by id: cells an earlier run measured, when resuming
+	state   visitState
+	timing  timing // the run's estimate and its actual, per phase, and this machine's build times
+}
 
-	id        string
-	mode      matrix.Network
-	network   string // the bridge network's name, "host", or "none" (shared: the load generator holds the namespace)
-	networkID string
-	visits    int                    // cell visits started, for unique container names
-	gen       Generator              // the load generator; nil until started
-	loaded    Started                // what the started load generator runs, and where
-	ceilings  map[ceilingKey]float64 // the load generator's ceiling RPS
-	certs     *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
-	out       *results.Run
+// sides are the targets' side and the load generator's: one side on one
+// engine.
+type sides struct {
+	target, load *side
+	machines     *Machines // the two machines, when the run spans two; nil on one engine
+}
 
-	order order // of the trials
+// network is the run's network: its mode, and the bridge network's name,
+// "host", or "none" (shared: the load generator holds the namespace), and
+// id when the run made it.
+type network struct {
+	mode     matrix.Network
+	name, id string
+}
 
-	kept     map[string]*results.Cell // by id: cells an earlier run measured, when resuming
-	leftover error                    // a container a visit could not remove: the next visit must not run
-	times    *buildtime.Book          // this machine's build times
-	timing   timing                   // the run's estimate and its actual, per phase
+// startedGenerator is the run's load generator and what it said it runs, once started.
+type startedGenerator struct {
+	Generator // nil until started
+	Started
+}
+
+// visitState is what the run's visits leave for the next ones.
+type visitState struct {
+	visits   int                    // cell visits started, for unique container names
+	leftover error                  // a container a visit could not remove: the next visit must not run
+	ceilings map[ceilingKey]float64 // the load generator's ceiling RPS
+	certs    *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
 }
 
 // sides are the run's distinct sides: the targets', then the load
 // generator's when it is another engine.
-func (r *runner) sides() []*side {
-	if r.loadSide == r.targetSide {
-		return []*side{r.targetSide}
+func (r *runner) distinct() []*side {
+	if r.sides.load == r.sides.target {
+		return []*side{r.sides.target}
 	}
-	return []*side{r.targetSide, r.loadSide}
+	return []*side{r.sides.target, r.sides.load}
 }
 
 // infraGone says what of the run's own infrastructure vanished: an engine,
 // its load generator container, or its network.
 func (r *runner) infraGone(ctx context.Context) error {
-	for _, s := range r.sides() {
+	for _, s := range r.distinct() {
 		if err := s.eng.Host.Ping(ctx); err != nil {
 			return err
 		}
 	}
-	if r.gen != nil {
+	if r.gen.Generator != nil {
 		if err := r.gen.Alive(ctx); err != nil {
 			return err
 		}
 	}
-	if r.networkID != "" {
-		if ok, err := r.targetSide.eng.Host.NetworkExists(ctx, r.networkID); err == nil && !ok {
-			return fmt.Errorf("the run's network %s vanished (removed by someone, or the engine restarted)", r.network)
+	if r.network.id != "" {
+		if ok, err := r.sides.target.eng.Host.NetworkExists(ctx, r.network.id); err == nil && !ok {
+			return fmt.Errorf("the run's network %s vanished (removed by someone, or the engine restarted)", r.network.name)
 		}
 	}
 	return nil
@@ -249,7 +264,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	// What a killed earlier run left would skew this one (a server still
 	// running on the same cores): remove it first. A live run's objects are
 	// left alone.
-	for _, s := range r.sides() {
+	for _, s := range r.distinct() {
 		r.reap(ctx, s)
 		r.out.Warnings = append(r.out.Warnings, r.foreignContainers(ctx, s)...)
 	}
@@ -265,8 +280,8 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	defer standinLog.Close()
 	r.resolvers(standinLog)
 	r.estimate(ctx, cells)
-	defer r.progress.Finish()
-	defer r.timing.report(r.log)
+	defer r.opt.Progress.Finish()
+	defer r.timing.report(r.opt.Log)
 	if err := r.createNetwork(ctx); err != nil {
 		return nil, err
 	}
@@ -276,31 +291,31 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 // connect asks each side's engine what it is, refuses two names of one
 // engine, and settles the network mode.
 func (r *runner) connect(ctx context.Context) error {
-	for _, s := range r.sides() {
+	for _, s := range r.distinct() {
 		var err error
 		if s.info, err = s.eng.Host.Info(ctx); err != nil {
 			return err
 		}
 	}
-	r.mode = r.m.Network
+	r.network.mode = r.opt.Matrix.Network
 	if r.opt.Network != "" {
-		r.mode = r.opt.Network
+		r.network.mode = r.opt.Network
 	}
-	if r.machines == nil {
+	if r.sides.machines == nil {
 		return nil
 	}
 	// The id comes from the host's /etc/docker/key.json: two engines of
 	// one host (or of VMs cloned with that file) share it; the data folder
-	// tells them apart.
-	if tg, lg := r.targetSide.info, r.loadSide.info; lg.ID == tg.ID && lg.Root == tg.Root {
+	// tells one from the other.
+	if tg, lg := r.sides.target.info, r.sides.load.info; lg.ID == tg.ID && lg.Root == tg.Root {
 		return fmt.Errorf("engines %s and %s are the same engine (id %s, data in %s): place the target and the load generator on one engine name, or on two machines' engines",
-			r.targetSide.name, r.loadSide.name, tg.ID, tg.Root)
+			r.sides.target.name, r.sides.load.name, tg.ID, tg.Root)
 	}
-	if r.mode != matrix.NetworkHost {
+	if r.network.mode != matrix.NetworkHost {
 		// Two machines: no namespace or bridge spans them, and a published
 		// port would put docker-proxy in the path.
-		fmt.Fprintf(r.log, "two engines: targets and the load generator use their machines' host networks (network mode %s does not span machines)\n", r.mode)
-		r.mode = matrix.NetworkHost
+		fmt.Fprintf(r.opt.Log, "two engines: targets and the load generator use their machines' host networks (network mode %s does not span machines)\n", r.network.mode)
+		r.network.mode = matrix.NetworkHost
 	}
 	return nil
 }
@@ -313,20 +328,20 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 		return nil, "", err
 	}
 	var cells []matrix.Cell
-	if r.machines != nil {
-		cells = matrix.ExpandApart(r.m, sel, r.targetSide.usable(), r.loadSide.usable())
+	if r.sides.machines != nil {
+		cells = matrix.ExpandApart(r.opt.Matrix, sel, r.sides.target.usable(), r.sides.load.usable())
 	} else {
-		cells = matrix.Expand(r.m, sel, r.targetSide.usable())
+		cells = matrix.Expand(r.opt.Matrix, sel, r.sides.target.usable())
 	}
-	Unsupported(r.m, cells)
-	selection := Selection(r.m, r.opt.Only, r.mode, cells)
+	Unsupported(r.opt.Matrix, cells)
+	selection := Selection(r.opt.Matrix, r.opt.Only, r.network.mode, cells)
 	if prev := r.opt.Resume; prev != nil && prev.Selection != selection {
-		return nil, "", fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.m, r.opt.Only, r.mode))
+		return nil, "", fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.opt.Matrix, r.opt.Only, r.network.mode))
 	}
 	for _, c := range cells {
 		if c.Skip == "" {
-			r.targetSide.cores = cpuset.Union(r.targetSide.cores, c.CPUSet)
-			r.loadSide.cores = cpuset.Union(r.loadSide.cores, c.LoadgenSet)
+			r.sides.target.cores = cpuset.Union(r.sides.target.cores, c.CPUSet)
+			r.sides.load.cores = cpuset.Union(r.sides.load.cores, c.LoadgenSet)
 		}
 	}
 	return cells, selection, nil
@@ -352,18 +367,18 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 	}
 	byID := map[string]cpuset.Set{}
 	var ids []string
-	for _, s := range r.sides() {
+	for _, s := range r.distinct() {
 		if _, seen := byID[s.info.ID]; seen {
 			if other := byID[s.info.ID]; cpuset.Overlaps(other, s.cores) {
-				fmt.Fprintf(r.log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
-					r.targetSide.name, r.loadSide.name, other, s.cores)
+				fmt.Fprintf(r.opt.Log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
+					r.sides.target.name, r.sides.load.name, other, s.cores)
 			}
 		} else {
 			ids = append(ids, s.info.ID)
 		}
 		byID[s.info.ID] = cpuset.Union(byID[s.info.ID], s.cores)
 	}
-	say := func(s string) { fmt.Fprintln(r.log, s) }
+	say := func(s string) { fmt.Fprintln(r.opt.Log, s) }
 	var held heldCores
 	for i := len(ids) - 1; i >= 0; i-- { // the load generator's engine first, as always
 		h, err := lock.Acquire(ctx, dir, ids[i], byID[ids[i]], !r.opt.NoWait, say)
@@ -378,32 +393,32 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 // begin starts the run's results: where and how it runs.
 func (r *runner) begin(selection string) {
 	host, _ := os.Hostname()
-	info := r.targetSide.info
+	info := r.sides.target.info
 	r.out = &results.Run{
 		Schema: results.Schema,
 		Environment: results.Environment{
 			Label: r.opt.Label, Hostname: host, CPUModel: CPUModel(), OnlineCPUs: info.NCPU, Kernel: info.Kernel,
 			OS: info.OS, DockerVersion: info.ServerVersion, DockerAPI: info.APIVersion, StorageDriver: info.Driver,
-			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: results.Network(r.mode),
+			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: results.Network(r.network.mode),
 		},
-		Matrix:    SettingsOf(r.m, r.opt.Only),
+		Matrix:    SettingsOf(r.opt.Matrix, r.opt.Only),
 		Selection: selection,
 		Images:    map[string]*results.BaseImage{},
 		Cells:     []*results.Cell{},
 	}
 	r.out.Matrix.NoCeiling = r.opt.NoCeiling
-	if r.machines != nil {
+	if r.sides.machines != nil {
 		r.out.Environment.Hostname = info.Name
-		r.out.Environment.Link = r.machines.Link
+		r.out.Environment.Link = r.sides.machines.Link
 		r.out.Environment.Machines = []results.Machine{
-			machine(results.RoleTarget, r.targetSide), machine(results.RoleLoadgen, r.loadSide)}
+			machine(results.RoleTarget, r.sides.target), machine(results.RoleLoadgen, r.sides.load)}
 	}
 }
 
 // settleOrder settles the order of trials (interleaved rounds, or cell by cell)
 // and takes over what a run being resumed measured.
 func (r *runner) settleOrder(cells []matrix.Cell) {
-	r.order.interleave = !r.opt.Sequential && r.m.Load.Trials > 1
+	r.order.interleave = !r.opt.Sequential && r.opt.Matrix.Load.Trials > 1
 	if r.order.interleave {
 		r.order.seed = r.opt.Seed
 		if r.order.seed == 0 {
@@ -430,13 +445,13 @@ func (r *runner) settleOrder(cells []matrix.Cell) {
 // the other side's engine when the run has two and a way to copy.
 func (r *runner) resolvers(standinLog io.Writer) {
 	images := maps.Clone(LoadgenImages)
-	maps.Copy(images, r.m.Images)
-	if r.times = r.opt.BuildTimes; r.times == nil {
-		r.times = buildtime.Open(buildtime.Path())
+	maps.Copy(images, r.opt.Matrix.Images)
+	if r.timing.book = r.opt.BuildTimes; r.timing.book == nil {
+		r.timing.book = buildtime.Open(buildtime.Path())
 	}
-	for _, s := range r.sides() {
-		opt := baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.times}
-		if toLoadgen := s == r.loadSide; r.opt.Copy != nil {
+	for _, s := range r.distinct() {
+		opt := baseimage.Options{Log: r.opt.Log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.timing.book}
+		if toLoadgen := s == r.sides.load; r.opt.Copy != nil {
 			opt.Copy = func(ctx context.Context, ref string) (bool, error) { return r.opt.Copy(ctx, ref, toLoadgen) }
 		}
 		s.resolver = baseimage.NewResolver(s.eng.Images, images, opt)
@@ -450,7 +465,7 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	for _, c := range cells {
 		per := 1
 		if c.Skip == "" && r.order.interleave {
-			per = r.m.Load.Trials
+			per = r.opt.Matrix.Load.Trials
 		}
 		if old := r.kept[c.ID()]; old != nil {
 			if old.Status == results.Failed || !r.order.interleave {
@@ -463,22 +478,22 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	}
 	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
-	r.timing.estCells = matrix.Estimate(r.m, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.order.interleave) +
+	r.timing.estCells = matrix.Estimate(r.opt.Matrix, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.order.interleave) +
 		r.ceilingEstimate(r.timing.likely(cells))
-	r.progress.Start(units, r.timing.estBuilds+r.timing.estCells)
+	r.opt.Progress.Start(units, r.timing.estBuilds+r.timing.estCells)
 }
 
 // createNetwork makes the run's bridge network, in bridge mode.
 func (r *runner) createNetwork(ctx context.Context) error {
-	switch r.mode {
+	switch r.network.mode {
 	case matrix.NetworkHost:
-		r.network = "host"
+		r.network.name = "host"
 	case matrix.NetworkShared:
-		r.network = "none"
+		r.network.name = "none"
 	default:
-		r.network = "webbench-" + r.id
+		r.network.name = "webbench-" + r.id
 		var err error
-		if r.networkID, err = r.targetSide.eng.Host.CreateNetwork(ctx, r.network, r.labels("network", "", "")); err != nil {
+		if r.network.id, err = r.sides.target.eng.Host.CreateNetwork(ctx, r.network.name, r.labels("network", "", "")); err != nil {
 			return err
 		}
 	}
@@ -500,7 +515,7 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 	started := time.Now()
 	running, loadgenErr := r.startGenerator(ctx, cells)
 	r.recalibrate(ctx, cells, time.Since(started))
-	if loadgenErr == nil && r.machines != nil && running { // no load generator: no cell can run, nothing to reach
+	if loadgenErr == nil && r.sides.machines != nil && running { // no load generator: no cell can run, nothing to reach
 		if err := r.reach(ctx); err != nil {
 			r.out.Stopped = err.Error()
 			r.save()
@@ -513,7 +528,7 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 	}
 	var runnable []*visit
 	defer func() { r.timing.builds = time.Since(started) - r.timing.cells }()
-	for _, t := range r.m.Targets {
+	for _, t := range r.opt.Matrix.Targets {
 		vs, err := r.prepareTarget(ctx, t, byTarget[t.Name], loadgenErr)
 		if err != nil {
 			r.out.Interrupted = true
@@ -542,13 +557,13 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 func (r *runner) reap(ctx context.Context, s *side) {
 	gone, err := s.eng.Host.Reap(ctx, false)
 	if err != nil {
-		fmt.Fprintf(r.log, "warning: reaping leftovers of earlier runs%s: %v\n", s.where(), err)
+		fmt.Fprintf(r.opt.Log, "warning: reaping leftovers of earlier runs%s: %v\n", s.where(), err)
 		return
 	}
 	if len(gone) == 0 {
 		return
 	}
-	fmt.Fprintf(r.log, "removed leftovers of earlier runs%s: %s\n", s.where(), leftovers(gone))
+	fmt.Fprintf(r.opt.Log, "removed leftovers of earlier runs%s: %s\n", s.where(), leftovers(gone))
 }
 
 // leftovers names what a reap removed: each container and network by
@@ -585,10 +600,10 @@ func machine(role string, s *side) results.Machine {
 // targetNetwork is the network mode of target containers: in shared mode
 // the load generator's namespace, else the run's network.
 func (r *runner) targetNetwork() string {
-	if r.mode == matrix.NetworkShared {
-		return r.loaded.Namespace
+	if r.network.mode == matrix.NetworkShared {
+		return r.gen.Namespace
 	}
-	return r.network
+	return r.network.name
 }
 
 // foreignContainers warns of running containers on s's engine that are
@@ -614,7 +629,7 @@ func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 		}
 	}
 	for _, w := range out {
-		fmt.Fprintln(r.log, "warning:", w)
+		fmt.Fprintln(r.opt.Log, "warning:", w)
 	}
 	return out
 }
@@ -623,15 +638,15 @@ func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 func (r *runner) cleanup(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	if r.gen != nil {
+	if r.gen.Generator != nil {
 		if err := r.gen.Close(cctx); err != nil {
-			fmt.Fprintf(r.log, "warning: %v\n", err)
+			fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
 		}
 	}
-	if err := r.targetSide.eng.Host.RemoveNetwork(cctx, r.networkID); err != nil {
-		fmt.Fprintf(r.log, "warning: %v\n", err)
+	if err := r.sides.target.eng.Host.RemoveNetwork(cctx, r.network.id); err != nil {
+		fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
 	}
-	for _, s := range r.sides() {
+	for _, s := range r.distinct() {
 		if s.resolver != nil {
 			s.resolver.Close()
 		}
@@ -665,14 +680,14 @@ func (r *runner) save() {
 		r.out.Warnings[i] = engine.RedactText(w)
 	}
 	if err := results.Write(r.opt.OutDir, r.out); err != nil {
-		fmt.Fprintf(r.log, "error: writing results: %v\n", err)
+		fmt.Fprintf(r.opt.Log, "error: writing results: %v\n", err)
 	}
 }
 
 func (r *runner) record(c *results.Cell) {
 	r.out.Cells = append(r.out.Cells, c)
 	r.save()
-	r.progress.Done(c, 1)
+	r.opt.Progress.Done(c, 1)
 }
 
 // startGenerator starts the run's load generator on the cores of the first
@@ -699,18 +714,18 @@ func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (runni
 	if err := r.makeCerts(cells); err != nil {
 		return false, err
 	}
-	if r.gen == nil {
-		r.gen = r.containerGenerator()
+	if r.gen.Generator == nil {
+		r.gen.Generator = r.containerGenerator()
 	}
-	if r.loaded, err = r.gen.Start(ctx, set, tools); err != nil {
+	if r.gen.Started, err = r.gen.Start(ctx, set, tools); err != nil {
 		return false, err
 	}
 	for _, tool := range tools {
-		used = append(used, tool.Name()+" "+r.loaded.Versions[tool.Name()])
+		used = append(used, tool.Name()+" "+r.gen.Versions[tool.Name()])
 	}
 	r.out.Environment.LoadGenerator = strings.Join(used, ", ")
 	if ms := r.out.Environment.Machines; len(ms) > 1 {
-		ms[1].CPUModel = r.loaded.CPUModel
+		ms[1].CPUModel = r.gen.CPUModel
 	}
 	return true, nil
 }
@@ -720,9 +735,9 @@ func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (runni
 func (r *runner) containerGenerator() *containerGenerator {
 	files, env := r.caFiles()
 	return &containerGenerator{
-		spec: generatorSpec(r.id, r.network, r.labels("loadgen", "", ""), files, env),
-		home: r.loadSide, targets: r.targetSide,
-		build: loadgenBuild{log: r.log, logTo: r.buildLog, times: r.times, images: r.out.Images, copy: r.opt.Copy},
+		spec: generatorSpec(r.id, r.network.name, r.labels("loadgen", "", ""), files, env),
+		home: r.sides.load, targets: r.sides.target,
+		build: loadgenBuild{log: r.opt.Log, logTo: r.buildLog, times: r.timing.book, images: r.out.Images, copy: r.opt.Copy},
 	}
 }
 
@@ -734,7 +749,7 @@ func (r *runner) noFile(want int64) (int64, string) {
 	if !explicit {
 		want = matrix.DefaultNoFile
 	}
-	if most := r.loaded.MaxNoFile; most > 0 && want > most {
+	if most := r.gen.MaxNoFile; most > 0 && want > most {
 		if !explicit {
 			return most, ""
 		}
@@ -752,8 +767,8 @@ func (r *runner) buildLog(name string) (*os.File, error) {
 }
 
 func (r *runner) base(ctx context.Context, key string) *results.BaseImage {
-	b := r.targetSide.resolver.Resolve(ctx, key)
-	if _, ok := r.m.Images[key]; ok || key == "debian" || key == "golang" {
+	b := r.sides.target.resolver.Resolve(ctx, key)
+	if _, ok := r.opt.Matrix.Images[key]; ok || key == "debian" || key == "golang" {
 		r.out.Images[key] = b
 	}
 	return b
