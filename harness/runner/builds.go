@@ -20,37 +20,7 @@ import (
 // on this machine, and returns that time for the run's estimate. A base
 // image that a pull provides instead makes it an overestimate.
 func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say bool) time.Duration {
-	keys := map[string]bool{"debian": true, "golang": true} // the load generator's
-	runs := map[string]bool{}
-	for _, c := range cells {
-		if c.Skip == "" {
-			runs[c.Target] = true
-		}
-	}
-	// A target whose base image the engine lacks and that has no stand-in
-	// will most likely be skipped (no registry): its builds are not
-	// counted. Where a pull provides the image, that is an underestimate.
-	unlikely := 0
-	for _, t := range r.opt.Matrix.Targets {
-		if !runs[t.Name] {
-			continue
-		}
-		for _, k := range t.Images() {
-			if ref := r.opt.Matrix.Images[k]; !baseimage.HasStandIn(k) {
-				if _, _, ok, _ := r.sides.target.eng.Images.ImageLabels(ctx, ref); !ok {
-					runs[t.Name] = false
-					unlikely++
-					r.timing.unlikely[t.Name] = true
-					break
-				}
-			}
-		}
-		if runs[t.Name] {
-			for _, k := range t.Images() {
-				keys[k] = true
-			}
-		}
-	}
+	runs, keys, unlikely := r.likelyBuilt(ctx, cells)
 	var kinds []buildtime.Kind
 	for k := range keys {
 		kinds = append(kinds, r.sides.target.resolver.Pending(ctx, k)...)
@@ -108,6 +78,42 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 	fmt.Fprintf(r.opt.Log, "to build before measuring: %d stand-in step(s) and %d image(s), about %s (%s)\n",
 		standIns, len(kinds)-standIns, total.Round(time.Second), how)
 	return total
+}
+
+// likelyBuilt are the targets whose images the run will most likely
+// build, and the base images they and the load generator are built on. A
+// target whose base image the engine lacks and that has no stand-in will
+// most likely be skipped (no registry): it is not counted (where a pull
+// provides the image, that is an underestimate), and unlikely counts it.
+func (r *runner) likelyBuilt(ctx context.Context, cells []matrix.Cell) (runs, keys map[string]bool, unlikely int) {
+	keys = map[string]bool{"debian": true, "golang": true} // the load generator's
+	runs = map[string]bool{}
+	for _, c := range cells {
+		if c.Skip == "" {
+			runs[c.Target] = true
+		}
+	}
+	for _, t := range r.opt.Matrix.Targets {
+		if !runs[t.Name] {
+			continue
+		}
+		for _, k := range t.Images() {
+			if ref := r.opt.Matrix.Images[k]; !baseimage.HasStandIn(k) {
+				if _, _, ok, _ := r.sides.target.eng.Images.ImageLabels(ctx, ref); !ok {
+					runs[t.Name] = false
+					unlikely++
+					r.timing.unlikely[t.Name] = true
+					break
+				}
+			}
+		}
+		if runs[t.Name] {
+			for _, k := range t.Images() {
+				keys[k] = true
+			}
+		}
+	}
+	return runs, keys, unlikely
 }
 
 // timing is a run's estimate beside its actual, per phase: builds (base

@@ -42,27 +42,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 			}
 		}
 	}
-	// Cells that cannot run are recorded without building anything; what a
-	// resumed run measured whole stays as it was.
-	fail := func(status results.Status, reason string) {
-		for _, c := range cells {
-			rc, done := r.keptCell(c)
-			switch {
-			case done && c.Skip == "":
-				continue
-			case rc != nil: // partly measured: listed already
-				rc.Status, rc.Reason, rc.Summary = status, reason, nil
-				continue
-			}
-			rc = newCell(c)
-			if c.Skip != "" {
-				rc.Status, rc.Reason = results.Skipped, c.Skip
-			} else {
-				rc.Status, rc.Reason = status, reason
-			}
-			r.record(rc)
-		}
-	}
+	fail := func(status results.Status, reason string) { r.recordUnrun(cells, status, reason) }
 	if runnable == 0 {
 		fail(results.Skipped, "")
 		return nil, nil
@@ -114,6 +94,29 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		return nil, nil
 	}
 	return r.visitsOf(t, cells, img), nil
+}
+
+// recordUnrun records cells that cannot run, with status and reason (a
+// skipped cell keeps its own), without building anything; what a resumed
+// run measured whole stays as it was.
+func (r *runner) recordUnrun(cells []matrix.Cell, status results.Status, reason string) {
+	for _, c := range cells {
+		rc, done := r.keptCell(c)
+		switch {
+		case done && c.Skip == "":
+			continue
+		case rc != nil: // partly measured: listed already
+			rc.Status, rc.Reason, rc.Summary = status, reason, nil
+			continue
+		}
+		rc = newCell(c)
+		if c.Skip != "" {
+			rc.Status, rc.Reason = results.Skipped, c.Skip
+		} else {
+			rc.Status, rc.Reason = status, reason
+		}
+		r.record(rc)
+	}
 }
 
 // buildServices builds each service of t on the targets' engine, on the
