@@ -20,24 +20,86 @@ import (
 // on this machine, and returns that time for the run's estimate. A base
 // image that a pull provides instead makes it an overestimate.
 func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say bool) time.Duration {
-	keys := map[string]bool{"debian": true, "golang": true} // the load generator's
-	runs := map[string]bool{}
+	runs, keys, unlikely := r.likelyBuilt(ctx, cells)
+	var kinds []buildtime.Kind
+	for k := range keys {
+		kinds = append(kinds, r.sides.target.resolver.Pending(ctx, k)...)
+	}
+	standIns := len(kinds)
+	// Images: what their build arguments will most likely be (the official
+	// image where the engine has it, else the stand-in) decides the hash.
+	used := func(key string) string {
+		ref := r.opt.Matrix.Images[key]
+		if ref == "" {
+			ref = LoadgenImages[key]
+		}
+		if _, _, ok, _ := r.sides.target.eng.Images.ImageLabels(ctx, ref); ok || !baseimage.HasStandIn(key) {
+			return ref
+		}
+		return baseimage.StandInRef(ref)
+	}
+	if files, err := loadgenContext(); err == nil {
+		spec := engine.BuildSpec{Context: files, Dockerfile: "docker/loadgen/Dockerfile", Tag: "webbench/loadgen:latest",
+			BuildArgs: map[string]string{"DEBIAN_IMAGE": used("debian"), "GOLANG_IMAGE": used("golang")}}
+		if cached, err := r.sides.target.eng.Images.Cached(ctx, spec); err != nil || !cached {
+			kinds = append(kinds, buildtime.Loadgen)
+		}
+	}
+	for _, t := range r.opt.Matrix.Targets {
+		if !runs[t.Name] {
+			continue
+		}
+		for _, svc := range t.Services {
+			args := map[string]string{}
+			for _, key := range svc.Images {
+				args[strings.ToUpper(key)+"_IMAGE"] = used(key)
+			}
+			cached, err := r.sides.target.eng.Images.Cached(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: imageTag(t, svc), BuildArgs: args})
+			if err != nil || !cached {
+				kinds = append(kinds, buildtime.Image)
+			}
+		}
+	}
+	if len(kinds) == 0 {
+		return 0
+	}
+	total, learned := r.timing.book.Estimate(kinds)
+	r.timing.learned = learned
+	if !say {
+		return total
+	}
+	how := "from this machine's earlier builds"
+	if !learned {
+		how = "partly from documented defaults: this machine has not built every kind yet; revised after its first build"
+	}
+	if unlikely > 0 {
+		how += fmt.Sprintf("; not counting %d target(s) whose base images the engine lacks and nothing stands in for", unlikely)
+	}
+	fmt.Fprintf(r.opt.Log, "to build before measuring: %d stand-in step(s) and %d image(s), about %s (%s)\n",
+		standIns, len(kinds)-standIns, total.Round(time.Second), how)
+	return total
+}
+
+// likelyBuilt are the targets whose images the run will most likely
+// build, and the base images they and the load generator are built on. A
+// target whose base image the engine lacks and that has no stand-in will
+// most likely be skipped (no registry): it is not counted (where a pull
+// provides the image, that is an underestimate), and unlikely counts it.
+func (r *runner) likelyBuilt(ctx context.Context, cells []matrix.Cell) (runs, keys map[string]bool, unlikely int) {
+	keys = map[string]bool{"debian": true, "golang": true} // the load generator's
+	runs = map[string]bool{}
 	for _, c := range cells {
 		if c.Skip == "" {
 			runs[c.Target] = true
 		}
 	}
-	// A target whose base image the engine lacks and that has no stand-in
-	// will most likely be skipped (no registry): its builds are not
-	// counted. Where a pull provides the image, that is an underestimate.
-	unlikely := 0
-	for _, t := range r.m.Targets {
+	for _, t := range r.opt.Matrix.Targets {
 		if !runs[t.Name] {
 			continue
 		}
 		for _, k := range t.Images() {
-			if ref := r.m.Images[k]; !baseimage.HasStandIn(k) {
-				if _, _, ok, _ := r.tg.eng.ImageLabels(ctx, ref); !ok {
+			if ref := r.opt.Matrix.Images[k]; !baseimage.HasStandIn(k) {
+				if _, _, ok, _ := r.sides.target.eng.Images.ImageLabels(ctx, ref); !ok {
 					runs[t.Name] = false
 					unlikely++
 					r.timing.unlikely[t.Name] = true
@@ -51,63 +113,7 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 			}
 		}
 	}
-	var kinds []buildtime.Kind
-	for k := range keys {
-		kinds = append(kinds, r.tg.resolver.Pending(ctx, k)...)
-	}
-	standIns := len(kinds)
-	// Images: what their build arguments will most likely be (the official
-	// image where the engine has it, else the stand-in) decides the hash.
-	used := func(key string) string {
-		ref := r.m.Images[key]
-		if ref == "" {
-			ref = LoadgenImages[key]
-		}
-		if _, _, ok, _ := r.tg.eng.ImageLabels(ctx, ref); ok || !baseimage.HasStandIn(key) {
-			return ref
-		}
-		return baseimage.StandInRef(ref)
-	}
-	if files, err := loadgenContext(); err == nil {
-		spec := engine.BuildSpec{Context: files, Dockerfile: "docker/loadgen/Dockerfile", Tag: "webbench/loadgen:latest",
-			BuildArgs: map[string]string{"DEBIAN_IMAGE": used("debian"), "GOLANG_IMAGE": used("golang")}}
-		if cached, err := r.tg.eng.Cached(ctx, spec); err != nil || !cached {
-			kinds = append(kinds, buildtime.Loadgen)
-		}
-	}
-	for _, t := range r.m.Targets {
-		if !runs[t.Name] {
-			continue
-		}
-		for _, svc := range t.Services {
-			args := map[string]string{}
-			for _, key := range svc.Images {
-				args[strings.ToUpper(key)+"_IMAGE"] = used(key)
-			}
-			cached, err := r.tg.eng.Cached(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: imageTag(t, svc), BuildArgs: args})
-			if err != nil || !cached {
-				kinds = append(kinds, buildtime.Image)
-			}
-		}
-	}
-	if len(kinds) == 0 {
-		return 0
-	}
-	total, learned := r.times.Estimate(kinds)
-	r.timing.learned = learned
-	if !say {
-		return total
-	}
-	how := "from this machine's earlier builds"
-	if !learned {
-		how = "partly from documented defaults: this machine has not built every kind yet; revised after its first build"
-	}
-	if unlikely > 0 {
-		how += fmt.Sprintf("; not counting %d target(s) whose base images the engine lacks and nothing stands in for", unlikely)
-	}
-	fmt.Fprintf(r.log, "to build before measuring: %d stand-in step(s) and %d image(s), about %s (%s)\n",
-		standIns, len(kinds)-standIns, total.Round(time.Second), how)
-	return total
+	return runs, keys, unlikely
 }
 
 // timing is a run's estimate beside its actual, per phase: builds (base
@@ -119,6 +125,7 @@ type timing struct {
 	learned                      bool // estBuilds used no default
 	hasRevised                   bool
 	unlikely                     map[string]bool // targets not counted: no base image, no stand-in
+	book                         *buildtime.Book // this machine's build times
 }
 
 // likely are the cells not of a target the estimate expects skipped.
@@ -154,12 +161,12 @@ func (t *timing) report(w io.Writer) {
 // stand-in step, on an empty engine): what is left to build, at this
 // machine's measured speed.
 func (r *runner) recalibrate(ctx context.Context, cells []matrix.Cell, elapsed time.Duration) {
-	from, factor, ok := r.times.Calibration()
+	from, factor, ok := r.timing.book.Calibration()
 	if !ok || r.timing.learned || r.timing.estBuilds == 0 || r.timing.hasRevised {
 		return
 	}
 	left := r.buildEstimate(ctx, cells, false)
 	r.timing.revised, r.timing.hasRevised = elapsed+left, true
-	fmt.Fprintf(r.log, "builds left: about %s, %s in all (the first %s build here took %.2f× its default; the other defaults are scaled by that)\n",
+	fmt.Fprintf(r.opt.Log, "builds left: about %s, %s in all (the first %s build here took %.2f× its default; the other defaults are scaled by that)\n",
 		left.Round(time.Second), (elapsed + left).Round(time.Second), from, factor)
 }

@@ -40,7 +40,7 @@ func keyOf(c matrix.Cell) ceilingKey {
 // target: the ceiling no target can pass here. It returns an error only
 // when the run is interrupted; a ceiling that cannot be measured says why.
 func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
-	r.ceilings = map[ceilingKey]float64{}
+	r.state.ceilings = map[ceilingKey]float64{}
 	if r.opt.NoCeiling {
 		return nil
 	}
@@ -50,7 +50,7 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 	}
 	for _, ce := range r.out.Ceilings { // measured before a resume
 		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning, ce.Protocol}
-		r.ceilings[k], seen[k] = ce.RPS, true
+		r.state.ceilings[k], seen[k] = ce.RPS, true
 	}
 	for _, v := range vs {
 		k := keyOf(v.c)
@@ -58,7 +58,7 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 			continue
 		}
 		seen[k] = true
-		r.progress.Phase(v.c, "load generator ceiling")
+		r.opt.Progress.Phase(v.c, "load generator ceiling")
 		c := v.c
 		c.Rate = top[k]
 		ce, err := r.ceiling(ctx, c)
@@ -67,12 +67,12 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		}
 		if err != nil {
 			ce.Error = err.Error()
-			fmt.Fprintf(r.log, "warning: %s ceiling on %d core(s), c%d%s: %v\n", k.gen, k.cpus, k.conns, closeText(k.close), err)
+			fmt.Fprintf(r.opt.Log, "warning: %s ceiling on %d core(s), c%d%s: %v\n", k.gen, k.cpus, k.conns, closeText(k.close), err)
 		} else if ce.AtLeast > 0 {
-			fmt.Fprintf(r.log, "%s ceiling on %d core(s), c%d%s: above %s rps (it sustained the run's highest rate)\n", k.gen, k.cpus, k.conns, closeText(k.close), numfmt.Count(int64(ce.AtLeast)))
+			fmt.Fprintf(r.opt.Log, "%s ceiling on %d core(s), c%d%s: above %s rps (it sustained the run's highest rate)\n", k.gen, k.cpus, k.conns, closeText(k.close), numfmt.Count(int64(ce.AtLeast)))
 		} else {
-			r.ceilings[k] = ce.RPS
-			fmt.Fprintf(r.log, "%s ceiling on %d core(s), c%d%s: %s rps\n", k.gen, k.cpus, k.conns, closeText(k.close), numfmt.Sig(ce.RPS))
+			r.state.ceilings[k] = ce.RPS
+			fmt.Fprintf(r.opt.Log, "%s ceiling on %d core(s), c%d%s: %s rps\n", k.gen, k.cpus, k.conns, closeText(k.close), numfmt.Sig(ce.RPS))
 		}
 		r.out.Ceilings = append(r.out.Ceilings, ce)
 		r.save()
@@ -95,7 +95,7 @@ func (r *runner) ceilingEstimate(cells []matrix.Cell) time.Duration {
 			one = append(one, c)
 		}
 	}
-	return matrix.Estimate(r.m, one, matrix.VisitOverhead, matrix.GuessedRPS, false)
+	return matrix.Estimate(r.opt.Matrix, one, matrix.VisitOverhead, matrix.GuessedRPS, false)
 }
 
 func closeText(close bool) string {
@@ -107,8 +107,8 @@ func closeText(close bool) string {
 
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
-		Generator: c.Generator, NetworkMode: results.Network(r.mode), Pinning: c.Pinning, Protocol: c.Protocol}
-	if err := r.gen.pin(ctx, c.LoadgenSet.String()); err != nil {
+		Generator: c.Generator, NetworkMode: results.Network(r.network.mode), Pinning: c.Pinning, Protocol: c.Protocol}
+	if _, err := r.gen.Pin(ctx, c.LoadgenSet.String()); err != nil {
 		return ce, err
 	}
 	// The ceiling is load as fast as the generator can: the cell's, at no
@@ -125,29 +125,28 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		}
 		ce.Rate = rate
 	}
-	d := &deployment{}
-	defer r.remove(ctx, d)
-	url, err := r.startFixed(ctx, d, c.CPUSet, cellid.Proto(c.Protocol))
+	s, url, err := r.startFixed(ctx, c.CPUSet, cellid.Proto(c.Protocol))
+	defer r.remove(ctx, s)
 	if err != nil {
 		return ce, err
 	}
 	spec := r.spec(c, url, 200)
-	if err := r.gen.warm(ctx, tool, spec, r.m.Load.Warmup); err != nil {
+	if err := warm(ctx, r.gen, tool, spec, r.opt.Matrix.Load.Warmup); err != nil {
 		return ce, err
 	}
 	var cpu []float64
-	for range r.m.Load.Trials {
+	for range r.opt.Matrix.Load.Trials {
 		start := time.Now()
-		res, err := r.gen.run(ctx, tool, spec)
+		res, err := r.gen.Run(ctx, tool, spec)
 		if err != nil {
 			return ce, err
 		}
 		res = res.Sent() // a send never made is the generator's limit, not the server failing
-		if problem, _ := res.Judge(loadgen.Judge{MaxErrorRate: r.m.Load.MaxErrorRate}); problem != "" {
+		if problem, _ := res.Judge(loadgen.Judge{MaxErrorRate: r.opt.Matrix.Load.MaxErrorRate}); problem != "" {
 			return ce, fmt.Errorf("the fixed-response server failed: %s", problem)
 		}
 		ce.TrialRPS = append(ce.TrialRPS, roundTo(res.RPS, 1))
-		if cores, ok := r.gen.cpu(start, time.Now()); ok {
+		if cores, ok := r.gen.Usage(start, time.Now()); ok {
 			cpu = append(cpu, cores)
 		}
 	}
@@ -167,30 +166,30 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 // startFixed starts the fixed-response server in the load generator's image
 // on the targets' engine, on cores, the way a target runs, and waits until
 // the load generator gets its answer; it returns the server's URL as the
-// load generator reaches it. d holds the container for the caller to remove.
-func (r *runner) startFixed(ctx context.Context, d *deployment, cores cpuset.Set, protocol string) (string, error) {
+// load generator reaches it. The stack holds the container for the caller
+// to remove, even when starting fails.
+func (r *runner) startFixed(ctx context.Context, cores cpuset.Set, protocol string) (stack, string, error) {
 	host := "127.0.0.1"
 	switch {
-	case r.tg.address != "": // two machines: the targets' machine's host network
-		host = r.tg.address
-	case r.mode == matrix.NetworkBridge:
+	case r.sides.target.address != "": // two machines: the targets' machine's host network
+		host = r.sides.target.address
+	case r.network.mode == matrix.NetworkBridge:
 		host = "ceiling"
 	}
-	r.visits++
-	id, err := r.tg.eng.Start(ctx, engine.ContainerSpec{
-		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.visits), Image: r.tg.lgImage, Cmd: []string{"ceiling"},
+	r.state.visits++
+	d := &deployment{eng: r.sides.target.eng}
+	s := stack{d}
+	err := d.start(ctx, &member{service: "ceiling", alias: "ceiling"}, engine.ContainerSpec{
+		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.state.visits), Image: r.gen.ServerImage, Cmd: []string{"ceiling"},
 		Env: fixedEnv(protocol), Files: r.serverFiles(protocol), CPUSet: cores.String(), Network: r.targetNetwork(),
 		Aliases: []string{"ceiling"}, Labels: r.labels("ceiling", "", ""),
 		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
-	})
-	if id != "" {
-		d.members = append(d.members, &member{service: "ceiling", alias: "ceiling", id: id})
-	}
+	}, false)
 	if err != nil {
-		return "", err
+		return s, "", err
 	}
 	url := fmt.Sprintf("%s://%s/", scheme(protocol), net.JoinHostPort(host, strconv.Itoa(ceilingPort)))
-	return url, r.waitReady(ctx, d, url, protocol)
+	return s, url, s.ready(ctx, readiness(r.gen, s, url, protocol), r.opt.Matrix.Load.ReadyTimeout)
 }
 
 // fixedEnv is the fixed-response server's environment: its port, the
@@ -208,13 +207,12 @@ func fixedEnv(protocol string) []string {
 // targets' address, and reads that machine's processor and open-files
 // limit. Its error names both ends.
 func (r *runner) reach(ctx context.Context) error {
-	d := &deployment{}
-	defer r.remove(ctx, d)
-	tg, lg := r.tg, r.lg
-	url, err := r.startFixed(ctx, d, tg.usable()[:1], cellid.ProtoHTTP1)
+	tg, lg := r.sides.target, r.sides.load
+	s, url, err := r.startFixed(ctx, tg.usable()[:1], cellid.ProtoHTTP1)
+	defer r.remove(ctx, s)
 	if err == nil {
 		var resp verify.Response
-		if resp, err = r.gen.probe(ctx, url, r.m.Load.Timeout, probeHTTP, cellid.ProtoHTTP1); err == nil && resp.Status != 200 {
+		if resp, err = r.gen.Probe(ctx, url, Ask{Kind: probeHTTP, Timeout: r.opt.Matrix.Load.Timeout, Protocol: cellid.ProtoHTTP1}); err == nil && resp.Status != 200 {
 			err = fmt.Errorf("answered status %d, not the fixed-response server's 200: is another server listening on port %d of that machine?", resp.Status, ceilingPort)
 		}
 	}
@@ -226,10 +224,10 @@ func (r *runner) reach(ctx context.Context) error {
 			"(check engines.%s.address and that the targets' machine accepts TCP from the load generator's on the targets' ports)",
 			lg.name, engine.Redact(lg.host), tg.name, engine.Redact(tg.host), url, err, tg.name)
 	}
-	id := d.members[0].id
-	r.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng, id)
+	id := s.members()[0].id
+	r.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng.Containers, id)
 	r.out.Environment.Machines[0].CPUModel = r.out.Environment.CPUModel
-	r.maxNoFile = hardNoFile(ctx, tg.eng, id)
-	fmt.Fprintf(r.log, "engine %s reaches the targets' machine (engine %s) at %s\n", lg.name, tg.name, tg.address)
+	r.gen.MaxNoFile = hardNoFile(ctx, tg.eng.Containers, id)
+	fmt.Fprintf(r.opt.Log, "engine %s reaches the targets' machine (engine %s) at %s\n", lg.name, tg.name, tg.address)
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -43,27 +42,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 			}
 		}
 	}
-	// Cells that cannot run are recorded without building anything; what a
-	// resumed run measured whole stays as it was.
-	fail := func(status results.Status, reason string) {
-		for _, c := range cells {
-			rc, done := r.keptCell(c)
-			switch {
-			case done && c.Skip == "":
-				continue
-			case rc != nil: // partly measured: listed already
-				rc.Status, rc.Reason, rc.Summary = status, reason, nil
-				continue
-			}
-			rc = newCell(c)
-			if c.Skip != "" {
-				rc.Status, rc.Reason = results.Skipped, c.Skip
-			} else {
-				rc.Status, rc.Reason = status, reason
-			}
-			r.record(rc)
-		}
-	}
+	fail := func(status results.Status, reason string) { r.recordUnrun(cells, status, reason) }
 	if runnable == 0 {
 		fail(results.Skipped, "")
 		return nil, nil
@@ -80,7 +59,7 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 		fail(results.Failed, loadgenErr.Error())
 		return nil, nil
 	}
-	r.progress.Phase(cells[0], "build "+t.Name)
+	r.opt.Progress.Phase(cells[0], "build "+t.Name)
 	bases := map[string]*results.BaseImage{}
 	for _, key := range t.Images() {
 		b := r.base(ctx, key)
@@ -117,6 +96,29 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 	return r.visitsOf(t, cells, img), nil
 }
 
+// recordUnrun records cells that cannot run, with status and reason (a
+// skipped cell keeps its own), without building anything; what a resumed
+// run measured whole stays as it was.
+func (r *runner) recordUnrun(cells []matrix.Cell, status results.Status, reason string) {
+	for _, c := range cells {
+		rc, done := r.keptCell(c)
+		switch {
+		case done && c.Skip == "":
+			continue
+		case rc != nil: // partly measured: listed already
+			rc.Status, rc.Reason, rc.Summary = status, reason, nil
+			continue
+		}
+		rc = newCell(c)
+		if c.Skip != "" {
+			rc.Status, rc.Reason = results.Skipped, c.Skip
+		} else {
+			rc.Status, rc.Reason = status, reason
+		}
+		r.record(rc)
+	}
+}
+
 // buildServices builds each service of t on the targets' engine, on the
 // base images resolved in bases. failed says why a build failed; the
 // error is set only when the run is interrupted.
@@ -137,12 +139,12 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 			return nil, "", err
 		}
 		started := time.Now()
-		built, err := r.tg.eng.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
+		built, err := r.sides.target.eng.Images.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
 		logf.Close()
 		if err == nil && !built.Cached && !built.Warm { // a warm rebuild teaches nothing about a first one
-			r.times.Record(buildtime.Image, time.Since(started))
-			fmt.Fprintf(r.log, "built image %s in %s\n", tag, time.Since(started).Round(time.Second))
+			r.timing.book.Record(buildtime.Image, time.Since(started))
+			fmt.Fprintf(r.opt.Log, "built image %s in %s\n", tag, time.Since(started).Round(time.Second))
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -155,7 +157,7 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 			return nil, fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err), nil
 		}
 		img.Services[svc.Name] = built.ID
-		if size, err := r.tg.eng.ImageSize(ctx, built.ID); err == nil {
+		if size, err := r.sides.target.eng.Images.ImageSize(ctx, built.ID); err == nil {
 			if img.Sizes == nil {
 				img.Sizes = map[string]int64{}
 			}
@@ -169,7 +171,7 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 // undeclaredBase says why ref, a base image no images key declares, is not
 // to be had ("" when the engine has it or pulled it).
 func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
-	_, _, have, err := r.tg.eng.ImageLabels(ctx, ref)
+	_, _, have, err := r.sides.target.eng.Images.ImageLabels(ctx, ref)
 	switch {
 	case err != nil:
 		return "the engine could not be asked for it: " + results.ShortCause(err.Error())
@@ -178,7 +180,7 @@ func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
 	case r.opt.NoPull:
 		return "the engine does not have it (--no-pull)"
 	}
-	if err := r.tg.eng.Pull(ctx, ref); err != nil {
+	if err := r.sides.target.eng.Images.Pull(ctx, ref); err != nil {
 		return "the engine does not have it and could not pull it (" + results.ShortCause(err.Error()) + ")"
 	}
 	return ""
@@ -210,7 +212,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 			continue
 		}
 		rc := newCell(c)
-		rc.Generator.Version = r.versions[c.Generator]
+		rc.Generator.Version = r.gen.Versions[c.Generator]
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services, Sizes: img.Sizes}
 		lim := limitsOf(t.Limits)
 		var clamped string
@@ -236,7 +238,7 @@ func (r *runner) keptCell(c matrix.Cell) (rc *results.Cell, done bool) {
 }
 
 // whole says whether a kept cell has every trial the matrix asks.
-func (r *runner) whole(rc *results.Cell) bool { return len(rc.Trials) >= r.m.Load.Trials }
+func (r *runner) whole(rc *results.Cell) bool { return len(rc.Trials) >= r.opt.Matrix.Load.Trials }
 
 // schedule runs the runnable cells: each with all its trials in turn
 // (sequential), or in rounds, trial k of every cell per round, in an order
@@ -253,28 +255,24 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 		v.index = index[v.c.ID()]
 	}
 	defer r.sortCells(index)
-	if !r.interleave {
+	if !r.order.interleave {
 		for _, v := range vs {
 			if v.done {
 				continue
 			}
-			if err := r.visit(ctx, v, r.m.Load.Trials, 1); err != nil {
+			if err := r.visit(ctx, v, r.opt.Matrix.Load.Trials, 1); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	rng := rand.New(rand.NewPCG(r.seed, 0))
-	groups := singletons(len(vs))
-	if r.blocked {
-		keys := make([]cellid.Key, len(vs))
-		for i, v := range vs {
-			keys[i] = v.c.Key()
-		}
-		groups = blocks(keys, r.m.RelativeTo)
+	keys := make([]cellid.Key, len(vs))
+	for i, v := range vs {
+		keys[i] = v.c.Key()
 	}
-	for round := 1; round <= r.m.Load.Trials; round++ {
-		for _, i := range blockPerm(rng, groups) {
+	for k, order := range r.order.rounds(keys, r.opt.Matrix.RelativeTo, r.opt.Matrix.Load.Trials) {
+		round := k + 1
+		for _, i := range order {
 			if vs[i].done || len(vs[i].rc.Trials) >= round { // measured before a resume
 				continue
 			}
@@ -284,84 +282,6 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 		}
 	}
 	return nil
-}
-
-// blocks groups the cells a run compares trial by trial: a control with
-// its twin, a cell with its baseline under each relative (as
-// results.Relatives pairs them), and so on transitively. Each group lists
-// indexes into keys in ascending order; groups are ordered by their first
-// index, so that cells compared with nothing are one group each, in order.
-func blocks(keys []cellid.Key, rels []cellid.Relative) [][]int {
-	at := make(map[string]int, len(keys))
-	for i, k := range keys {
-		at[k.ID()] = i
-	}
-	parent := make([]int, len(keys))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
-		}
-		return parent[i]
-	}
-	join := func(i int, k cellid.Key) {
-		j, ok := at[k.ID()]
-		if !ok {
-			return
-		}
-		a, b := find(i), find(j)
-		parent[max(a, b)] = min(a, b) // the root is the group's first index
-	}
-	for i, k := range keys {
-		if k.Control {
-			twin := k
-			twin.Control = false
-			join(i, twin)
-			continue // a control is compared with its twin only
-		}
-		for _, rel := range rels {
-			join(i, rel.Base(k))
-		}
-	}
-	var out [][]int
-	group := map[int]int{}
-	for i := range keys {
-		root := find(i)
-		g, ok := group[root]
-		if !ok {
-			g = len(out)
-			group[root] = g
-			out = append(out, nil)
-		}
-		out[g] = append(out[g], i)
-	}
-	return out
-}
-
-// singletons is n groups of one, in order: no cell blocked with another.
-func singletons(n int) [][]int {
-	out := make([][]int, n)
-	for i := range out {
-		out[i] = []int{i}
-	}
-	return out
-}
-
-// blockPerm is one round's order: the groups shuffled, each group's
-// members shuffled and run back to back. With groups of one it is
-// rng.Perm(n) itself (shuffling one member draws nothing), so an unblocked
-// seed repeats the order it gave before blocking existed.
-func blockPerm(rng *rand.Rand, groups [][]int) []int {
-	var out []int
-	for _, g := range rng.Perm(len(groups)) {
-		for _, j := range rng.Perm(len(groups[g])) {
-			out = append(out, groups[g][j])
-		}
-	}
-	return out
 }
 
 // sortCells puts the recorded cells back in expansion order, so results.json
@@ -392,24 +312,24 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		switch {
 		case errors.As(err, &te):
 			v.rc.Reason = fmt.Sprintf("trial %d: %v", te.n, te.err)
-		case r.interleave:
+		case r.order.interleave:
 			v.rc.Reason = fmt.Sprintf("trial %d: %v", first, err) // the visit failed before it measured
 		}
-		if r.interleave {
-			units += r.m.Load.Trials - first // the visits it will not get
+		if r.order.interleave {
+			units += r.opt.Matrix.Load.Trials - first // the visits it will not get
 		}
 		v.rc.Summary = nil
 		v.done = true
 	} else {
 		v.rc.Status = results.OK
-		v.done = first+trials > r.m.Load.Trials
+		v.done = first+trials > r.opt.Matrix.Load.Trials
 	}
 	if !v.listed {
 		r.out.Cells = append(r.out.Cells, v.rc)
 		v.listed = true
 	}
 	r.save()
-	r.progress.Done(v.rc, units)
+	r.opt.Progress.Done(v.rc, units)
 	return nil
 }
 
@@ -420,7 +340,7 @@ func newCell(c matrix.Cell) *results.Cell {
 }
 
 func (r *runner) scenario(name string) matrix.Scenario {
-	for _, s := range r.m.Scenarios {
+	for _, s := range r.opt.Matrix.Scenarios {
 		if s.Name == name {
 			return s
 		}
@@ -441,30 +361,17 @@ const (
 	execGrace = 30 * time.Second
 )
 
-// member is one running container of a target.
-type member struct {
-	service string
-	alias   string // <service>-<replica>
-	addr    string // host:port readiness waits for; "" for none
-	id      string
-	stats   engine.Sampler
-}
-
-// deployment is the containers of one target for one cell, all pinned to
-// the cell's cores.
-type deployment struct {
-	members []*member
-	limits  matrix.Limits // of each container
-}
-
-// deploy starts every replica of every service in order. What it started
-// is in the deployment even when it fails, for the caller to remove.
-func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, d *deployment) error {
-	r.visits++
-	d.limits = t.Limits
+// deploy starts every replica of every service of t in order, each
+// service one deployment. What it started is in the stack even when it
+// fails, for the caller to remove.
+func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell) (stack, error) {
+	r.state.visits++
 	nofile, _ := r.noFile(t.Limits.NoFile)
-	lay := layout(t, r.mode)
+	lay := layout(t, r.network.mode)
+	var s stack
 	for _, svc := range t.Services {
+		d := &deployment{eng: r.sides.target.eng, limits: t.Limits}
+		s = append(s, d)
 		for _, p := range lay[svc.Name] {
 			m := &member{service: svc.Name, alias: p.alias}
 			if svc.Name != t.Entry && svc.Port > 0 {
@@ -472,41 +379,27 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			}
 			// Unique per visit, so that a leftover of one visit is never
 			// taken for the next one's container.
-			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.visits, p.alias)
-			id, err := r.tg.eng.Start(ctx, engine.ContainerSpec{
+			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.state.visits, p.alias)
+			err := d.start(ctx, m, engine.ContainerSpec{
 				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(), Files: r.serverFiles(c.Protocol),
 				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
 				Memory: t.Limits.MemoryBytes, Pids: t.Limits.Pids, NoFile: nofile,
-			})
-			m.id = id
-			if id != "" {
-				d.members = append(d.members, m)
-				m.stats = r.tg.eng.Sample(ctx, id)
-			}
+			}, true)
 			if err != nil {
-				return fmt.Errorf("service %s: %w", m.alias, err)
+				return s, fmt.Errorf("service %s: %w", m.alias, err)
 			}
 		}
 	}
-	return nil
+	return s, nil
 }
 
-func (r *runner) remove(ctx context.Context, d *deployment) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
-	defer cancel()
-	for _, m := range d.members {
-		if m.stats != nil {
-			m.stats.Stop()
-		}
-		err := r.tg.eng.RemoveContainer(cctx, m.id)
-		if err == nil { // confirm: the next visit must not share the cores with it
-			if st, serr := r.tg.eng.State(cctx, m.id); serr == nil {
-				err = fmt.Errorf("container %s is still there (%s) after its removal", m.alias, st)
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(r.log, "warning: %v\n", err)
-			r.leftover = errors.Join(r.leftover, err)
+// remove removes a visit's stack; what it could not remove is kept, so
+// that no later visit runs beside it.
+func (r *runner) remove(ctx context.Context, s stack) {
+	for _, d := range s {
+		if err := d.close(ctx); err != nil {
+			fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
+			r.state.leftover = errors.Join(r.state.leftover, err)
 		}
 	}
 }
@@ -516,34 +409,67 @@ func (r *runner) remove(ctx context.Context, d *deployment) {
 // removed before it returns.
 func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, trials, first int) error {
 	sc := r.scenario(c.Scenario)
-	if r.leftover != nil {
-		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.leftover)
+	if r.state.leftover != nil {
+		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.state.leftover)
 	}
-	if err := r.gen.pin(ctx, c.LoadgenSet.String()); err != nil {
+	cores, err := r.gen.Pin(ctx, c.LoadgenSet.String())
+	if err != nil {
 		return err
 	}
-	rc.LoadgenCPUSet = r.gen.cores // where the engine says the generator runs
-	d := &deployment{}
-	defer r.remove(ctx, d)
-	r.progress.Phase(c, "start")
+	rc.LoadgenCPUSet = cores // where the engine says the generator runs
+	r.opt.Progress.Phase(c, "start")
 	started := time.Now()
-	if err := r.deploy(ctx, t, c, rc, d); err != nil {
+	s, err := r.deploy(ctx, t, c, rc)
+	defer r.remove(ctx, s)
+	if err != nil {
 		return err
 	}
-	url := fmt.Sprintf("%s://%s%s", scheme(c.Protocol), r.fromLoadgen(layout(t, r.mode)[t.Entry][0]), c.Subst(sc.Path))
+	url := fmt.Sprintf("%s://%s%s", scheme(c.Protocol), r.fromLoadgen(layout(t, r.network.mode)[t.Entry][0]), c.Subst(sc.Path))
 
-	r.progress.Phase(c, "ready")
-	if err := r.waitReady(ctx, d, url, cellid.Proto(c.Protocol)); err != nil {
+	r.opt.Progress.Phase(c, "ready")
+	if err := s.ready(ctx, readiness(r.gen, s, url, cellid.Proto(c.Protocol)), r.opt.Matrix.Load.ReadyTimeout); err != nil {
 		return err
 	}
-	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, d)
+	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, s)
 
-	r.progress.Phase(c, "verify")
-	// Asked as the cell's generator will ask: its answer's size is what
-	// the bytes read under load are held to (a Connection: close answer
-	// carries other headers than a keep-alive one, and an answer to ab's
-	// HTTP/1.0 request other framing than one to an HTTP/1.1 request).
+	r.opt.Progress.Phase(c, "verify")
 	tool := loadgen.Tools[c.Generator]
+	resp, err := r.verifyCell(ctx, c, sc, tool, url, rc)
+	if err != nil {
+		return err
+	}
+	rc.Startup = append(rc.Startup, roundTo(time.Since(started).Seconds(), 3))
+
+	spec := r.spec(c, url, sc.Expect.Status)
+	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.opt.Matrix.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
+	if c.Protocol != "" {
+		// Over TLS the tools count bytes on different sides of it (wrk
+		// the plaintext, bombardier the records and handshakes), and
+		// HTTP/2 compresses headers per connection: no one answer's size
+		// to hold them to.
+		judge.AnswerBytes = 0
+	}
+	if r.opt.Matrix.Load.Warmup > 0 {
+		r.opt.Progress.Phase(c, "warm-up")
+	}
+	if err := warm(ctx, r.gen, tool, spec, r.opt.Matrix.Load.Warmup); err != nil {
+		return err
+	}
+	for k := first; k < first+trials; k++ {
+		r.opt.Progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.opt.Matrix.Load.Trials))
+		if err := r.measureTrial(ctx, s, c, rc, tool, spec, judge, k); err != nil {
+			return err
+		}
+	}
+	return s.running(ctx, "during the trials")
+}
+
+// verifyCell asks url for one answer as the cell's generator will ask
+// (its size is what the bytes read under load are held to: a Connection:
+// close answer carries other headers than a keep-alive one, and an answer
+// to ab's HTTP/1.0 request other framing than one to an HTTP/1.1 request),
+// and checks it against the scenario and the cell's protocol.
+func (r *runner) verifyCell(ctx context.Context, c matrix.Cell, sc matrix.Scenario, tool loadgen.Tool, url string, rc *results.Cell) (verify.Response, error) {
 	http10 := loadgen.AsksHTTP10(tool)
 	kind := probeHTTP
 	if c.Close {
@@ -552,9 +478,9 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if http10 {
 		kind |= probeHTTP10
 	}
-	resp, err := r.gen.probe(ctx, url, r.m.Load.Timeout, kind, cellid.Proto(c.Protocol))
+	resp, err := r.gen.Probe(ctx, url, Ask{Kind: kind, Timeout: r.opt.Matrix.Load.Timeout, Protocol: cellid.Proto(c.Protocol)})
 	if err != nil {
-		return err
+		return resp, err
 	}
 	problems, warnings := verify.Check(sc.Expect, resp, c.Subst)
 	if resp.Error == "" {
@@ -563,67 +489,50 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	}
 	rc.Warnings = append(rc.Warnings, warnings...)
 	if len(problems) > 0 {
-		return fmt.Errorf("verify %s: %s", url, strings.Join(problems, "; "))
+		return resp, fmt.Errorf("verify %s: %s", url, strings.Join(problems, "; "))
 	}
-	rc.Startup = append(rc.Startup, roundTo(time.Since(started).Seconds(), 3))
+	return resp, nil
+}
 
-	spec := r.spec(c, url, sc.Expect.Status)
-	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.m.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
-	if c.Protocol != "" {
-		// Over TLS the tools count bytes on different sides of it (wrk
-		// the plaintext, bombardier the records and handshakes), and
-		// HTTP/2 compresses headers per connection: no one answer's size
-		// to hold them to.
-		judge.AnswerBytes = 0
+// measureTrial runs trial k of the cell and records it (kept even when it
+// fails the cell: it shows what failed), then the cell's summary.
+func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *results.Cell, tool loadgen.Tool, spec loadgen.Spec, judge loadgen.Judge, k int) error {
+	tr, res, warns, err := r.trial(ctx, s, tool, spec, c.Pinning == "")
+	if err != nil {
+		// A container that died explains a failed run best (OOM-killed…).
+		if dead := s.running(ctx, "during the trial"); dead != nil {
+			err = dead
+		}
+		return &trialError{n: k, err: err}
 	}
-	if r.m.Load.Warmup > 0 {
-		r.progress.Phase(c, "warm-up")
+	problem, judged := res.Judge(judge)
+	for _, w := range judged {
+		warns = append(warns, fmt.Sprintf("trial %d: %s", k, w))
 	}
-	if err := r.gen.warm(ctx, tool, spec, r.m.Load.Warmup); err != nil {
-		return err
-	}
-	for k := first; k < first+trials; k++ {
-		r.progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.m.Load.Trials))
-		tr, res, warns, err := r.trial(ctx, d, tool, spec, c.Pinning == "")
-		if err != nil {
-			// A container that died explains a failed run best (OOM-killed…).
-			if dead := r.allRunning(ctx, d, "during the trial"); dead != nil {
-				err = dead
-			}
-			return &trialError{n: k, err: err}
-		}
-		problem, judged := res.Judge(judge)
-		for _, w := range judged {
-			warns = append(warns, fmt.Sprintf("trial %d: %s", k, w))
-		}
-		for _, w := range warns {
-			if !slices.Contains(rc.Warnings, w) {
-				rc.Warnings = append(rc.Warnings, w)
-			}
-		}
-		rc.Trials = append(rc.Trials, tr) // kept even when it fails the cell: it shows what failed
-		if problem != "" {
-			if dead := r.allRunning(ctx, d, "during the trial"); dead != nil {
-				problem = dead.Error() + "\n" + problem
-			}
-			return &trialError{n: k, err: errors.New(problem)}
-		}
-		rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.m.Load.Aggregate))
-		if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
-			rc.Summary.JudgeBound(r.ceilings[keyOf(c)], c.Pinning != "")
-		} else {
-			rc.Summary.JudgeBound(0, c.Pinning != "")
+	for _, w := range warns {
+		if !slices.Contains(rc.Warnings, w) {
+			rc.Warnings = append(rc.Warnings, w)
 		}
 	}
-	if err := r.allRunning(ctx, d, "during the trials"); err != nil {
-		return err
+	rc.Trials = append(rc.Trials, tr)
+	if problem != "" {
+		if dead := s.running(ctx, "during the trial"); dead != nil {
+			problem = dead.Error() + "\n" + problem
+		}
+		return &trialError{n: k, err: errors.New(problem)}
+	}
+	rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.opt.Matrix.Load.Aggregate))
+	if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
+		rc.Summary.JudgeBound(r.state.ceilings[keyOf(c)], c.Pinning != "")
+	} else {
+		rc.Summary.JudgeBound(0, c.Pinning != "")
 	}
 	return nil
 }
 
 // spec is the load of cell c at url, whose scenario expects status expect.
 func (r *runner) spec(c matrix.Cell, url string, expect int) loadgen.Spec {
-	return specOf(r.m, c, url, expect)
+	return specOf(r.opt.Matrix, c, url, expect)
 }
 
 func specOf(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec {
@@ -667,94 +576,17 @@ type trialError struct {
 func (e *trialError) Error() string { return fmt.Sprintf("trial %d: %v", e.n, e.err) }
 func (e *trialError) Unwrap() error { return e.err }
 
-// allRunning fails naming the first container of d that has stopped.
-func (r *runner) allRunning(ctx context.Context, d *deployment, when string) error {
-	for _, m := range d.members {
-		st, err := r.tg.eng.State(ctx, m.id)
-		if err != nil {
-			return err
-		}
-		if !st.Running {
-			who := "target"
-			if len(d.members) > 1 {
-				who = "service " + m.alias
-			}
-			how := st.String()
-			if st.OOMKilled && d.limits.MemoryBytes > 0 {
-				how = fmt.Sprintf("was OOM-killed at the %d MiB memory limit (%s)", d.limits.MemoryBytes>>20, st)
-			}
-			return fmt.Errorf("%s %s %s; last log lines:\n%s", who, how, when, r.lastLogs(ctx, m.id))
-		}
-	}
-	return nil
-}
-
-// waitReady polls, from the load generator's container, each service that
-// declares a port until it accepts a TCP connection, then the entry's url
-// until it answers with any HTTP response; or fails saying why.
-func (r *runner) waitReady(ctx context.Context, d *deployment, url, protocol string) error {
-	deadline := time.Now().Add(r.m.Load.ReadyTimeout)
-	pending := slices.Clone(d.members)
-	lastErr := ""
-	for {
-		if err := r.allRunning(ctx, d, "before answering"); err != nil {
-			return err
-		}
-		for len(pending) > 0 && pending[0].addr == "" {
-			pending = pending[1:]
-		}
-		if len(pending) > 0 {
-			m := pending[0]
-			resp, err := r.gen.probe(ctx, m.addr, probeTimeout, probeTCP, "")
-			if err != nil {
-				return err
-			}
-			if resp.Error == "" {
-				pending = pending[1:]
-				continue
-			}
-			lastErr = fmt.Sprintf("service %s at %s: %s", m.alias, m.addr, resp.Error)
-		} else {
-			resp, err := r.gen.probe(ctx, url, probeTimeout, probeHTTP, protocol)
-			if err != nil {
-				return err
-			}
-			if resp.Error == "" {
-				return nil
-			}
-			if verify.Untrusted(resp) {
-				// It answered, with a certificate the run does not trust:
-				// waiting will not change that.
-				return fmt.Errorf("verify %s: %s", url, resp.Error)
-			}
-			lastErr = resp.Error
-		}
-		if time.Now().After(deadline) {
-			id := d.members[len(d.members)-1].id
-			if len(pending) > 0 {
-				id = pending[0].id
-			}
-			return fmt.Errorf("not ready after %s (last error: %s); last log lines:\n%s", r.m.Load.ReadyTimeout, lastErr, r.lastLogs(ctx, id))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(pollInterval):
-		}
-	}
-}
-
 // runtimeVersions joins the distinct "runtime:" lines of the first replica
 // of each service, in start order (e.g. "nginx/1.22.1 + go1.26.8").
-func (r *runner) runtimeVersions(ctx context.Context, d *deployment) string {
+func (r *runner) runtimeVersions(ctx context.Context, s stack) string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range d.members {
+	for _, m := range s.members() {
 		if seen[m.service] {
 			continue
 		}
 		seen[m.service] = true
-		logs, err := r.tg.eng.Logs(ctx, m.id, 200)
+		logs, err := r.sides.target.eng.Containers.Logs(ctx, m.id, 200)
 		if v := runtimeVersion(logs); err == nil && v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
@@ -762,23 +594,12 @@ func (r *runner) runtimeVersions(ctx context.Context, d *deployment) string {
 	return strings.Join(out, " + ")
 }
 
-func (r *runner) lastLogs(ctx context.Context, id string) string {
-	logs, err := r.tg.eng.Logs(context.WithoutCancel(ctx), id, 15)
-	if err != nil {
-		return "(no logs: " + err.Error() + ")"
-	}
-	if strings.TrimSpace(logs) == "" {
-		return "(no output)"
-	}
-	return strings.TrimRight(logs, "\n")
-}
-
 // trial runs one measured run of the load generator; the samplers, running for the
 // whole cell, say what CPU the target's containers (summed) and the load
 // generator used, and the target's peak memory (summed over containers).
-func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s loadgen.Spec, apart bool) (results.Trial, loadgen.Result, []string, error) {
+func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadgen.Spec, pinned bool) (results.Trial, loadgen.Result, []string, error) {
 	start := time.Now()
-	res, err := r.gen.run(ctx, tool, s)
+	res, err := r.gen.Run(ctx, tool, s)
 	end := time.Now()
 	if err != nil {
 		return results.Trial{}, res, nil, err
@@ -788,7 +609,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 	var tMem, tSteady uint64
 	measured := true
 	services := map[string]*results.ServiceUsage{}
-	for _, m := range d.members {
+	for _, m := range st.members() {
 		window := m.stats.Window(start, end)
 		cores, mem, ok := engine.Rates(window)
 		tCores += cores
@@ -812,13 +633,13 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 		warnings = append(warnings, "trial too short for two stats samples: target CPU not measured")
 	}
 	var perService map[string]results.ServiceUsage
-	if len(services) > 1 { // of a target of several services: nginx apart from its pool
+	if len(services) > 1 { // of a target of several services: nginx and its pool each
 		perService = map[string]results.ServiceUsage{}
 		for name, u := range services {
 			perService[name] = results.ServiceUsage{CPUCores: roundTo(u.CPUCores, 3), MemPeakMiB: roundTo(u.MemPeakMiB, 2)}
 		}
 	}
-	lCores, ok := r.gen.cpu(start, end)
+	lCores, ok := r.gen.Usage(start, end)
 	if !ok {
 		warnings = append(warnings, "trial too short for two stats samples: load generator CPU not measured")
 	}
@@ -830,7 +651,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 		TargetMemPeakMiB:   roundTo(float64(tMem)/(1<<20), 2),
 		TargetMemSteadyMiB: roundTo(float64(tSteady)/(1<<20), 2),
 		LoadgenCPUCores:    roundTo(lCores, 3),
-		GeneratorBound:     apart && lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
+		GeneratorBound:     pinned && lCores >= results.GeneratorBoundShare*float64(r.opt.Matrix.Load.LoadgenCPUs),
 		Services:           perService,
 	}, res, warnings, nil
 }

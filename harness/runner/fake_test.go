@@ -2,25 +2,29 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/webbench/webbench/harness/engine"
-	"github.com/webbench/webbench/harness/verify"
 )
 
 // fakeEngine stands in for the Docker engine in unit tests of the runner's
-// logic: it keeps containers and networks as records, answers the probe
-// and bombardier execs from per-target behaviour, and logs every call.
+// logic: it keeps containers and networks as records, runs an httptest
+// server for each target or ceiling container (behaving as its fakeTarget
+// says), is the network the in-process generator reaches them through, and
+// logs every call. It runs no command: Exec matches no argv.
 type fakeEngine struct {
-	moved      []string // the cores SetCPUs moved a container to, in order
 	mu         sync.Mutex
 	ncpu       int
 	next       int
@@ -39,14 +43,13 @@ type fakeEngine struct {
 	loadgenCores float64
 	// foreign are containers not of the run, running on the engine.
 	foreign []engine.Running
-	// ceilingRPS is what the fixed-response server answers.
-	ceilingRPS float64
-	// onBombard runs before every measured or warm-up bombardier exec at a
-	// target.
-	onBombard func(cell string, n int)
-	bombards  map[string]int // bombardier runs so far, by target
-	// bombardArgs are the command lines of every bombardier run.
-	bombardArgs []string
+	// onRun runs before every measured or warm-up run at a target.
+	onRun  func(cell string, n int)
+	runs   map[string]int // runs so far, by target ("ceiling": at the ceiling's server)
+	served map[string]int // requests the servers answered, by target
+	// span bounds the in-process generator's timed runs (0: none).
+	span time.Duration
+	gen  *inProcess // the last generator made
 	// id is the engine's id (default "fake-engine"); lost makes Ping fail
 	// from the lostAfter-th call on (0: the first).
 	id        string
@@ -74,21 +77,22 @@ type fakeContainer struct {
 	role    string
 	removed bool
 	exited  bool
+	server  *httptest.Server // a target's or the ceiling's, unless it exited early
 }
 
 // fakeTarget is how one target's fake server behaves.
 type fakeTarget struct {
 	body      string          // answer to the verification probe; default "Hello, World!"
-	rps       []float64       // RPS of successive bombardier runs (cycled); default 1000
-	failRun   map[int]string  // the target's nth bombardier run (1-based, warm-ups included) → stderr of a failing run
+	dieOnRun  int             // the target's container dies as its nth run (1-based, warm-ups included) starts
 	exitEarly bool            // the container stops before answering
-	share5xx  float64         // share of the load's responses that are 503s
+	share5xx  float64         // share of the answers that are 503s: every (1/share5xx)th
+	delay     time.Duration   // how long each answer takes
 	tcpDown   map[string]bool // host:port that never accepts a connection // service alias whose port never opens
 }
 
 func newFake() *fakeEngine {
 	return &fakeEngine{ncpu: 4, containers: map[string]*fakeContainer{}, networks: map[string]string{},
-		targets: map[string]*fakeTarget{}, bombards: map[string]int{}, buildErr: map[string]error{}, missing: map[string]bool{}, loadgenCores: 0.5, ceilingRPS: 5000}
+		targets: map[string]*fakeTarget{}, runs: map[string]int{}, served: map[string]int{}, buildErr: map[string]error{}, missing: map[string]bool{}, loadgenCores: 0.5, span: 20 * time.Millisecond}
 }
 
 func (f *fakeEngine) log(format string, args ...any) {
@@ -102,11 +106,11 @@ func (f *fakeEngine) target(name string) *fakeTarget {
 	return &fakeTarget{}
 }
 
-// loads returns the bombardier runs at targets, not at the ceiling server.
+// loads returns the generator's runs at targets, not at the ceiling server.
 func (f *fakeEngine) loads() []string {
 	var out []string
-	for _, c := range f.callsWith("bombard ") {
-		if c != "bombard ceiling" {
+	for _, c := range f.callsWith("load ") {
+		if c != "load ceiling" {
 			out = append(out, c)
 		}
 	}
@@ -162,7 +166,6 @@ func (f *fakeEngine) ImageSize(context.Context, string) (int64, error) { return 
 func (f *fakeEngine) SetCPUs(_ context.Context, id, cpus string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.moved = append(f.moved, cpus)
 	if c := f.containers[id]; c != nil {
 		c.spec.CPUSet = cpus
 	}
@@ -243,6 +246,9 @@ func (f *fakeEngine) Start(_ context.Context, s engine.ContainerSpec) (string, e
 	id := fmt.Sprintf("c%d", f.next)
 	c := &fakeContainer{spec: s, target: s.Labels[engine.LabelTarget], cell: s.Labels[engine.LabelCell], role: s.Labels[engine.LabelRole]}
 	c.exited = c.role == "target" && f.target(c.target).exitEarly
+	if !c.exited && (c.role == "target" || c.role == "ceiling") {
+		f.serve(c)
+	}
 	f.containers[id] = c
 	f.started = append(f.started, c)
 	f.log("start %s", s.Name)
@@ -251,11 +257,15 @@ func (f *fakeEngine) Start(_ context.Context, s engine.ContainerSpec) (string, e
 
 func (f *fakeEngine) RemoveContainer(_ context.Context, id string) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if c := f.containers[id]; c != nil {
+	c := f.containers[id]
+	if c != nil {
 		f.log("remove %s", c.spec.Name)
 	}
 	delete(f.containers, id)
+	f.mu.Unlock()
+	if c != nil && c.server != nil {
+		c.server.Close() // outside the lock: its handlers count under it
+	}
 	return nil
 }
 
@@ -285,102 +295,131 @@ func (f *fakeEngine) Logs(_ context.Context, id string, _ int) (string, error) {
 	return "listening\nruntime: fake 1.0\n", nil
 }
 
-// runningTarget is the target whose containers are up (one deployment at a
-// time), and its cell.
-func (f *fakeEngine) runningTarget() (target, cell string) {
-	for _, c := range f.containers {
-		switch c.role {
-		case "target":
-			return c.target, c.cell
-		case "ceiling":
-			return "ceiling", "ceiling"
-		}
+// Exec runs nothing: a fake container has no programs. The runner's tests
+// load and probe through the in-process generator.
+func (f *fakeEngine) Exec(_ context.Context, id string, _ []string) (engine.ExecResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.containers[id] == nil {
+		return engine.ExecResult{}, fmt.Errorf("exec: no such container %s", id)
 	}
-	return "", ""
+	return engine.ExecResult{ExitCode: 127, Stderr: []byte("a fake container runs no programs")}, nil
 }
 
-func (f *fakeEngine) Exec(ctx context.Context, id string, cmd []string) (engine.ExecResult, error) {
-	f.mu.Lock()
-	if f.containers[id] == nil {
-		f.mu.Unlock()
-		return engine.ExecResult{}, fmt.Errorf("exec %s: no such container", cmd[0])
+// serve starts the server of a target's or the ceiling's container c:
+// what the target answers, as its fakeTarget says, counting each answer.
+func (f *fakeEngine) serve(c *fakeContainer) {
+	t := f.target(c.target)
+	name := c.target
+	if c.role == "ceiling" {
+		t, name = &fakeTarget{}, "ceiling"
 	}
-	name, cell := f.runningTarget()
-	t := f.target(name)
-	if cmd[0] == "timeout" { // timeout -s KILL SECONDS bombardier …
-		cmd = cmd[4:]
+	var n atomic.Int64
+	every := int64(1)
+	if t.share5xx > 0 {
+		every = int64(math.Round(1 / t.share5xx))
 	}
-	switch cmd[0] {
-	case "cat":
+	c.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k := n.Add(1)
+		f.mu.Lock()
+		f.served[name]++
 		f.mu.Unlock()
-		return engine.ExecResult{Stdout: []byte("v1.2.6\n")}, nil
-	case "sh": // ulimit -Hn
-		f.mu.Unlock()
-		return engine.ExecResult{Stdout: []byte("20000\n")}, nil
-	case "probe":
-		defer f.mu.Unlock()
-		addr := cmd[len(cmd)-1]
-		resp := verify.Response{Status: 200, Header: map[string][]string{"Content-Type": {"text/plain"}, "Date": {"x"}, "Server": {"fake"}}}
-		resp.Body, resp.WireBytes = []byte("Hello, World!"), 130
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Server", "fake")
+		if t.delay > 0 {
+			time.Sleep(t.delay)
+		}
+		if t.share5xx > 0 && k%every == every-1 { // not the verification's answer, the second
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		body := "Hello, World!"
 		if t.body != "" {
-			resp.Body = []byte(t.body)
+			body = t.body
 		}
-		if strings.Contains(cmd[len(cmd)-2], "-tcp") || !strings.HasPrefix(addr, "http") {
-			if t.tcpDown[addr] {
-				resp = verify.Response{Error: "connection refused"}
-			} else {
-				resp = verify.Response{}
+		io.WriteString(w, body)
+	}))
+}
+
+// resolve is the fake's network: where the server of the live container
+// a load generator reaches at addr listens.
+func (f *fakeEngine) resolve(addr string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, err := f.lookup(addr)
+	if err != nil {
+		return "", err
+	}
+	return c.server.Listener.Addr().String(), nil
+}
+
+// lookup is the live container reached at addr: at one of its aliases, or
+// at any other host (127.0.0.1, the targets' machine's address) on the
+// port it listens on. f.mu is held.
+func (f *fakeEngine) lookup(addr string) (*fakeContainer, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	refused := errors.New("connection refused")
+	if f.unreachable[host] {
+		return nil, refused
+	}
+	for _, c := range f.containers {
+		if c.server == nil || c.exited || !slices.Contains(c.spec.Env, "PORT="+port) {
+			continue
+		}
+		if slices.Contains(c.spec.Aliases, host) || !f.isAlias(host) {
+			if f.target(c.target).tcpDown[addr] {
+				return nil, refused
 			}
-		} else if u, err := url.Parse(addr); err != nil || u.Host == "" {
-			resp = verify.Response{Error: "bad url"}
-		} else if f.unreachable[u.Hostname()] {
-			resp = verify.Response{Error: "dial tcp " + u.Host + ": connection refused"}
+			return c, nil
 		}
-		if slices.Contains(cmd, "-close") {
-			addr += " (Connection: close)"
+	}
+	return nil, refused
+}
+
+// isAlias says whether host names a live container.
+func (f *fakeEngine) isAlias(host string) bool {
+	for _, c := range f.containers {
+		if slices.Contains(c.spec.Aliases, host) {
+			return true
 		}
-		f.log("probe %s %s", cell, addr)
-		out, _ := json.Marshal(resp)
-		return engine.ExecResult{Stdout: out}, nil
-	case "bombardier":
-		f.bombards[name]++
-		n := f.bombards[name]
-		hook := f.onBombard
-		if name == "ceiling" {
-			hook, t = nil, &fakeTarget{rps: []float64{f.ceilingRPS}}
+	}
+	return false
+}
+
+// generator is the in-process load generator over f's servers, logging
+// each run as "load CELL" ("load ceiling" at the ceiling's server) and
+// stopping a target whose dieOnRun-th run it is.
+func (f *fakeEngine) generator() *inProcess {
+	g := &inProcess{resolve: f.resolve, span: f.span, cores: f.loadgenCores}
+	f.gen = g
+	g.beforeRun = func(rawURL string) {
+		u, _ := url.Parse(rawURL)
+		f.mu.Lock()
+		c, _ := f.lookup(u.Host)
+		name, cell := "", ""
+		if c != nil {
+			name, cell = c.target, c.cell
+			if c.role == "ceiling" {
+				name, cell = "ceiling", "ceiling"
+			}
 		}
-		f.log("bombard %s", cell)
-		f.bombardArgs = append(f.bombardArgs, strings.Join(cmd[1:], " "))
+		f.runs[name]++
+		n := f.runs[name]
+		f.log("load %s", cell)
+		if c != nil && name != "ceiling" && f.target(name).dieOnRun == n {
+			c.exited = true
+			c.server.CloseClientConnections()
+		}
+		hook := f.onRun
 		f.mu.Unlock()
-		if hook != nil {
+		if hook != nil && name != "ceiling" {
 			hook(cell, n)
 		}
-		if ctx.Err() != nil {
-			return engine.ExecResult{}, ctx.Err()
-		}
-		if msg, ok := t.failRun[n]; ok {
-			return engine.ExecResult{ExitCode: 1, Stderr: []byte(msg)}, nil
-		}
-		rps := 1000.0
-		if len(t.rps) > 0 {
-			rps = t.rps[(n-1)%len(t.rps)]
-		}
-		return engine.ExecResult{Stdout: bombardierJSON(rps, t.share5xx, 2)}, nil
 	}
-	f.mu.Unlock()
-	return engine.ExecResult{ExitCode: 127, Stderr: []byte(cmd[0] + ": not found")}, nil
-}
-
-// bombardierJSON is bombardier 1.2's -o j report of a run that got rps
-// responses a second for seconds, a share of them 503s, each 130 bytes
-// (the size of the fake's verified answer), 8 ms each (Little's law holds
-// at 8 connections and 1,000 rps).
-func bombardierJSON(rps, share5xx, seconds float64) []byte {
-	n := int64(rps * seconds)
-	bad := int64(float64(n) * share5xx)
-	return fmt.Appendf(nil, `{"spec":{},"result":{"bytesRead":%d,"bytesWritten":1,"timeTakenSeconds":%g,"req1xx":0,"req2xx":%d,`+
-		`"req3xx":0,"req4xx":0,"req5xx":%d,"others":0,"latency":{"mean":%g,"stddev":10,"max":9000,`+
-		`"percentiles":{"50":1000,"75":1500,"90":2000,"95":2500,"99":5000}},"rps":{"mean":%g}}}`, n*130, seconds, n-bad, bad, 8e6/rps, rps)
+	return g
 }
 
 func (f *fakeEngine) Sample(_ context.Context, id string) engine.Sampler {
@@ -410,3 +449,6 @@ func (s *fakeSampler) Window(from, to time.Time) []engine.Sample {
 }
 
 func (s *fakeSampler) Stop() { s.stopped = true }
+
+// engine is f in every role.
+func (f *fakeEngine) engine() Engine { return Engine{Images: f, Containers: f, Stats: f, Host: f} }

@@ -2,114 +2,59 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/webbench/webbench/harness/cellid"
-	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/verify"
 )
 
-// generator is the run's load generator: one container of the load
-// generator image on the load generator's engine, pinned to its cores and
-// idle until a probe or a run execs into it, its CPU sampled for the
-// container's whole life. It drives a loadgen.Tool: a run takes a Spec and
-// returns the tool's Result, under a deadline. Everything the runner does
-// with the load generator goes through here; a nil *generator (no cell
-// could run) fails every probe and run.
-type generator struct {
-	eng   Engine
-	id    string // the container
-	stats engine.Sampler
-	cores string // where it runs now
+// Generator is the run's load generator, whatever it runs in: the runner
+// starts it once, moves it between the cells' cores, probes targets and
+// runs trials through it, reads the CPU it used, and closes it. A
+// container on an engine is the real one (containerGenerator); the
+// runner's tests drive an in-process one over httptest servers.
+type Generator interface {
+	// Start readies the generator on cores for tools (the run's, each
+	// once) and says what it runs. Close undoes it even when Start failed.
+	Start(ctx context.Context, cores cpuset.Set, tools []loadgen.Tool) (Started, error)
+	// Pin moves the generator to cores ("" leaves it) and returns where it
+	// runs now, as its machine says: a move not made fails, so that a cell
+	// never measures another setup than it records.
+	Pin(ctx context.Context, cores string) (string, error)
+	// Probe asks target for one answer, as ask says.
+	Probe(ctx context.Context, target string, ask Ask) (verify.Response, error)
+	// Run runs tool once for s under loadgen.Deadline(s). A run that misses
+	// its deadline fails with a *StallError.
+	Run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loadgen.Result, error)
+	// Usage is the cores the generator used between start and end; ok is
+	// false when its samples do not cover the span.
+	Usage(start, end time.Time) (cores float64, ok bool)
+	// Alive fails when the generator vanished or stopped under the run
+	// (removed by someone, its engine restarted).
+	Alive(ctx context.Context) error
+	// Close stops the generator and removes what it made, even when ctx
+	// was cancelled; it is safe on a generator never started.
+	Close(ctx context.Context) error
 }
 
-// startGenerator starts the load generator's container as spec says. It
-// returns the generator even when starting fails, so that stop removes
-// what was made.
-func startGenerator(ctx context.Context, e Engine, spec engine.ContainerSpec) (*generator, error) {
-	g := &generator{eng: e}
-	var err error
-	g.id, err = e.Start(ctx, spec)
-	if err != nil {
-		return g, err
-	}
-	g.stats = e.Sample(ctx, g.id)
-	if g.cores, err = e.CPUs(ctx, g.id); err != nil {
-		return g, err
-	}
-	return g, nil
+// Started is what a started generator runs and where.
+type Started struct {
+	Versions  map[string]string // of each tool asked for, by name
+	MaxNoFile int64             // hard open-files limit of a container on its engine; 0: unknown or unlimited
+	CPUModel  string            // of its machine, when the run spans two ("" otherwise)
+	// Namespace is the network namespace a target joins in shared mode
+	// ("container:ID"); "" when it has none to share.
+	Namespace string
+	// ServerImage is the image of the fixed-response server (the
+	// ceiling's) on the targets' engine.
+	ServerImage string
 }
 
-// pin moves the generator to cores before a cell whose pinning puts it
-// elsewhere (on the target's own cores, or on every core), and reads back
-// where the engine says it runs: a move the engine did not make fails the
-// cell instead of measuring the wrong setup. It stays there until the
-// next cell asks otherwise. cores, the engine's word, is what the cell
-// records.
-func (g *generator) pin(ctx context.Context, cores string) error {
-	if cores == "" || cores == g.cores {
-		return nil
-	}
-	if err := g.eng.SetCPUs(ctx, g.id, cores); err != nil {
-		return err
-	}
-	got, err := g.eng.CPUs(ctx, g.id)
-	if err != nil {
-		return err
-	}
-	if g.cores = got; got != cores {
-		return fmt.Errorf("the load generator runs on cores %q after it was moved to %q", got, cores)
-	}
-	return nil
-}
-
-// version is the version of tool that the image recorded.
-func (g *generator) version(ctx context.Context, tool loadgen.Tool) (string, error) {
-	res, err := g.eng.Exec(ctx, g.id, []string{"cat", tool.VersionFile()})
-	if err != nil {
-		return "", err
-	}
-	if res.ExitCode != 0 {
-		return "", fmt.Errorf("%s: no version recorded in the load generator image (%s): rebuild it", tool.Name(), tool.VersionFile())
-	}
-	return strings.TrimSpace(string(res.Stdout)), nil
-}
-
-// hardNoFile is the hard open-files limit of a container on the
-// generator's engine, 0 when unknown or unlimited.
-func (g *generator) hardNoFile(ctx context.Context) int64 {
-	return hardNoFile(ctx, g.eng, g.id)
-}
-
-func hardNoFile(ctx context.Context, e Engine, id string) int64 {
-	res, err := e.Exec(ctx, id, []string{"sh", "-c", "ulimit -Hn"})
-	if err != nil || res.ExitCode != 0 {
-		return 0
-	}
-	n, _ := strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64) // "unlimited": 0, no bound
-	return n
-}
-
-// running fails when the generator's container vanished or stopped.
-func (g *generator) running(ctx context.Context) error {
-	if g == nil || g.id == "" {
-		return nil
-	}
-	st, err := g.eng.State(ctx, g.id)
-	if err != nil || !st.Running {
-		return fmt.Errorf("the run's load generator container vanished or stopped (removed by someone, or the engine restarted): %v", errors.Join(err, stateErr(st, err)))
-	}
-	return nil
-}
-
-// probeKind is what the probe asks for: an HTTP GET, changed by the
-// flags probeClose and probeHTTP10, or one TCP connection (probeTCP).
+// probeKind is what a probe asks for: an HTTP GET, changed by the flags
+// probeClose and probeHTTP10, or one TCP connection (probeTCP).
 type probeKind int
 
 const (
@@ -119,71 +64,77 @@ const (
 	probeTCP                          // one TCP connection to host:port (services that do not speak HTTP)
 )
 
-// probe asks the probe in the generator's container for one answer from
-// target, asked as kind says, in protocol (http1, https, h2, h2c; over TLS
-// verified against the run's authority).
-func (g *generator) probe(ctx context.Context, target string, timeout time.Duration, kind probeKind, protocol string) (verify.Response, error) {
-	if g == nil || g.id == "" {
-		return verify.Response{}, errors.New("no load generator")
-	}
-	cmd := []string{"probe", "-timeout", timeout.String()}
-	if kind&probeTCP != 0 {
-		cmd = append(cmd, "-tcp")
-	}
-	if kind&probeClose != 0 {
-		cmd = append(cmd, "-close")
-	}
-	if kind&probeHTTP10 != 0 {
-		cmd = append(cmd, "-http10")
-	}
-	if kind&probeTCP == 0 && protocol != "" && protocol != cellid.ProtoHTTP1 {
-		cmd = append(cmd, "-proto", protocol)
-		if cellid.TLS(protocol) {
-			cmd = append(cmd, "-ca", caPath)
-		}
-	}
-	res, err := g.eng.Exec(ctx, g.id, append(cmd, target))
-	if err != nil {
-		return verify.Response{}, err
-	}
-	var resp verify.Response
-	if err := json.Unmarshal(res.Stdout, &resp); err != nil {
-		return verify.Response{}, fmt.Errorf("probe (exit %d): %v: %s%s", res.ExitCode, err, res.Stdout, res.Stderr)
-	}
-	return resp, nil
+// Ask is how a probe asks: its kind, how long it waits, and the protocol
+// (http1, https, h2, h2c; over TLS verified against the run's authority).
+type Ask struct {
+	Kind     probeKind
+	Timeout  time.Duration
+	Protocol string
 }
 
-// run runs tool once for s, under a deadline (see loadgen.Deadline):
-// coreutils' timeout kills it there, so a target that stops answering
-// fails its cell instead of hanging the run.
-func (g *generator) run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loadgen.Result, error) {
-	if g == nil || g.id == "" {
-		return loadgen.Result{}, errors.New("no load generator")
+// StallWho says what a stalled trial was left waiting on.
+type StallWho int
+
+const (
+	// StallTarget: the target did not answer a probe at the deadline.
+	StallTarget StallWho = iota
+	// StallGenerator: the target answered at the deadline, so the
+	// generator itself hung.
+	StallGenerator
+)
+
+// StallError is a run that missed its deadline. The generator probes the
+// target at that moment, so that the reason says which end stopped.
+type StallError struct {
+	Who      StallWho
+	Tool     string        // the load generator's name
+	Deadline time.Duration // the run's own deadline
+	Killed   bool          // killed at the deadline; false: its engine did not return it either
+	// Waiting is what the tool was waiting for when it was stopped: the
+	// end of its timed run, or the last of its counted requests.
+	Waiting string
+	Probe   string // the probe's error at the deadline, when the target did not answer
+}
+
+func (e *StallError) Error() string {
+	how := fmt.Sprintf("%s was still running at the trial's deadline of %s and was killed", e.Tool, e.Deadline)
+	if !e.Killed {
+		how = fmt.Sprintf("the load generator did not return within %s", e.Deadline)
 	}
-	deadline := loadgen.Deadline(s)
-	cmd := append([]string{"timeout", "-s", "KILL", strconv.Itoa(int(deadline.Seconds()))}, tool.Command(s)...)
-	ectx, cancel := context.WithTimeout(ctx, deadline+execGrace)
+	if e.Who == StallGenerator {
+		return fmt.Sprintf("stalled: %s, waiting for %s; the target still answered then, so the load generator hung, not the target", how, e.Waiting)
+	}
+	return fmt.Sprintf("stalled: %s (the target stopped answering: %s)", how, e.Probe)
+}
+
+// stalled makes the StallError of tool's run of s on g, probing the target
+// at this moment; the probe has its own short bound, past ctx's end.
+func stalled(ctx context.Context, g Generator, tool string, s loadgen.Spec, deadline time.Duration, killed bool) *StallError {
+	e := &StallError{Tool: tool, Deadline: deadline, Killed: killed, Waiting: fmt.Sprintf("the end of its %s run", s.Duration)}
+	if s.Requests > 0 {
+		e.Waiting = fmt.Sprintf("the last of its %d requests", s.Requests)
+	}
+	kind := probeHTTP
+	if s.Close {
+		kind |= probeClose
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout+execGrace)
 	defer cancel()
-	res, err := g.eng.Exec(ectx, g.id, cmd)
-	if err != nil {
-		if ctx.Err() == nil && ectx.Err() != nil {
-			return loadgen.Result{}, fmt.Errorf("stalled: the load generator did not return within %s", deadline+execGrace)
-		}
-		return loadgen.Result{}, err
+	resp, err := g.Probe(pctx, s.URL, Ask{Kind: kind, Timeout: probeTimeout, Protocol: s.Protocol})
+	switch {
+	case err != nil:
+		e.Probe = err.Error()
+	case resp.Error != "":
+		e.Probe = resp.Error
+	default:
+		e.Who = StallGenerator
 	}
-	name := tool.Name()
-	if res.ExitCode == 137 { // killed by timeout -s KILL
-		return loadgen.Result{}, fmt.Errorf("stalled: %s was still running at the trial's deadline of %s and was killed (the target stopped answering?)", name, deadline)
-	}
-	if res.ExitCode != 0 {
-		return loadgen.Result{}, fmt.Errorf("%s exited %d: %s", name, res.ExitCode, strings.TrimSpace(string(res.Stderr)))
-	}
-	return tool.Parse(res.Stdout, s)
+	return e
 }
 
-// warm runs s for d, untimed and unjudged, when d is not zero: the warm-up
-// of a cell or of a ceiling.
-func (g *generator) warm(ctx context.Context, tool loadgen.Tool, s loadgen.Spec, d time.Duration) error {
+// warm runs s for d on g, untimed and unjudged, when d is not zero: the
+// warm-up of a cell or of a ceiling.
+func warm(ctx context.Context, g Generator, tool loadgen.Tool, s loadgen.Spec, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
@@ -192,26 +143,28 @@ func (g *generator) warm(ctx context.Context, tool loadgen.Tool, s loadgen.Spec,
 		// A tool that runs only a request count (ab) warms up with bombardier.
 		tool = loadgen.Bombardier{}
 	}
-	if _, err := g.run(ctx, tool, s); err != nil {
+	if _, err := g.Run(ctx, tool, s); err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
 	return nil
 }
 
-// cpu is the cores the generator used between start and end; ok is false
-// when the samples do not cover the span.
-func (g *generator) cpu(start, end time.Time) (cores float64, ok bool) {
-	cores, _, ok = engine.Rates(g.stats.Window(start, end))
-	return cores, ok
-}
+// noGenerator is the generator of a run none of whose cells can run: every
+// probe and run fails.
+type noGenerator struct{}
 
-// stop removes the generator's container, even when ctx was cancelled.
-func (g *generator) stop(ctx context.Context) error {
-	if g == nil {
-		return nil
-	}
-	if g.stats != nil {
-		g.stats.Stop()
-	}
-	return g.eng.RemoveContainer(ctx, g.id)
+var errNoGenerator = errors.New("no load generator")
+
+func (noGenerator) Start(context.Context, cpuset.Set, []loadgen.Tool) (Started, error) {
+	return Started{}, errNoGenerator
 }
+func (noGenerator) Pin(context.Context, string) (string, error) { return "", errNoGenerator }
+func (noGenerator) Probe(context.Context, string, Ask) (verify.Response, error) {
+	return verify.Response{}, errNoGenerator
+}
+func (noGenerator) Run(context.Context, loadgen.Tool, loadgen.Spec) (loadgen.Result, error) {
+	return loadgen.Result{}, errNoGenerator
+}
+func (noGenerator) Usage(time.Time, time.Time) (float64, bool) { return 0, false }
+func (noGenerator) Alive(context.Context) error                { return nil }
+func (noGenerator) Close(context.Context) error                { return nil }

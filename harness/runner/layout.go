@@ -25,8 +25,8 @@ func (p place) addr() string { return net.JoinHostPort(p.host, strconv.Itoa(p.po
 // reach it, or, with two engines, the targets' machine's address and p's
 // port (every replica there is on that machine's host network).
 func (r *runner) fromLoadgen(p place) string {
-	if r.tg.address != "" {
-		return net.JoinHostPort(r.tg.address, strconv.Itoa(p.port))
+	if r.sides.target.address != "" {
+		return net.JoinHostPort(r.sides.target.address, strconv.Itoa(p.port))
 	}
 	return p.addr()
 }

@@ -12,21 +12,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
-	"math"
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing/fstest"
 	"time"
 
-	webbench "github.com/webbench/webbench"
 	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/certs"
@@ -35,7 +30,6 @@ import (
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
-	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -101,7 +95,7 @@ type Options struct {
 // OnMachines returns o set to run on two machines' engines, the load
 // generator's being lg, when machines is not nil.
 func (o Options) OnMachines(machines *Machines, lg Engine, copy func(ctx context.Context, ref string, toLoadgen bool) (bool, error)) Options {
-	if machines != nil && lg != nil {
+	if machines != nil && !lg.none() {
 		o.Machines, o.LoadgenEngine, o.Copy = machines, lg, copy
 	}
 	return o
@@ -129,21 +123,26 @@ type Progress interface {
 // all or was interrupted (ctx.Err()); a cell's failure is recorded in its
 // cell, not returned.
 func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
-	r := &runner{opt: opt, m: opt.Matrix, log: opt.Log, progress: opt.Progress}
-	r.tg = &side{eng: eng, reserve: opt.Reserve}
-	r.lg = r.tg
-	if ms := opt.Machines; ms != nil && opt.LoadgenEngine != nil {
-		r.machines = ms
-		r.tg = &side{eng: eng, name: ms.Target.Name, host: ms.Target.Host, address: ms.Target.Address, reserve: ms.Target.Reserve}
-		r.lg = &side{eng: opt.LoadgenEngine, name: ms.Loadgen.Name, host: ms.Loadgen.Host, address: ms.Loadgen.Address, reserve: ms.Loadgen.Reserve}
+	return start(ctx, eng, opt, nil)
+}
+
+// start is Run with gen as the load generator; nil is the container one.
+func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*results.Run, error) {
+	r := &runner{opt: opt, gen: startedGenerator{Generator: gen}}
+	r.sides.target = &side{eng: eng, reserve: opt.Reserve}
+	r.sides.load = r.sides.target
+	if ms := opt.Machines; ms != nil && !opt.LoadgenEngine.none() {
+		r.sides.machines = ms
+		r.sides.target = &side{eng: eng, name: ms.Target.Name, host: ms.Target.Host, address: ms.Target.Address, reserve: ms.Target.Reserve}
+		r.sides.load = &side{eng: opt.LoadgenEngine, name: ms.Loadgen.Name, host: ms.Loadgen.Host, address: ms.Loadgen.Address, reserve: ms.Loadgen.Reserve}
 	} else {
 		r.opt.Copy = nil // one engine: nothing to copy from
 	}
-	if r.log == nil {
-		r.log = io.Discard
+	if r.opt.Log == nil {
+		r.opt.Log = io.Discard
 	}
-	if r.progress == nil {
-		r.progress = nopProgress{}
+	if r.opt.Progress == nil {
+		r.opt.Progress = nopProgress{}
 	}
 	return r.run(ctx)
 }
@@ -152,15 +151,15 @@ func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 // load generator runs on. On one engine both ends are one side; on two
 // machines each has its own engine, name, cores and address.
 type side struct {
-	eng      Engine
-	name     string // the engines key; "" on one engine
-	host     string // the engine's host as the matrix gives it
-	address  string // where the other machine reaches this one's host network; "" on one engine
-	reserve  int    // lowest cores no cell uses
-	info     engine.Info
-	cores    cpuset.Set          // what the run's cells use here
-	resolver *baseimage.Resolver // base images on this engine
-	lgImage  string              // the load generator image's id on this engine, once there
+	eng          Engine
+	name         string // the engines key; "" on one engine
+	host         string // the engine's host as the matrix gives it
+	address      string // where the other machine reaches this one's host network; "" on one engine
+	reserve      int    // lowest cores no cell uses
+	info         engine.Info
+	cores        cpuset.Set          // what the run's cells use here
+	resolver     *baseimage.Resolver // base images on this engine
+	loadgenImage string              // the load generator image's id on this engine, once there
 }
 
 // where is " on engine NAME", or "" on one engine.
@@ -175,68 +174,75 @@ func (s *side) where() string {
 func (s *side) usable() cpuset.Set { return usable(s.info.NCPU, s.reserve) }
 
 type runner struct {
-	tg, lg   *side     // the targets' side and the load generator's: one side on one engine
-	machines *Machines // the two machines, when the run spans two; nil on one engine
-	opt      Options
-	m        *matrix.Matrix
-	log      io.Writer
-	progress Progress
+	opt     Options          // Matrix, Log and Progress are never nil
+	sides   sides            // where the targets and the load generator run
+	network network          // the run's network
+	gen     startedGenerator // the load generator, once started
+	order   order            // of the trials
+	id      string           // of the run, in its objects' names and labels
+	out     *results.Run
+	kept    map[string]*results.Cell // by id: cells an earlier run measured, when resuming
+	state   visitState
+	timing  timing // the run's estimate and its actual, per phase, and this machine's build times
+}
 
-	id        string
-	mode      matrix.Network
-	network   string // the bridge network's name, "host", or "none" (shared: the load generator holds the namespace)
-	networkID string
-	visits    int                    // cell visits started, for unique container names
-	gen       *generator             // the load generator; nil until started
-	versions  map[string]string      // of the load generators the run uses, by name
-	ceilings  map[ceilingKey]float64 // the load generator's ceiling RPS
-	certs     *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
-	out       *results.Run
+// sides are the targets' side and the load generator's: one side on one
+// engine.
+type sides struct {
+	target, load *side
+	machines     *Machines // the two machines, when the run spans two; nil on one engine
+}
 
-	interleave bool   // trials in rounds over all cells
-	blocked    bool   // compared cells back to back within a round
-	seed       uint64 // of the rounds' shuffles
+// network is the run's network: its mode, and the bridge network's name,
+// "host", or "none" (shared: the load generator holds the namespace), and
+// id when the run made it.
+type network struct {
+	mode     matrix.Network
+	name, id string
+}
 
-	kept      map[string]*results.Cell // by id: cells an earlier run measured, when resuming
-	leftover  error                    // a container a visit could not remove: the next visit must not run
-	maxNoFile int64                    // the engine's hard open-files limit for containers; 0: unknown or unlimited
-	times     *buildtime.Book          // this machine's build times
-	timing    timing                   // the run's estimate and its actual, per phase
+// startedGenerator is the run's load generator and what it said it runs, once started.
+type startedGenerator struct {
+	Generator // nil until started
+	Started
+}
+
+// visitState is what the run's visits leave for the next ones.
+type visitState struct {
+	visits   int                    // cell visits started, for unique container names
+	leftover error                  // a container a visit could not remove: the next visit must not run
+	ceilings map[ceilingKey]float64 // the load generator's ceiling RPS
+	certs    *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
 }
 
 // sides are the run's distinct sides: the targets', then the load
 // generator's when it is another engine.
-func (r *runner) sides() []*side {
-	if r.lg == r.tg {
-		return []*side{r.tg}
+func (r *runner) distinct() []*side {
+	if r.sides.load == r.sides.target {
+		return []*side{r.sides.target}
 	}
-	return []*side{r.tg, r.lg}
+	return []*side{r.sides.target, r.sides.load}
 }
 
 // infraGone says what of the run's own infrastructure vanished: an engine,
 // its load generator container, or its network.
 func (r *runner) infraGone(ctx context.Context) error {
-	for _, s := range r.sides() {
-		if err := s.eng.Ping(ctx); err != nil {
+	for _, s := range r.distinct() {
+		if err := s.eng.Host.Ping(ctx); err != nil {
 			return err
 		}
 	}
-	if err := r.gen.running(ctx); err != nil {
-		return err
+	if r.gen.Generator != nil {
+		if err := r.gen.Alive(ctx); err != nil {
+			return err
+		}
 	}
-	if r.networkID != "" {
-		if ok, err := r.tg.eng.NetworkExists(ctx, r.networkID); err == nil && !ok {
-			return fmt.Errorf("the run's network %s vanished (removed by someone, or the engine restarted)", r.network)
+	if r.network.id != "" {
+		if ok, err := r.sides.target.eng.Host.NetworkExists(ctx, r.network.id); err == nil && !ok {
+			return fmt.Errorf("the run's network %s vanished (removed by someone, or the engine restarted)", r.network.name)
 		}
 	}
 	return nil
-}
-
-func stateErr(st engine.State, err error) error {
-	if err != nil {
-		return nil
-	}
-	return errors.New(st.String())
 }
 
 // run takes the run through its phases, in order.
@@ -258,12 +264,12 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	// What a killed earlier run left would skew this one (a server still
 	// running on the same cores): remove it first. A live run's objects are
 	// left alone.
-	for _, s := range r.sides() {
+	for _, s := range r.distinct() {
 		r.reap(ctx, s)
 		r.out.Warnings = append(r.out.Warnings, r.foreignContainers(ctx, s)...)
 	}
 	defer r.cleanup(ctx)
-	r.order(cells)
+	r.settleOrder(cells)
 	if err := r.keptImages(ctx); err != nil {
 		return nil, err // before anything is written: the run's folder stays as it was
 	}
@@ -274,8 +280,8 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	defer standinLog.Close()
 	r.resolvers(standinLog)
 	r.estimate(ctx, cells)
-	defer r.progress.Finish()
-	defer r.timing.report(r.log)
+	defer r.opt.Progress.Finish()
+	defer r.timing.report(r.opt.Log)
 	if err := r.createNetwork(ctx); err != nil {
 		return nil, err
 	}
@@ -285,31 +291,31 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 // connect asks each side's engine what it is, refuses two names of one
 // engine, and settles the network mode.
 func (r *runner) connect(ctx context.Context) error {
-	for _, s := range r.sides() {
+	for _, s := range r.distinct() {
 		var err error
-		if s.info, err = s.eng.Info(ctx); err != nil {
+		if s.info, err = s.eng.Host.Info(ctx); err != nil {
 			return err
 		}
 	}
-	r.mode = r.m.Network
+	r.network.mode = r.opt.Matrix.Network
 	if r.opt.Network != "" {
-		r.mode = r.opt.Network
+		r.network.mode = r.opt.Network
 	}
-	if r.machines == nil {
+	if r.sides.machines == nil {
 		return nil
 	}
 	// The id comes from the host's /etc/docker/key.json: two engines of
 	// one host (or of VMs cloned with that file) share it; the data folder
-	// tells them apart.
-	if tg, lg := r.tg.info, r.lg.info; lg.ID == tg.ID && lg.Root == tg.Root {
+	// tells one from the other.
+	if tg, lg := r.sides.target.info, r.sides.load.info; lg.ID == tg.ID && lg.Root == tg.Root {
 		return fmt.Errorf("engines %s and %s are the same engine (id %s, data in %s): place the target and the load generator on one engine name, or on two machines' engines",
-			r.tg.name, r.lg.name, tg.ID, tg.Root)
+			r.sides.target.name, r.sides.load.name, tg.ID, tg.Root)
 	}
-	if r.mode != matrix.NetworkHost {
+	if r.network.mode != matrix.NetworkHost {
 		// Two machines: no namespace or bridge spans them, and a published
 		// port would put docker-proxy in the path.
-		fmt.Fprintf(r.log, "two engines: targets and the load generator use their machines' host networks (network mode %s does not span machines)\n", r.mode)
-		r.mode = matrix.NetworkHost
+		fmt.Fprintf(r.opt.Log, "two engines: targets and the load generator use their machines' host networks (network mode %s does not span machines)\n", r.network.mode)
+		r.network.mode = matrix.NetworkHost
 	}
 	return nil
 }
@@ -322,20 +328,20 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 		return nil, "", err
 	}
 	var cells []matrix.Cell
-	if r.machines != nil {
-		cells = matrix.ExpandApart(r.m, sel, r.tg.usable(), r.lg.usable())
+	if r.sides.machines != nil {
+		cells = matrix.ExpandApart(r.opt.Matrix, sel, r.sides.target.usable(), r.sides.load.usable())
 	} else {
-		cells = matrix.Expand(r.m, sel, r.tg.usable())
+		cells = matrix.Expand(r.opt.Matrix, sel, r.sides.target.usable())
 	}
-	Unsupported(r.m, cells)
-	selection := Selection(r.m, r.opt.Only, r.mode, cells)
+	Unsupported(r.opt.Matrix, cells)
+	selection := Selection(r.opt.Matrix, r.opt.Only, r.network.mode, cells)
 	if prev := r.opt.Resume; prev != nil && prev.Selection != selection {
-		return nil, "", fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.m, r.opt.Only, r.mode))
+		return nil, "", fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.opt.Matrix, r.opt.Only, r.network.mode))
 	}
 	for _, c := range cells {
 		if c.Skip == "" {
-			r.tg.cores = cpuset.Union(r.tg.cores, c.CPUSet)
-			r.lg.cores = cpuset.Union(r.lg.cores, c.LoadgenSet)
+			r.sides.target.cores = cpuset.Union(r.sides.target.cores, c.CPUSet)
+			r.sides.load.cores = cpuset.Union(r.sides.load.cores, c.LoadgenSet)
 		}
 	}
 	return cells, selection, nil
@@ -361,18 +367,18 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 	}
 	byID := map[string]cpuset.Set{}
 	var ids []string
-	for _, s := range r.sides() {
+	for _, s := range r.distinct() {
 		if _, seen := byID[s.info.ID]; seen {
 			if other := byID[s.info.ID]; cpuset.Overlaps(other, s.cores) {
-				fmt.Fprintf(r.log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
-					r.tg.name, r.lg.name, other, s.cores)
+				fmt.Fprintf(r.opt.Log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
+					r.sides.target.name, r.sides.load.name, other, s.cores)
 			}
 		} else {
 			ids = append(ids, s.info.ID)
 		}
 		byID[s.info.ID] = cpuset.Union(byID[s.info.ID], s.cores)
 	}
-	say := func(s string) { fmt.Fprintln(r.log, s) }
+	say := func(s string) { fmt.Fprintln(r.opt.Log, s) }
 	var held heldCores
 	for i := len(ids) - 1; i >= 0; i-- { // the load generator's engine first, as always
 		h, err := lock.Acquire(ctx, dir, ids[i], byID[ids[i]], !r.opt.NoWait, say)
@@ -387,40 +393,40 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 // begin starts the run's results: where and how it runs.
 func (r *runner) begin(selection string) {
 	host, _ := os.Hostname()
-	info := r.tg.info
+	info := r.sides.target.info
 	r.out = &results.Run{
 		Schema: results.Schema,
 		Environment: results.Environment{
 			Label: r.opt.Label, Hostname: host, CPUModel: CPUModel(), OnlineCPUs: info.NCPU, Kernel: info.Kernel,
 			OS: info.OS, DockerVersion: info.ServerVersion, DockerAPI: info.APIVersion, StorageDriver: info.Driver,
-			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: results.Network(r.mode),
+			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: results.Network(r.network.mode),
 		},
-		Matrix:    SettingsOf(r.m, r.opt.Only),
+		Matrix:    SettingsOf(r.opt.Matrix, r.opt.Only),
 		Selection: selection,
 		Images:    map[string]*results.BaseImage{},
 		Cells:     []*results.Cell{},
 	}
 	r.out.Matrix.NoCeiling = r.opt.NoCeiling
-	if r.machines != nil {
+	if r.sides.machines != nil {
 		r.out.Environment.Hostname = info.Name
-		r.out.Environment.Link = r.machines.Link
+		r.out.Environment.Link = r.sides.machines.Link
 		r.out.Environment.Machines = []results.Machine{
-			machine(results.RoleTarget, r.tg), machine(results.RoleLoadgen, r.lg)}
+			machine(results.RoleTarget, r.sides.target), machine(results.RoleLoadgen, r.sides.load)}
 	}
 }
 
-// order settles the order of trials (interleaved rounds, or cell by cell)
+// settleOrder settles the order of trials (interleaved rounds, or cell by cell)
 // and takes over what a run being resumed measured.
-func (r *runner) order(cells []matrix.Cell) {
-	r.interleave = !r.opt.Sequential && r.m.Load.Trials > 1
-	if r.interleave {
-		r.seed = r.opt.Seed
-		if r.seed == 0 {
-			r.seed = mathrand.Uint64()
+func (r *runner) settleOrder(cells []matrix.Cell) {
+	r.order.interleave = !r.opt.Sequential && r.opt.Matrix.Load.Trials > 1
+	if r.order.interleave {
+		r.order.seed = r.opt.Seed
+		if r.order.seed == 0 {
+			r.order.seed = mathrand.Uint64()
 		}
-		r.out.Matrix.Order, r.out.Matrix.Seed = results.Interleaved, r.seed
-		r.blocked = !r.opt.Unblocked
-		r.out.Matrix.Blocked = r.blocked
+		r.out.Matrix.Order, r.out.Matrix.Seed = results.Interleaved, r.order.seed
+		r.order.blocked = !r.opt.Unblocked
+		r.out.Matrix.Blocked = r.order.blocked
 	} else {
 		r.out.Matrix.Order = results.Sequential
 	}
@@ -439,16 +445,16 @@ func (r *runner) order(cells []matrix.Cell) {
 // the other side's engine when the run has two and a way to copy.
 func (r *runner) resolvers(standinLog io.Writer) {
 	images := maps.Clone(LoadgenImages)
-	maps.Copy(images, r.m.Images)
-	if r.times = r.opt.BuildTimes; r.times == nil {
-		r.times = buildtime.Open(buildtime.Path())
+	maps.Copy(images, r.opt.Matrix.Images)
+	if r.timing.book = r.opt.BuildTimes; r.timing.book == nil {
+		r.timing.book = buildtime.Open(buildtime.Path())
 	}
-	for _, s := range r.sides() {
-		opt := baseimage.Options{Log: r.log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.times}
-		if toLoadgen := s == r.lg; r.opt.Copy != nil {
+	for _, s := range r.distinct() {
+		opt := baseimage.Options{Log: r.opt.Log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.timing.book}
+		if toLoadgen := s == r.sides.load; r.opt.Copy != nil {
 			opt.Copy = func(ctx context.Context, ref string) (bool, error) { return r.opt.Copy(ctx, ref, toLoadgen) }
 		}
-		s.resolver = baseimage.NewResolver(s.eng, images, opt)
+		s.resolver = baseimage.NewResolver(s.eng.Images, images, opt)
 	}
 }
 
@@ -458,11 +464,11 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	units := 0
 	for _, c := range cells {
 		per := 1
-		if c.Skip == "" && r.interleave {
-			per = r.m.Load.Trials
+		if c.Skip == "" && r.order.interleave {
+			per = r.opt.Matrix.Load.Trials
 		}
 		if old := r.kept[c.ID()]; old != nil {
-			if old.Status == results.Failed || !r.interleave {
+			if old.Status == results.Failed || !r.order.interleave {
 				per = 0
 			} else {
 				per -= min(len(old.Trials), per)
@@ -472,22 +478,22 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	}
 	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
-	r.timing.estCells = matrix.Estimate(r.m, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.interleave) +
+	r.timing.estCells = matrix.Estimate(r.opt.Matrix, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.order.interleave) +
 		r.ceilingEstimate(r.timing.likely(cells))
-	r.progress.Start(units, r.timing.estBuilds+r.timing.estCells)
+	r.opt.Progress.Start(units, r.timing.estBuilds+r.timing.estCells)
 }
 
 // createNetwork makes the run's bridge network, in bridge mode.
 func (r *runner) createNetwork(ctx context.Context) error {
-	switch r.mode {
+	switch r.network.mode {
 	case matrix.NetworkHost:
-		r.network = "host"
+		r.network.name = "host"
 	case matrix.NetworkShared:
-		r.network = "none"
+		r.network.name = "none"
 	default:
-		r.network = "webbench-" + r.id
+		r.network.name = "webbench-" + r.id
 		var err error
-		if r.networkID, err = r.tg.eng.CreateNetwork(ctx, r.network, r.labels("network", "", "")); err != nil {
+		if r.network.id, err = r.sides.target.eng.Host.CreateNetwork(ctx, r.network.name, r.labels("network", "", "")); err != nil {
 			return err
 		}
 	}
@@ -507,9 +513,9 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 		return r.out, err
 	}
 	started := time.Now()
-	loadgenErr := r.startLoadgen(ctx, cells)
+	running, loadgenErr := r.startGenerator(ctx, cells)
 	r.recalibrate(ctx, cells, time.Since(started))
-	if loadgenErr == nil && r.machines != nil && r.gen != nil { // no load generator: no cell can run, nothing to reach
+	if loadgenErr == nil && r.sides.machines != nil && running { // no load generator: no cell can run, nothing to reach
 		if err := r.reach(ctx); err != nil {
 			r.out.Stopped = err.Error()
 			r.save()
@@ -522,7 +528,7 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 	}
 	var runnable []*visit
 	defer func() { r.timing.builds = time.Since(started) - r.timing.cells }()
-	for _, t := range r.m.Targets {
+	for _, t := range r.opt.Matrix.Targets {
 		vs, err := r.prepareTarget(ctx, t, byTarget[t.Name], loadgenErr)
 		if err != nil {
 			r.out.Interrupted = true
@@ -549,15 +555,15 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 
 // reap removes from s's engine what killed earlier runs left.
 func (r *runner) reap(ctx context.Context, s *side) {
-	gone, err := s.eng.Reap(ctx, false)
+	gone, err := s.eng.Host.Reap(ctx, false)
 	if err != nil {
-		fmt.Fprintf(r.log, "warning: reaping leftovers of earlier runs%s: %v\n", s.where(), err)
+		fmt.Fprintf(r.opt.Log, "warning: reaping leftovers of earlier runs%s: %v\n", s.where(), err)
 		return
 	}
 	if len(gone) == 0 {
 		return
 	}
-	fmt.Fprintf(r.log, "removed leftovers of earlier runs%s: %s\n", s.where(), leftovers(gone))
+	fmt.Fprintf(r.opt.Log, "removed leftovers of earlier runs%s: %s\n", s.where(), leftovers(gone))
 }
 
 // leftovers names what a reap removed: each container and network by
@@ -594,10 +600,10 @@ func machine(role string, s *side) results.Machine {
 // targetNetwork is the network mode of target containers: in shared mode
 // the load generator's namespace, else the run's network.
 func (r *runner) targetNetwork() string {
-	if r.mode == matrix.NetworkShared {
-		return "container:" + r.gen.id
+	if r.network.mode == matrix.NetworkShared {
+		return r.gen.Namespace
 	}
-	return r.network
+	return r.network.name
 }
 
 // foreignContainers warns of running containers on s's engine that are
@@ -605,7 +611,7 @@ func (r *runner) targetNetwork() string {
 // not pinned at all.
 func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 	cores := s.cores // on one engine, the targets' and the load generator's
-	running, err := s.eng.RunningContainers(ctx)
+	running, err := s.eng.Host.RunningContainers(ctx)
 	if err != nil {
 		return []string{"could not list the containers" + s.where() + ": " + err.Error()}
 	}
@@ -623,7 +629,7 @@ func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 		}
 	}
 	for _, w := range out {
-		fmt.Fprintln(r.log, "warning:", w)
+		fmt.Fprintln(r.opt.Log, "warning:", w)
 	}
 	return out
 }
@@ -632,13 +638,15 @@ func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 func (r *runner) cleanup(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	if err := r.gen.stop(cctx); err != nil {
-		fmt.Fprintf(r.log, "warning: %v\n", err)
+	if r.gen.Generator != nil {
+		if err := r.gen.Close(cctx); err != nil {
+			fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
+		}
 	}
-	if err := r.tg.eng.RemoveNetwork(cctx, r.networkID); err != nil {
-		fmt.Fprintf(r.log, "warning: %v\n", err)
+	if err := r.sides.target.eng.Host.RemoveNetwork(cctx, r.network.id); err != nil {
+		fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
 	}
-	for _, s := range r.sides() {
+	for _, s := range r.distinct() {
 		if s.resolver != nil {
 			s.resolver.Close()
 		}
@@ -672,257 +680,65 @@ func (r *runner) save() {
 		r.out.Warnings[i] = engine.RedactText(w)
 	}
 	if err := results.Write(r.opt.OutDir, r.out); err != nil {
-		fmt.Fprintf(r.log, "error: writing results: %v\n", err)
+		fmt.Fprintf(r.opt.Log, "error: writing results: %v\n", err)
 	}
 }
 
 func (r *runner) record(c *results.Cell) {
 	r.out.Cells = append(r.out.Cells, c)
 	r.save()
-	r.progress.Done(c, 1)
+	r.opt.Progress.Done(c, 1)
 }
 
-// resume takes over an earlier run's results: the environment it started
-// in, its seed and order, its ceilings, and its cells that are finished
-// (failed, or ok with every trial) or partly measured (ok with some
-// trials, interleaved); skipped cells are judged again.
-func (r *runner) resume(prev *results.Run, cells map[string]bool) {
-	env := r.out.Environment
-	r.out.Environment = prev.Environment
-	r.out.Environment.Resumed = append(prev.Environment.Resumed, env.StartedAt)
-	r.out.Environment.HarnessVersion = env.HarnessVersion
-	r.out.Images = prev.Images
-	if r.out.Images == nil {
-		r.out.Images = map[string]*results.BaseImage{}
-	}
-	r.out.Matrix.Order, r.out.Matrix.Seed = prev.Matrix.Order, prev.Matrix.Seed
-	r.interleave, r.seed = prev.Matrix.Order == results.Interleaved, prev.Matrix.Seed
-	r.out.Matrix.Blocked, r.blocked = prev.Matrix.Blocked, prev.Matrix.Blocked
-	r.out.Ceilings = slices.DeleteFunc(slices.Clone(prev.Ceilings), func(c results.Ceiling) bool { return c.Error != "" })
-	r.kept = map[string]*results.Cell{}
-	for _, c := range prev.Cells {
-		if c == nil || c.Status == results.Skipped || c.Status == results.OK && len(c.Trials) == 0 {
-			continue
-		}
-		if why := r.untrusted(c, cells); why != "" {
-			w := fmt.Sprintf("resume: cell %s of results.json not kept (%s); it is measured again", c.ID(), why)
-			fmt.Fprintln(r.log, w)
-			r.out.Warnings = append(r.out.Warnings, w)
-			continue
-		}
-		r.kept[c.ID()] = c
-		r.out.Cells = append(r.out.Cells, c)
-	}
-}
-
-// keptImages refuses a resume whose partly measured cells ran on images
-// the targets' engine no longer has (the run was made on another engine,
-// or its images were removed since): their remaining trials would measure
-// another build, or fail one by one and take the kept cells' figures with
-// them. Cells measured whole need no image and are not asked about.
-func (r *runner) keptImages(ctx context.Context) error {
-	var gone []string
-	for _, id := range slices.Sorted(maps.Keys(r.kept)) {
-		c := r.kept[id]
-		if c.Image == nil || r.whole(c) {
-			continue
-		}
-		refs := slices.Sorted(maps.Values(c.Image.Services))
-		if len(refs) == 0 {
-			refs = []string{c.Image.ID}
-		}
-		for _, ref := range slices.Compact(refs) {
-			_, _, ok, err := r.tg.eng.ImageLabels(ctx, ref)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				gone = append(gone, fmt.Sprintf("%s (image %s)", id, shortID(ref)))
-				break
-			}
-		}
-	}
-	if len(gone) == 0 {
-		return nil
-	}
-	engine := "the targets' engine"
-	if r.tg.name != "" {
-		engine += " " + r.tg.name
-	}
-	return fmt.Errorf("cannot resume: %d cell(s) measured in part ran on images %s no longer has: %s. "+
-		"Their remaining trials would measure another build (the run was made on another engine, or its images were removed since), "+
-		"so nothing was measured and results.json is as it was; resume on the engine that has the images, or measure again with --force",
-		len(gone), engine, strings.Join(gone, ", "))
-}
-
-// shortID is an image id as docker images shows it: 12 hex digits.
-func shortID(id string) string {
-	id = strings.TrimPrefix(id, "sha256:")
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
-// untrusted says why a cell of the run being resumed is not kept as
-// measured ("" when it is): results.json is a file anyone can edit, so a
-// cell is kept only if the matrix makes it, once, ok, with no more trials
-// than asked, each consistent with itself and with the load asked. A
-// failed cell is measured again: a failure cannot be checked from the
-// file, and measuring it again costs one visit.
-func (r *runner) untrusted(c *results.Cell, cells map[string]bool) string {
-	load := r.m.Load.Counted(c.Requests) // the requests axis's count, in place of the load's
-	switch {
-	case !cells[c.ID()]:
-		return "the matrix makes no such cell"
-	case r.kept[c.ID()] != nil:
-		return "a second copy of a cell"
-	case c.Status == results.Failed:
-		return "it failed"
-	case c.Status != results.OK:
-		return fmt.Sprintf("unknown status %q", c.Status)
-	case len(c.Trials) > load.Trials:
-		return fmt.Sprintf("%d trials where the matrix asks %d", len(c.Trials), load.Trials)
-	case !r.interleave && len(c.Trials) < load.Trials:
-		return fmt.Sprintf("%d of %d trials, and trials run cell by cell", len(c.Trials), load.Trials)
-	}
-	for i, t := range c.Trials {
-		switch {
-		case t.Seconds <= 0 || t.Requests < 0 || t.Errors < 0 || math.IsNaN(t.RPS) || math.IsInf(t.RPS, 0) || t.RPS < 0:
-			return fmt.Sprintf("trial %d has impossible figures", i+1)
-		case math.Abs(t.RPS-float64(t.Requests)/t.Seconds) > 0.01*t.RPS+1:
-			return fmt.Sprintf("trial %d: %s rps is not its %d requests in %.3g s", i+1, numfmt.Sig(t.RPS), t.Requests, t.Seconds)
-		case load.Requests > 0 && t.Requests+t.Errors != load.Requests:
-			return fmt.Sprintf("trial %d: %d requests where the matrix asks %d", i+1, t.Requests+t.Errors, load.Requests)
-		case load.Requests == 0 && (t.Seconds < 0.5*load.Duration.Seconds() || t.Seconds > 2*load.Duration.Seconds()+5):
-			return fmt.Sprintf("trial %d lasted %.3g s where the matrix asks %s", i+1, t.Seconds, load.Duration)
-		}
-	}
-	return ""
-}
-
-// startLoadgen builds the load generator image and starts its container,
-// pinned to the load generator's cores, idle until trials exec into it.
-func (r *runner) startLoadgen(ctx context.Context, cells []matrix.Cell) error {
+// startGenerator starts the run's load generator on the cores of the first
+// cell to run, for the tools the run's cells use, and records what it
+// runs; running is false when no cell runs.
+func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (running bool, err error) {
 	var set cpuset.Set
+	var tools []loadgen.Tool
+	var used []string
 	for _, c := range cells {
-		if c.Skip == "" {
+		if c.Skip != "" {
+			continue
+		}
+		if set == nil {
 			set = c.LoadgenSet
-			break
+		}
+		if tool := loadgen.Tools[c.Generator]; !slices.Contains(tools, tool) {
+			tools = append(tools, tool)
 		}
 	}
 	if set == nil {
-		return nil // nothing will run
+		return false, nil // nothing will run
 	}
 	if err := r.makeCerts(cells); err != nil {
-		return err
+		return false, err
 	}
-	var err error
-	if r.lg.lgImage, err = r.buildLoadgen(ctx, r.lg); err != nil {
-		return err
+	if r.gen.Generator == nil {
+		r.gen.Generator = r.containerGenerator()
 	}
-	if r.tg.lgImage == "" { // two engines: the ceiling's server runs on the targets'
-		if r.tg.lgImage, err = r.ceilingImage(ctx); err != nil {
-			return fmt.Errorf("on the targets' engine %s: %w", r.tg.name, err)
-		}
+	if r.gen.Started, err = r.gen.Start(ctx, set, tools); err != nil {
+		return false, err
 	}
-	files, env := r.caFiles()
-	r.gen, err = startGenerator(ctx, r.lg.eng, engine.ContainerSpec{
-		Name: "webbench-" + r.id + "-loadgen", Image: r.lg.lgImage, Files: files, Env: env,
-		CPUSet: set.String(), Network: r.network, Labels: r.labels("loadgen", "", ""),
-		// Bounded like a target by default: a generator that runs away
-		// must not take the machine with it.
-		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
-	}) // bombardier (Go) raises its own soft open-files limit to the hard one, which the engine bounds
-	if err != nil {
-		return err
-	}
-	var used []string
-	r.versions = map[string]string{}
-	for _, c := range cells {
-		if _, seen := r.versions[c.Generator]; c.Skip == "" && !seen {
-			if r.versions[c.Generator], err = r.gen.version(ctx, loadgen.Tools[c.Generator]); err != nil {
-				return err
-			}
-			used = append(used, c.Generator+" "+r.versions[c.Generator])
-		}
+	for _, tool := range tools {
+		used = append(used, tool.Name()+" "+r.gen.Versions[tool.Name()])
 	}
 	r.out.Environment.LoadGenerator = strings.Join(used, ", ")
-	// Engines grant different open-files limits (here a hard 20000; 1024
-	// soft elsewhere): what a container gets by default is the most a
-	// target can be given. With two engines this is the load generator's
-	// engine: the targets' is asked in reach.
-	r.maxNoFile = r.gen.hardNoFile(ctx)
 	if ms := r.out.Environment.Machines; len(ms) > 1 {
-		ms[1].CPUModel = cpuModelIn(ctx, r.lg.eng, r.gen.id)
+		ms[1].CPUModel = r.gen.CPUModel
 	}
-	return nil
+	return true, nil
 }
 
-// ceilingImage puts the load generator image on the targets' engine, where
-// the fixed-response server of the ceiling runs: the very image, copied by
-// id from the load generator's engine, else built there.
-func (r *runner) ceilingImage(ctx context.Context) (string, error) {
-	id := r.lg.lgImage
-	if r.opt.Copy != nil {
-		if _, err := r.opt.Copy(ctx, id, false); err != nil {
-			fmt.Fprintf(r.log, "warning: %v\n", err)
-		}
+// containerGenerator is the run's load generator as a container on the
+// load generator's engine.
+func (r *runner) containerGenerator() *containerGenerator {
+	files, env := r.caFiles()
+	return &containerGenerator{
+		spec: generatorSpec(r.id, r.network.name, r.labels("loadgen", "", ""), files, env),
+		home: r.sides.load, targets: r.sides.target,
+		build: loadgenBuild{log: r.opt.Log, logTo: r.buildLog, times: r.timing.book, images: r.out.Images, copy: r.opt.Copy},
 	}
-	if _, _, ok, _ := r.tg.eng.ImageLabels(ctx, id); ok {
-		return id, nil
-	}
-	return r.buildLoadgen(ctx, r.tg)
-}
-
-// buildLoadgen builds the load generator image on s's engine and returns
-// its id.
-func (r *runner) buildLoadgen(ctx context.Context, s *side) (string, error) {
-	args := map[string]string{}
-	for _, key := range []string{"debian", "golang"} {
-		b := s.resolver.Resolve(ctx, key)
-		if s == r.tg {
-			r.out.Images[key] = b
-		}
-		if b.Used == "" {
-			return "", fmt.Errorf("load generator base image %s: %s", key, b.Error)
-		}
-		args[strings.ToUpper(key)+"_IMAGE"] = b.Used
-	}
-	name := "loadgen"
-	if s.name != "" {
-		name += "-" + s.name
-	}
-	logf, err := r.buildLog(name)
-	if err != nil {
-		return "", err
-	}
-	defer logf.Close()
-	lgContext, err := loadgenContext()
-	if err != nil {
-		return "", err
-	}
-	started := time.Now()
-	built, err := s.eng.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
-		Tag: "webbench/loadgen:latest", BuildArgs: args, Labels: map[string]string{engine.LabelRole: "loadgen"}, Log: logf})
-	if err != nil {
-		return "", fmt.Errorf("build load generator: %w", err)
-	}
-	if !built.Cached && !built.Warm {
-		r.times.Record(buildtime.Loadgen, time.Since(started))
-		fmt.Fprintf(r.log, "built image webbench/loadgen:latest%s in %s\n", s.where(), time.Since(started).Round(time.Second))
-	}
-	return built.ID, nil
-}
-
-// cpuModelIn reads the processor's model name inside container id on e:
-// the engine's machine's, which need not be this one.
-func cpuModelIn(ctx context.Context, e Engine, id string) string {
-	res, err := e.Exec(ctx, id, []string{"sh", "-c", "grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2-"})
-	if m := strings.TrimSpace(string(res.Stdout)); err == nil && res.ExitCode == 0 && m != "" {
-		return m
-	}
-	return "unknown"
 }
 
 // noFile is the open-files limit a container asking for want gets: want,
@@ -933,34 +749,13 @@ func (r *runner) noFile(want int64) (int64, string) {
 	if !explicit {
 		want = matrix.DefaultNoFile
 	}
-	if r.maxNoFile > 0 && want > r.maxNoFile {
+	if most := r.gen.MaxNoFile; most > 0 && want > most {
 		if !explicit {
-			return r.maxNoFile, ""
+			return most, ""
 		}
-		return r.maxNoFile, fmt.Sprintf("limits.nofile %d is above this engine's hard limit; the target got %d", want, r.maxNoFile)
+		return most, fmt.Sprintf("limits.nofile %d is above this engine's hard limit; the target got %d", want, most)
 	}
 	return want, ""
-}
-
-// loadgenContext is the load generator's build context: go.mod and go.sum
-// (which pin bombardier) and docker/loadgen, taken from the harness's
-// embedded copy, so that nothing else (stand-in recipes) triggers a rebuild.
-func loadgenContext() (fs.FS, error) {
-	out := fstest.MapFS{}
-	err := fs.WalkDir(webbench.Assets, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		if p == "go.mod" || p == "go.sum" || strings.HasPrefix(p, "docker/loadgen/") {
-			data, err := fs.ReadFile(webbench.Assets, p)
-			if err != nil {
-				return err
-			}
-			out[p] = &fstest.MapFile{Data: data, Mode: 0o644}
-		}
-		return nil
-	})
-	return out, err
 }
 
 func (r *runner) buildLog(name string) (*os.File, error) {
@@ -972,8 +767,8 @@ func (r *runner) buildLog(name string) (*os.File, error) {
 }
 
 func (r *runner) base(ctx context.Context, key string) *results.BaseImage {
-	b := r.tg.resolver.Resolve(ctx, key)
-	if _, ok := r.m.Images[key]; ok || key == "debian" || key == "golang" {
+	b := r.sides.target.resolver.Resolve(ctx, key)
+	if _, ok := r.opt.Matrix.Images[key]; ok || key == "debian" || key == "golang" {
 		r.out.Images[key] = b
 	}
 	return b

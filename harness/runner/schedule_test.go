@@ -72,7 +72,7 @@ scenarios:
 // split them, as every run before blocking could.
 func TestBlockedRounds(t *testing.T) {
 	m := testMatrix(t, blockedMatrix, "", "a", "b")
-	conns := func(load string) string { // "bombard a/plaintext/1cpu/c8 (control)" → "c8"
+	conns := func(load string) string { // "load a/plaintext/1cpu/c8 (control)" → "c8"
 		f := strings.Fields(load)
 		return f[1][strings.LastIndex(f[1], "/")+1:]
 	}
@@ -128,5 +128,50 @@ func TestLeftoversNamed(t *testing.T) {
 	want := "container webbench-1-x, 2 dangling image(s) of earlier webbench builds (0123456789ab, fedcba987654)"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Rounds are one permutation of the cells each, repeated by the seed and
+// changed by another; blocked, a group's cells run back to back.
+func TestRounds(t *testing.T) {
+	key := func(target string, conns int) cellid.Key {
+		return cellid.Key{Target: target, Scenario: "plaintext", CPUs: 1, Connections: conns}
+	}
+	keys := []cellid.Key{key("a", 8), key("b", 8), key("a", 16), key("b", 16), key("c", 8)}
+	rels := []cellid.Relative{{Target: "a"}}
+	for _, blocked := range []bool{false, true} {
+		o := order{interleave: true, blocked: blocked, seed: 11}
+		got := o.rounds(keys, rels, 4)
+		if again := o.rounds(keys, rels, 4); !slices.EqualFunc(got, again, slices.Equal) {
+			t.Errorf("blocked=%v: seed 11 gave %v, then %v", blocked, got, again)
+		}
+		if len(got) != 4 {
+			t.Fatalf("blocked=%v: %d rounds, want 4", blocked, len(got))
+		}
+		for k, round := range got {
+			if sorted := slices.Sorted(slices.Values(round)); !slices.Equal(sorted, []int{0, 1, 2, 3, 4}) {
+				t.Errorf("blocked=%v round %d: %v is not every cell once", blocked, k+1, round)
+			}
+			if !blocked {
+				continue
+			}
+			for _, g := range blocks(keys, rels) {
+				var at []int
+				for _, i := range g {
+					at = append(at, slices.Index(round, i))
+				}
+				if slices.Max(at)-slices.Min(at)+1 != len(g) {
+					t.Errorf("round %d: %v splits the group %v", k+1, round, g)
+				}
+			}
+		}
+		differ := false
+		for seed := uint64(12); seed < 40 && !differ; seed++ {
+			o.seed = seed
+			differ = !slices.EqualFunc(got, o.rounds(keys, rels, 4), slices.Equal)
+		}
+		if !differ {
+			t.Errorf("blocked=%v: the rounds never change with the seed", blocked)
+		}
 	}
 }

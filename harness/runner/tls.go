@@ -37,12 +37,12 @@ func (r *runner) makeCerts(cells []matrix.Cell) error {
 		return nil
 	}
 	names := []string{"localhost", "127.0.0.1", "::1", "ceiling"}
-	if r.tg.address != "" {
-		names = append(names, r.tg.address)
+	if r.sides.target.address != "" {
+		names = append(names, r.sides.target.address)
 	}
-	for _, t := range r.m.Targets {
+	for _, t := range r.opt.Matrix.Targets {
 		if tlsTargets[t.Name] {
-			host, _, err := net.SplitHostPort(r.fromLoadgen(layout(t, r.mode)[t.Entry][0]))
+			host, _, err := net.SplitHostPort(r.fromLoadgen(layout(t, r.network.mode)[t.Entry][0]))
 			if err != nil {
 				return err
 			}
@@ -53,26 +53,26 @@ func (r *runner) makeCerts(cells []matrix.Cell) error {
 	if err != nil {
 		return fmt.Errorf("the run's certificates: %w", err)
 	}
-	r.certs = set
+	r.state.certs = set
 	return nil
 }
 
 // caFiles is the authority for the load generator's container; none when
 // no cell speaks TLS.
 func (r *runner) caFiles() ([]engine.File, []string) {
-	if r.certs == nil {
+	if r.state.certs == nil {
 		return nil, nil
 	}
-	return []engine.File{{Path: caPath, Data: r.certs.CA}}, []string{"SSL_CERT_FILE=" + caPath}
+	return []engine.File{{Path: caPath, Data: r.state.certs.CA}}, []string{"SSL_CERT_FILE=" + caPath}
 }
 
 // serverFiles are the certificate and key of a container serving protocol;
 // none for a cleartext one.
 func (r *runner) serverFiles(protocol string) []engine.File {
-	if r.certs == nil || !cellid.TLS(protocol) {
+	if r.state.certs == nil || !cellid.TLS(protocol) {
 		return nil
 	}
-	return []engine.File{{Path: certPath, Data: r.certs.Cert}, {Path: keyPath, Data: r.certs.Key}}
+	return []engine.File{{Path: certPath, Data: r.state.certs.Cert}, {Path: keyPath, Data: r.state.certs.Key}}
 }
 
 // scheme is the URL scheme of protocol.

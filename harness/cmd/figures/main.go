@@ -149,7 +149,7 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return bare(*duration, 0)
 	}
 	harnessTrial := func(mode matrix.Network) (float64, error) {
-		res, err := runner.Run(ctx, eng, runner.Options{Matrix: m, Only: "go-nethttp/plaintext", OutDir: filepath.Join(tmp, "run"),
+		res, err := runner.Run(ctx, runner.Split(eng), runner.Options{Matrix: m, Only: "go-nethttp/plaintext", OutDir: filepath.Join(tmp, "run"),
 			Label: "fidelity", HarnessVersion: "figures", Log: io.Discard, Network: mode, NoCeiling: true})
 		if err != nil {
 			return 0, err

@@ -1,9 +1,6 @@
 package runner
 
 import (
-	"context"
-	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,23 +19,16 @@ func twoMachines() *Machines {
 
 // With two engines, targets and their ceiling server run on the targets'
 // engine with host networking on its cores (after the reserved one), the
-// load generator on its own engine reaches them at the address, and both
-// machines are recorded; nothing is left on either engine.
+// load generator on its own machine reaches them at the address, and both
+// machines are recorded; nothing is left on either engine. (How the
+// container generator builds its image there and copies it to the
+// targets' engine is TestServerImageCopied's.)
 func TestTwoEngines(t *testing.T) {
 	m := testMatrix(t, twoTargets, "one", "a", "b")
 	srv, cli := newFake(), newFake()
 	srv.id, cli.id = "server-engine", "client-engine"
 	srv.ncpu, cli.ncpu = 3, 2
-	srv.missing["img-webbench/loadgen:latest"] = true
-	var copies []string
-	cp := func(_ context.Context, ref string, toLoadgen bool) (bool, error) {
-		copies = append(copies, fmt.Sprintf("%s toLoadgen=%v", ref, toLoadgen))
-		srv.mu.Lock()
-		defer srv.mu.Unlock()
-		srv.missing[ref] = false
-		return true, nil
-	}
-	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli, Copy: cp})
+	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli.engine()})
 	if left := cli.live(); len(left) > 0 {
 		t.Errorf("left on the load generator's engine: %v", left)
 	}
@@ -58,17 +48,16 @@ func TestTwoEngines(t *testing.T) {
 			t.Errorf("the load generator started on the targets' engine: %s", c)
 		}
 	}
-	if got := cli.callsWith("start "); len(got) != 1 || !strings.HasSuffix(got[0], "-loadgen") {
-		t.Errorf("the load generator's engine started %v, want the load generator only", got)
+	if got := cli.callsWith("start "); len(got) != 0 {
+		t.Errorf("the load generator's engine started %v, want nothing (the generator is in-process)", got)
 	}
-	if len(srv.callsWith("build webbench/loadgen")) != 0 || len(cli.callsWith("build webbench/loadgen")) != 1 ||
-		!slices.Equal(copies, []string{"img-webbench/loadgen:latest toLoadgen=false"}) {
-		t.Errorf("the load generator image must be built on its engine and copied to the targets' (the ceiling server runs there); copies %v", copies)
-	}
-	for _, p := range cli.callsWith("probe ") {
-		if !strings.Contains(p, "http://10.0.0.5:8080/") {
-			t.Errorf("probe %q does not reach the targets' machine at its address", p)
+	for _, r := range srv.gen.ran() {
+		if !strings.HasPrefix(r.spec.URL, "http://10.0.0.5:8080/") {
+			t.Errorf("run at %q does not reach the targets' machine at its address", r.spec.URL)
 		}
+	}
+	if srv.served["a"] == 0 || srv.served["b"] == 0 || srv.served["ceiling"] == 0 {
+		t.Errorf("served %v: want every target and the ceiling's server loaded", srv.served)
 	}
 	env := res.Environment
 	if env.NetworkMode != results.NetworkHost || env.Hostname != "server-engine-host" || env.Link != "veth pair" {
@@ -93,9 +82,9 @@ func TestTwoEnginesUnreachable(t *testing.T) {
 	m := testMatrix(t, twoTargets, "one", "a", "b")
 	srv, cli := newFake(), newFake()
 	srv.id, cli.id = "server-engine", "client-engine"
-	cli.unreachable = map[string]bool{"10.0.0.5": true}
+	srv.unreachable = map[string]bool{"10.0.0.5": true}
 	m.Load.ReadyTimeout = 300 * time.Millisecond
-	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli})
+	res, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli.engine()})
 	if left := cli.live(); len(left) > 0 {
 		t.Errorf("left on the load generator's engine: %v", left)
 	}
@@ -114,7 +103,7 @@ func TestTwoEnginesUnreachable(t *testing.T) {
 func TestTwoEnginesSameEngine(t *testing.T) {
 	m := testMatrix(t, twoTargets, "one", "a", "b")
 	srv, cli := newFake(), newFake()
-	_, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli})
+	_, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli.engine()})
 	if err == nil || !strings.Contains(err.Error(), "are the same engine") {
 		t.Errorf("err = %v", err)
 	}
@@ -125,15 +114,10 @@ func TestTwoEnginesLost(t *testing.T) {
 	m := testMatrix(t, twoTargets, "one", "a", "b")
 	srv, cli := newFake(), newFake()
 	srv.id, cli.id = "server-engine", "client-engine"
-	// The load generator's fake sees no target of its own: its bombardier
-	// runs after the ceiling's warm-up and trial fail, as with a machine gone.
-	fail := map[int]string{}
-	for n := 3; n < 20; n++ {
-		fail[n] = "connection reset"
-	}
-	cli.targets[""] = &fakeTarget{failRun: fail}
+	// The first target's container dies with its engine, failing the visit.
+	srv.targets["a"] = &fakeTarget{dieOnRun: 1}
 	srv.lost, srv.lostAfter = true, srv.pings
-	_, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli})
+	_, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli.engine()})
 	if err == nil || !strings.Contains(err.Error(), "engine server-engine lost") {
 		t.Errorf("err = %v, want the lost engine named", err)
 	}
@@ -147,7 +131,7 @@ func TestTwoEnginesAllReserved(t *testing.T) {
 	srv.id, cli.id = "server-engine", "client-engine"
 	mc := twoMachines()
 	mc.Target.Reserve = srv.ncpu
-	res, err, _ := run(t, srv, m, Options{Machines: mc, LoadgenEngine: cli})
+	res, err, _ := run(t, srv, m, Options{Machines: mc, LoadgenEngine: cli.engine()})
 	if err != nil {
 		t.Fatal(err)
 	}
