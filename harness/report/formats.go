@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -21,7 +22,7 @@ func CSV(w io.Writer, run *results.Run) error {
 		"cores", "control", "ceiling_share", "bounded_by", "bounded_by_figures", "bounded_with", "bound_by"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for _, sc := range scenarios(run) {
-		for _, r := range results.Rows(run, sc) {
+		for _, r := range analysis.Rows(run, sc) {
 			lo, hi, plo, phi, vs := "", "", "", "", ""
 			if r.RPSStats.HasCI {
 				lo, hi = f(r.RPSStats.Lo), f(r.RPSStats.Hi)
@@ -46,18 +47,18 @@ func CSV(w io.Writer, run *results.Run) error {
 // JSON writes the tables' model: per scenario its rows and scaling table.
 func JSON(w io.Writer, run *results.Run) error {
 	type scenario struct {
-		Name    string            `json:"name"`
-		Rows    []*results.Row    `json:"rows"`
-		Scaling []results.Scaling `json:"scaling,omitempty"`
+		Name    string             `json:"name"`
+		Rows    []*analysis.Row    `json:"rows"`
+		Scaling []analysis.Scaling `json:"scaling,omitempty"`
 	}
 	out := struct {
 		Environment results.Environment `json:"environment"`
 		Scenarios   []scenario          `json:"scenarios"`
 	}{Environment: run.Environment}
 	for _, sc := range scenarios(run) {
-		rows := results.Rows(run, sc)
+		rows := analysis.Rows(run, sc)
 		if len(rows) > 0 {
-			out.Scenarios = append(out.Scenarios, scenario{sc, rows, results.ScalingRows(rows)})
+			out.Scenarios = append(out.Scenarios, scenario{sc, rows, analysis.ScalingRows(rows)})
 		}
 	}
 	enc := json.NewEncoder(w)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/engine"
@@ -288,7 +289,7 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 
 // blocks groups the cells a run compares trial by trial: a control with
 // its twin, a cell with its baseline under each relative (as
-// results.Relatives pairs them), and so on transitively. Each group lists
+// analysis.Relatives pairs them), and so on transitively. Each group lists
 // indexes into keys in ascending order; groups are ordered by their first
 // index, so that cells compared with nothing are one group each, in order.
 func blocks(keys []cellid.Key, rels []cellid.Relative) [][]int {
@@ -608,11 +609,11 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 			}
 			return &trialError{n: k, err: errors.New(problem)}
 		}
-		rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.m.Load.Aggregate))
+		rc.Summary = analysis.Summarize(rc.Trials, results.Aggregate(r.m.Load.Aggregate))
 		if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
-			rc.Summary.JudgeBound(r.ceilings[keyOf(c)], c.Pinning != "")
+			analysis.JudgeBound(rc.Summary, r.ceilings[keyOf(c)], c.Pinning != "")
 		} else {
-			rc.Summary.JudgeBound(0, c.Pinning != "")
+			analysis.JudgeBound(rc.Summary, 0, c.Pinning != "")
 		}
 	}
 	if err := r.allRunning(ctx, d, "during the trials"); err != nil {
@@ -830,7 +831,7 @@ func (r *runner) trial(ctx context.Context, d *deployment, tool loadgen.Tool, s 
 		TargetMemPeakMiB:   roundTo(float64(tMem)/(1<<20), 2),
 		TargetMemSteadyMiB: roundTo(float64(tSteady)/(1<<20), 2),
 		LoadgenCPUCores:    roundTo(lCores, 3),
-		GeneratorBound:     apart && lCores >= results.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
+		GeneratorBound:     apart && lCores >= analysis.GeneratorBoundShare*float64(r.m.Load.LoadgenCPUs),
 		Services:           perService,
 	}, res, warnings, nil
 }

@@ -1,13 +1,15 @@
-package results
+package analysis
 
 import (
+	"github.com/webbench/webbench/harness/results"
+
 	"testing"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // trialOf is a trial whose histogram holds n latencies of each value (µs).
-func trialOf(t *testing.T, values map[int64]int64) Trial {
+func trialOf(t *testing.T, values map[int64]int64) results.Trial {
 	t.Helper()
 	h := hdrhistogram.New(1, 60_000_000, 3)
 	for v, n := range values {
@@ -19,7 +21,7 @@ func trialOf(t *testing.T, values map[int64]int64) Trial {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Trial{Result: Result{OpenLoop: &Schedule{Histogram: string(enc)}}}
+	return results.Trial{Result: results.Result{OpenLoop: &results.Schedule{Histogram: string(enc)}}}
 }
 
 // A cell whose one trial of three had a long tail: the median of the
@@ -28,7 +30,7 @@ func trialOf(t *testing.T, values map[int64]int64) Trial {
 func TestMergedAcrossTrials(t *testing.T) {
 	quick := map[int64]int64{1000: 1000}
 	tail := map[int64]int64{1000: 940, 300_000: 60}
-	trials := []Trial{trialOf(t, quick), trialOf(t, tail), trialOf(t, quick)}
+	trials := []results.Trial{trialOf(t, quick), trialOf(t, tail), trialOf(t, quick)}
 	m := Merged(trials)
 	if m == nil {
 		t.Fatal("no merged latency")
@@ -42,7 +44,7 @@ func TestMergedAcrossTrials(t *testing.T) {
 	}
 	// One trial without a histogram: no merge of the others is shown as
 	// the cell's.
-	if Merged(append(trials, Trial{})) != nil {
+	if Merged(append(trials, results.Trial{})) != nil {
 		t.Error("merged although a trial has no histogram")
 	}
 }
@@ -51,7 +53,7 @@ func TestMergedAcrossTrials(t *testing.T) {
 // shows a merge it cannot make.
 func TestDecodeDropsDamagedHistogram(t *testing.T) {
 	data := []byte(`{"schema":2,"cells":[{"target":"a","scenario":"s","status":"failed","trials":[{"open_loop":{"hdr_histogram":"bm90IGEgaGlzdG9ncmFt"}}]}]}`)
-	run, err := Decode(data)
+	run, err := results.Decode(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
-package results
+package analysis
 
-import "testing"
+import (
+	"github.com/webbench/webbench/harness/results"
+	"testing"
+)
 
 // The three bounds: the generator (†) first, then the server's cores at
 // ≥ 90%, else waiting — a server answering 300 requests/s at 45 ms each
@@ -9,13 +12,13 @@ import "testing"
 // A fixed-rate cell, and one whose CPU was not sampled, get none.
 func TestBoundedBy(t *testing.T) {
 	mk := func(cpu, lg float64, bound []string, rate int) *Row {
-		c := &Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Rate: rate, Status: OK, LoadgenCPUSet: "1"}
+		c := &results.Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Rate: rate, Status: results.OK, LoadgenCPUSet: "1"}
 		for range 3 {
-			c.Trials = append(c.Trials, Trial{Result: Result{RPS: 300}, TargetCPUCores: cpu, LoadgenCPUCores: lg})
+			c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: 300}, TargetCPUCores: cpu, LoadgenCPUCores: lg})
 		}
-		c.Summary = Summarize(c.Trials, AggregateMedian)
+		c.Summary = Summarize(c.Trials, results.AggregateMedian)
 		c.Summary.BoundBy = bound
-		return RowOf(&Run{}, c)
+		return RowOf(&results.Run{}, c)
 	}
 	for _, c := range []struct {
 		row        *Row
@@ -38,12 +41,12 @@ func TestBoundedBy(t *testing.T) {
 // 100 µs an answer; startup is the median over visits; the steady memory
 // is the last trial's; image sizes are per service, in MiB.
 func TestFootprint(t *testing.T) {
-	c := &Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Status: OK, LoadgenCPUSet: "1",
-		Startup: []float64{0.4, 0.9, 0.5}, Image: &Image{Sizes: map[string]int64{"nginx": 64 << 20, "backend": 3 << 19}}}
+	c := &results.Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Status: results.OK, LoadgenCPUSet: "1",
+		Startup: []float64{0.4, 0.9, 0.5}, Image: &results.Image{Sizes: map[string]int64{"nginx": 64 << 20, "backend": 3 << 19}}}
 	for _, steady := range []float64{30, 41} {
-		c.Trials = append(c.Trials, Trial{Result: Result{RPS: 5000, Requests: 50_000, Seconds: 10}, TargetCPUCores: 0.5, TargetMemSteadyMiB: steady})
+		c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: 5000, Requests: 50_000, Seconds: 10}, TargetCPUCores: 0.5, TargetMemSteadyMiB: steady})
 	}
-	r := RowOf(&Run{}, c)
+	r := RowOf(&results.Run{}, c)
 	if r.CPUPerAnswer != 100 || r.StartupS != 0.5 || r.SteadyMiB != 41 || r.ImageMiB["nginx"] != 64 || r.ImageMiB["backend"] != 1.5 {
 		t.Errorf("footprint: %v µs an answer, startup %v s, steady %v MiB, images %v", r.CPUPerAnswer, r.StartupS, r.SteadyMiB, r.ImageMiB)
 	}

@@ -1,6 +1,8 @@
-package results
+package analysis
 
 import (
+	"github.com/webbench/webbench/harness/results"
+
 	"fmt"
 	"slices"
 
@@ -29,7 +31,7 @@ const (
 // evidence is what a bound is judged from: one cell's trials, or an A/A
 // pair's together (see pairBounds).
 type evidence struct {
-	trials    []Trial
+	trials    []results.Trial
 	targetCPU float64  // the server's CPU in cores, median over the trials
 	boundBy   []string // the rules that call the trials generator-bound
 }
@@ -39,7 +41,7 @@ type evidence struct {
 // ServerBoundShare of them or more), else neither — the server waited, and
 // the number measures its waiting, not its speed. Fixed-rate cells are
 // bounded by their rate: no judgement.
-func judgeBound(r *Row, c *Cell, e evidence) {
+func judgeBound(r *Row, c *results.Cell, e evidence) {
 	if r.Rate > 0 || len(e.trials) == 0 {
 		return
 	}
@@ -128,15 +130,15 @@ func pairBounds(rows []*Row) map[*Row]*Row {
 
 // pooled is the evidence of a's and b's trials together: summarized under
 // agg, judged against the ceiling either cell's summary was judged with.
-func pooled(a, b *Cell, agg Aggregate) evidence {
+func pooled(a, b *results.Cell, agg results.Aggregate) evidence {
 	trials := append(slices.Clone(a.Trials), b.Trials...)
 	s := Summarize(trials, agg)
 	ceiling := 0.0
-	for _, c := range []*Cell{a, b} {
+	for _, c := range []*results.Cell{a, b} {
 		if cs := c.Summary; ceiling == 0 && cs != nil && cs.CeilingShare > 0 {
 			ceiling = cs.RPS / cs.CeilingShare
 		}
 	}
-	s.JudgeBound(ceiling, a.Pinning != "")
+	JudgeBound(s, ceiling, a.Pinning != "")
 	return evidence{trials: trials, targetCPU: s.TargetCPUCores, boundBy: s.BoundBy}
 }
