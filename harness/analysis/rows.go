@@ -367,6 +367,11 @@ func legacyErrorRate(trials []results.Trial, agg results.Aggregate, headline flo
 	return float64(errs) / float64(all)
 }
 
+// Stats is how sure one figure of a cell is, over its trials (see
+// stats.Summary): the model's own name, so that a renderer reads it
+// without the statistics package.
+type Stats = stats.Summary
+
 // Sustained is the share of a fixed rate a trial must reach (see
 // stats.Sustained).
 const Sustained = stats.Sustained

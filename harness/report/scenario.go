@@ -11,7 +11,6 @@ import (
 	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
-	"github.com/webbench/webbench/harness/stats"
 )
 
 // mainColumns is the most columns a scenario's main table may have: past
@@ -303,7 +302,7 @@ type spread struct {
 func spreadOf(best bool) spread { return spread{best: best} }
 
 // add counts s's interval in the column.
-func (sp *spread) add(s stats.Summary) {
+func (sp *spread) add(s analysis.Stats) {
 	switch {
 	case s.N < 2:
 	case s.HasCI && !sp.best:
@@ -329,7 +328,7 @@ func (sp spread) name() string {
 
 // text is s's interval under the column's name, its ends formatted by f;
 // "—" for one trial or none.
-func (sp spread) text(s stats.Summary, f func(float64) string) string {
+func (sp spread) text(s analysis.Stats, f func(float64) string) string {
 	switch {
 	case s.N < 2:
 		return "—"
