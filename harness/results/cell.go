@@ -59,4 +59,3 @@ func (c *Cell) ParamText() string {
 	k := c.Key()
 	return strings.TrimPrefix(strings.TrimPrefix(k.ScenarioName(), k.Scenario), "?")
 }
-
