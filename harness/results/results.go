@@ -419,6 +419,15 @@ func Decode(data []byte) (*Run, error) {
 	if run.Schema != 1 && run.Schema != Schema {
 		return nil, fmt.Errorf("schema %d, this harness reads 1 and %d", run.Schema, Schema)
 	}
+	for i := range run.Ceilings {
+		// A ceiling is judged against, not measured again on resume:
+		// one its own figures contradict is kept only as an error.
+		if ce := &run.Ceilings[i]; ce.Error == "" {
+			if err := ce.Check(); err != nil {
+				ce.Error = "not kept from results.json: " + err.Error()
+			}
+		}
+	}
 	run.Cells = slices.DeleteFunc(run.Cells, func(c *Cell) bool { return c == nil })
 	maps.DeleteFunc(run.Images, func(_ string, b *BaseImage) bool { return b == nil })
 	for i, c := range run.Cells {

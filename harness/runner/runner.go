@@ -798,6 +798,9 @@ func (r *runner) untrusted(c *results.Cell, cells map[string]bool) string {
 			return fmt.Sprintf("trial %d lasted %.3g s where the matrix asks %s", i+1, t.Seconds, load.Duration)
 		}
 	}
+	if err := c.Check(); err != nil { // derived figures the file forged (results.Inconsistency)
+		return err.Error()
+	}
 	return ""
 }
 
