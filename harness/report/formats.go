@@ -44,24 +44,10 @@ func CSV(w io.Writer, run *results.Run) error {
 	return cw.Error()
 }
 
-// JSON writes the tables' model: per scenario its rows and scaling table.
+// JSON writes the tables' model (analysis.Model, versioned by its schema
+// field; docs/report.schema.json describes it).
 func JSON(w io.Writer, run *results.Run) error {
-	type scenario struct {
-		Name    string             `json:"name"`
-		Rows    []*analysis.Row    `json:"rows"`
-		Scaling []analysis.Scaling `json:"scaling,omitempty"`
-	}
-	out := struct {
-		Environment results.Environment `json:"environment"`
-		Scenarios   []scenario          `json:"scenarios"`
-	}{Environment: run.Environment}
-	for _, sc := range scenarios(run) {
-		rows := analysis.Rows(run, sc)
-		if len(rows) > 0 {
-			out.Scenarios = append(out.Scenarios, scenario{sc, rows, analysis.ScalingRows(rows)})
-		}
-	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(analysis.Build(run))
 }

@@ -261,21 +261,7 @@ func baseImages(b *strings.Builder, run *results.Run) error {
 }
 
 // scenarios lists scenario names in the matrix's order, then any others.
-func scenarios(run *results.Run) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range run.Matrix.Scenarios {
-		seen[s.Name] = true
-		out = append(out, s.Name)
-	}
-	for _, c := range run.Cells {
-		if !seen[c.Scenario] {
-			seen[c.Scenario] = true
-			out = append(out, c.Scenario)
-		}
-	}
-	return out
-}
+func scenarios(run *results.Run) []string { return analysis.Scenarios(run) }
 
 // group is the cells that compete with each other: same scenario params,
 // cores and connections.
