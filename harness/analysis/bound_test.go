@@ -1,8 +1,10 @@
 package analysis
 
 import (
-	"github.com/webbench/webbench/harness/results"
+	"math"
 	"testing"
+
+	"github.com/webbench/webbench/harness/results"
 )
 
 // The three bounds: the generator (†) first, then the server's cores at
@@ -20,19 +22,28 @@ func TestBoundedBy(t *testing.T) {
 		c.Summary.BoundBy = bound
 		return RowOf(&results.Run{}, c)
 	}
+	type figures struct{ server, generator float64 } // shares of their cores; -1: no generator figure
 	for _, c := range []struct {
-		row        *Row
-		bound, why string
+		row   *Row
+		bound string
+		want  *figures
 	}{
-		{mk(0.05, 0.3, nil, 0), BoundWaiting, "server at 5% of its 1 core(s), load generator at 30% of its 1"},
-		{mk(0.95, 0.3, nil, 0), BoundServer, "server at 95% of its 1 core(s)"},
-		{mk(0.5, 0.99, []string{"load generator CPU ≥ 90% in 3 trial(s)"}, 0), BoundGenerator, "server at 50% of its 1 core(s)"},
-		{mk(0.72, 0.58, nil, 0), BoundUnclear, "server at 72% of its 1 core(s), load generator at 58% of its 1"},
-		{mk(0.05, 0.3, nil, 1000), "", ""},
-		{mk(0, 0, nil, 0), "", ""},
+		{mk(0.05, 0.3, nil, 0), BoundWaiting, &figures{0.05, 0.3}},
+		{mk(0.95, 0.3, nil, 0), BoundServer, &figures{0.95, -1}},
+		{mk(0.5, 0.99, []string{"load generator CPU ≥ 90% in 3 trial(s)"}, 0), BoundGenerator, &figures{0.5, -1}},
+		{mk(0.72, 0.58, nil, 0), BoundUnclear, &figures{0.72, 0.58}},
+		{mk(0.05, 0.3, nil, 1000), "", nil},
+		{mk(0, 0, nil, 0), "", nil},
 	} {
-		if c.row.Bound != c.bound || c.row.BoundWhy != c.why {
-			t.Errorf("bounded by %q (%q), want %q (%q)", c.row.Bound, c.row.BoundWhy, c.bound, c.why)
+		got := c.row.BoundWhy
+		switch {
+		case c.row.Bound != c.bound || (got == nil) != (c.want == nil):
+			t.Errorf("bounded by %q (%+v), want %q (%+v)", c.row.Bound, got, c.bound, c.want)
+		case got == nil:
+		case math.Abs(got.ServerShare-c.want.server) > 1e-9 || got.CPUs != 1 ||
+			c.want.generator >= 0 && (math.Abs(got.GeneratorShare-c.want.generator) > 1e-9 || got.GeneratorCores != 1) ||
+			c.want.generator < 0 && got.GeneratorCores != 0:
+			t.Errorf("%s: figures %+v, want %+v", c.bound, got, c.want)
 		}
 	}
 }

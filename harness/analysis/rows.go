@@ -65,11 +65,11 @@ type Row struct {
 	// gives the figures. For an A/A control and its twin, BoundWith is the
 	// other cell's id: the two were judged together (see pairBounds), and
 	// BoundBy, Bound and BoundWhy are the pair's.
-	Bound     string  `json:"bounded_by,omitempty"`
-	BoundWhy  string  `json:"bounded_by_figures,omitempty"`
-	BoundWith string  `json:"bounded_with,omitempty"`
-	TargetCPU float64 `json:"target_cpu_cores"`
-	PeakMiB   float64 `json:"target_mem_peak_mib"`
+	Bound     string        `json:"bounded_by,omitempty"`
+	BoundWhy  *BoundFigures `json:"bounded_by_figures,omitempty"`
+	BoundWith string        `json:"bounded_with,omitempty"`
+	TargetCPU float64       `json:"target_cpu_cores"`
+	PeakMiB   float64       `json:"target_mem_peak_mib"`
 	// Footprint: the start-to-first-verified-answer time (median over
 	// visits), each service's image size, the target's CPU time per good
 	// answer (median over trials) and its steady memory (the last trial's

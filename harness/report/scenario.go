@@ -205,7 +205,7 @@ func (mk *marks) row(r *analysis.Row, pl place) []any {
 // boundLabel is r's bounded-by cell; the bounds that need their figures
 // get a note.
 func (mk *marks) boundLabel(r *analysis.Row) string {
-	why := fmt.Sprintf("%s: %s%s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy), judgedWith(r))
+	why := fmt.Sprintf("%s: %s%s.", mdtext.Code(r.ID), mdtext.Text(boundFigures(r)), judgedWith(r))
 	switch r.Bound {
 	case analysis.BoundGenerator:
 		return "generator †"
@@ -222,6 +222,21 @@ func (mk *marks) boundLabel(r *analysis.Row) string {
 		return "unclear"
 	}
 	return "—"
+}
+
+// boundFigures words the figures r's bound was judged on; "" without them.
+func boundFigures(r *analysis.Row) string {
+	f := r.BoundWhy
+	switch {
+	case f == nil:
+		return ""
+	case r.Bound == analysis.BoundShared:
+		return fmt.Sprintf("the generator took %.0f%% of the CPU the two used (server %.2f, generator %.2f cores, on %s)",
+			100*f.GeneratorCPU/(f.ServerCPU+f.GeneratorCPU), f.ServerCPU, f.GeneratorCPU, f.CPUSet)
+	case r.Bound == analysis.BoundGenerator || r.Bound == analysis.BoundServer:
+		return fmt.Sprintf("server at %.0f%% of its %d core(s)", 100*f.ServerShare, f.CPUs)
+	}
+	return fmt.Sprintf("server at %.0f%% of its %d core(s), load generator at %.0f%% of its %d", 100*f.ServerShare, f.CPUs, 100*f.GeneratorShare, f.GeneratorCores)
 }
 
 // judgedWith says, for an A/A control or its twin, that its bound was
