@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -77,7 +78,7 @@ func Build(names []string, runs []*results.Run) *Comparison {
 	// A difference within any run's A/A noise floor is not called one.
 	var noise float64
 	for _, run := range runs {
-		noise = max(noise, results.Noise(run))
+		noise = max(noise, analysis.Noise(run))
 	}
 	c.NoiseFloor = noise
 	byScenario := map[string]*Scenario{}

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/webbench/webbench/harness/numfmt"
-	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/stats"
 )
 
 // Limits of what a trial may show before its number stops meaning what
@@ -40,10 +40,10 @@ func (r Result) Judge(j Judge) (problem string, warnings []string) {
 	if j.Rate > 0 {
 		// At a fixed rate, first whether the rate was held: requests sent
 		// and done, whatever their answer (the threshold is
-		// results.Sustained: the tables count such trials from the same
+		// stats.Sustained: the tables count such trials from the same
 		// figures). A trial below it fails its cell: its latencies are not
 		// at the rate the column names.
-		if s := r.Sent(); !results.Sustains(s.Requests+s.Errors, r.Seconds, j.Rate) {
+		if s := r.Sent(); !stats.Sustains(s.Requests+s.Errors, r.Seconds, j.Rate) {
 			got := float64(s.Requests+s.Errors) / r.Seconds
 			return fmt.Sprintf("%s %s/s (held %s/s)", CouldNotSustain, numfmt.Count(int64(j.Rate)), numfmt.Sig(got)), nil
 		}

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 )
@@ -50,14 +51,14 @@ func Charts(run *results.Run) ([]Chart, error) {
 		if err := add(latencyCurves(run, sc)); err != nil {
 			return nil, err
 		}
-		rows := results.FullSpeed(results.Rows(run, sc))
+		rows := analysis.FullSpeed(analysis.Rows(run, sc))
 		if len(rows) == 0 {
 			continue
 		}
 		if err := add(rpsBars(sc, rows)); err != nil {
 			return nil, err
 		}
-		if err := add(rpsVs(sc, rows, "cores", func(r *results.Row) (float64, bool) { return float64(r.CPUs), true })); err != nil {
+		if err := add(rpsVs(sc, rows, "cores", func(r *analysis.Row) (float64, bool) { return float64(r.CPUs), true })); err != nil {
 			return nil, err
 		}
 		if err := add(rpsVs(sc, rows, "param", paramValue)); err != nil {
@@ -65,7 +66,7 @@ func Charts(run *results.Run) ([]Chart, error) {
 		}
 		// Percentiles come from the generators that report them (h2load
 		// gives only mean and max): no line of zeros for the others.
-		timed := slices.DeleteFunc(slices.Clone(rows), func(r *results.Row) bool { return r.P50.Median == 0 })
+		timed := slices.DeleteFunc(slices.Clone(rows), func(r *analysis.Row) bool { return r.P50.Median == 0 })
 		groups := latencyGroups(timed)
 		for _, g := range groups {
 			if err := add(latency(sc, timed, g, len(groups) > 1)); err != nil {
@@ -139,7 +140,7 @@ type errPoints struct {
 
 // labels names each row's bar: the target, and its params, cores and
 // connections when the rows span several of those.
-func labels(rows []*results.Row) []string {
+func labels(rows []*analysis.Row) []string {
 	groups := map[group]bool{}
 	for _, x := range rows {
 		groups[group{x.Params, x.CPUs, x.Connections, x.Close, x.Rate}] = true
@@ -166,7 +167,7 @@ func title(p *plot.Plot, sc, what string) {
 // whiskers are how far a row's whiskers reach below and above its bar:
 // to min…max for best-of-N (the spread the best was picked from), else to
 // the median's 95% interval; never into the bar.
-func whiskers(r *results.Row) struct{ Low, High float64 } {
+func whiskers(r *analysis.Row) struct{ Low, High float64 } {
 	lo, hi := r.RPSStats.Lo, r.RPSStats.Hi
 	if r.Aggregate == "best" || !r.RPSStats.HasCI {
 		lo, hi = r.RPSStats.Min, r.RPSStats.Max
@@ -174,13 +175,13 @@ func whiskers(r *results.Row) struct{ Low, High float64 } {
 	return struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS}
 }
 
-func rpsBars(sc string, rows []*results.Row) (Chart, error) {
+func rpsBars(sc string, rows []*analysis.Row) (Chart, error) {
 	c := Chart{File: fileName("rps", sc), Title: sc + ": requests/s by target"}
 	p := plot.New()
 	title(p, sc, "requests/s by target")
 	p.Y.Label.Text = "requests/s (" + string(rows[0].Aggregate) + ")"
 	p.X.Label.Text = whiskerLabel(rows)
-	if slices.ContainsFunc(rows, func(r *results.Row) bool { return len(r.BoundBy) > 0 }) {
+	if slices.ContainsFunc(rows, func(r *analysis.Row) bool { return len(r.BoundBy) > 0 }) {
 		p.X.Label.Text += "\n† load generator bound" // a legend only where a bar is
 	}
 	if conns := connSeries(rows); len(conns) > 1 {
@@ -215,7 +216,7 @@ func rpsBars(sc string, rows []*results.Row) (Chart, error) {
 // whiskerLabel says what the whiskers of rows are, as whiskers draws
 // them: the label names what the chart holds, not a rule with a trial
 // count a reader could take for the run's.
-func whiskerLabel(rows []*results.Row) string {
+func whiskerLabel(rows []*analysis.Row) string {
 	if rows[0].Aggregate == results.AggregateBest {
 		return "bar: best trial; whiskers: min…max of the trials"
 	}
@@ -236,7 +237,7 @@ func whiskerLabel(rows []*results.Row) string {
 
 // headroom is the top of a bar chart's axis: 8% above the highest
 // whisker, so that no whisker is cut at the plot's edge.
-func headroom(rows []*results.Row) float64 {
+func headroom(rows []*analysis.Row) float64 {
 	top := 0.0
 	for _, r := range rows {
 		top = max(top, r.RPS+whiskers(r).High)
@@ -253,7 +254,7 @@ type connKey struct {
 func (k connKey) String() string { return "c" + connsText(k.conns, k.close) }
 
 // connSeries lists the connection settings of rows, fewest connections first.
-func connSeries(rows []*results.Row) []connKey {
+func connSeries(rows []*analysis.Row) []connKey {
 	var out []connKey
 	for _, r := range rows {
 		if k := (connKey{r.Connections, r.Close}); !slices.Contains(out, k) {
@@ -274,14 +275,14 @@ func connSeries(rows []*results.Row) []connKey {
 // per connection setting, side by side so that a reader compares a target
 // at c20 with itself at c400 without hunting through one long row of bars.
 // A group's label names the settings at which it was generator-bound (†).
-func groupedBars(c Chart, p *plot.Plot, rows []*results.Row, conns []connKey) (Chart, error) {
+func groupedBars(c Chart, p *plot.Plot, rows []*analysis.Row, conns []connKey) (Chart, error) {
 	var cats []barGroup
-	at := map[barGroup]map[connKey]*results.Row{}
+	at := map[barGroup]map[connKey]*analysis.Row{}
 	for _, r := range rows {
 		k := barGroup{r.Target, r.Params, r.CPUs}
 		if at[k] == nil {
 			cats = append(cats, k)
-			at[k] = map[connKey]*results.Row{}
+			at[k] = map[connKey]*analysis.Row{}
 		}
 		at[k][connKey{r.Connections, r.Close}] = r
 	}
@@ -344,7 +345,7 @@ type barGroup struct {
 // groupNames labels each group of bars: its target, the connection
 // settings at which it was generator-bound (†), and its params and cores
 // when the groups differ in those.
-func groupNames(cats []barGroup, at map[barGroup]map[connKey]*results.Row, conns []connKey) []string {
+func groupNames(cats []barGroup, at map[barGroup]map[connKey]*analysis.Row, conns []connKey) []string {
 	several := false
 	for _, k := range cats {
 		several = several || k.params != cats[0].params || k.cpus != cats[0].cpus
@@ -397,7 +398,7 @@ func (o offsetWhiskers) Plot(c draw.Canvas, p *plot.Plot) {
 	o.YErrorBars.Plot(c, p)
 }
 
-func paramValue(r *results.Row) (float64, bool) {
+func paramValue(r *analysis.Row) (float64, bool) {
 	_, v, ok := cutParam(r.Params)
 	if !ok {
 		return 0, false
@@ -424,7 +425,7 @@ func cutParam(params string) (string, string, bool) {
 // rpsVs draws RPS against a numeric axis (cores, or the scenario's one
 // param), one line per target and connection count; nothing when the run
 // has fewer than two values on that axis.
-func rpsVs(sc string, rows []*results.Row, axis string, x func(*results.Row) (float64, bool)) (Chart, error) {
+func rpsVs(sc string, rows []*analysis.Row, axis string, x func(*analysis.Row) (float64, bool)) (Chart, error) {
 	c := Chart{File: fileName("rps-vs-"+axis, sc)}
 	xs := map[float64]bool{}
 	lines := map[string]plotter.XYs{}
@@ -499,7 +500,7 @@ func legendWidth(names []string) vg.Length {
 
 // latencyGroups are the groups of rows (params, cores, connections,
 // keep-alive) in their table's order: one latency chart each.
-func latencyGroups(rows []*results.Row) []group {
+func latencyGroups(rows []*analysis.Row) []group {
 	var out []group
 	for _, r := range rows {
 		if g := (group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}); !slices.Contains(out, g) {
@@ -511,7 +512,7 @@ func latencyGroups(rows []*results.Row) []group {
 
 // latency draws p50, p75, p90, p95 and p99 (medians over trials) per
 // target, for one group of cells; several names its file after the group.
-func latency(sc string, rows []*results.Row, g group, several bool) (Chart, error) {
+func latency(sc string, rows []*analysis.Row, g group, several bool) (Chart, error) {
 	c := Chart{File: fileName("latency", sc)}
 	if several {
 		suffix := fmt.Sprintf("%dcpu-c%d", g.cpus, g.conns)
@@ -565,7 +566,7 @@ func paramPrefix(params string) string {
 // a dashed line; nothing when no target was measured at two rates or more.
 func latencyCurves(run *results.Run, sc string) (Chart, error) {
 	c := Chart{File: fileName("latency-vs-rps", sc)}
-	curves := results.Curves(run, sc)
+	curves := analysis.Curves(run, sc)
 	if len(curves) == 0 {
 		return c, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -21,7 +22,7 @@ func CSV(w io.Writer, run *results.Run) error {
 		"cores", "control", "ceiling_share", "bounded_by", "bounded_by_figures", "bounded_with", "bound_by"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for _, sc := range scenarios(run) {
-		for _, r := range results.Rows(run, sc) {
+		for _, r := range analysis.Rows(run, sc) {
 			lo, hi, plo, phi, vs := "", "", "", "", ""
 			if r.RPSStats.HasCI {
 				lo, hi = f(r.RPSStats.Lo), f(r.RPSStats.Hi)
@@ -36,31 +37,17 @@ func CSV(w io.Writer, run *results.Run) error {
 				f(r.RPS), strconv.Itoa(r.RPSStats.N), f(r.RPSStats.Median), lo, hi, f(r.RPSStats.Min), f(r.RPSStats.Max),
 				f(r.RPSStats.CV), strconv.FormatBool(r.Noisy), vs, r.Versus, f(r.P50.Median), f(r.P99.Median), plo, phi, f(r.MeanMS), f(r.MaxMS), f(r.MBps),
 				strconv.FormatInt(r.Errors, 10), f(r.ErrorRate), f(r.TargetCPU), f(r.PeakMiB), strconv.Itoa(r.GeneratorBound), r.Runtime,
-				strconv.Itoa(r.Cores), strconv.FormatBool(r.Control), f(r.CeilingShare), r.Bound, r.BoundWhy, r.BoundWith, strings.Join(r.BoundBy, "; ")})
+				strconv.Itoa(r.Cores), strconv.FormatBool(r.Control), f(r.CeilingShare), r.Bound, boundFigures(r), r.BoundWith, strings.Join(r.BoundBy, "; ")})
 		}
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-// JSON writes the tables' model: per scenario its rows and scaling table.
+// JSON writes the tables' model (analysis.Model, versioned by its schema
+// field; docs/report.schema.json describes it).
 func JSON(w io.Writer, run *results.Run) error {
-	type scenario struct {
-		Name    string            `json:"name"`
-		Rows    []*results.Row    `json:"rows"`
-		Scaling []results.Scaling `json:"scaling,omitempty"`
-	}
-	out := struct {
-		Environment results.Environment `json:"environment"`
-		Scenarios   []scenario          `json:"scenarios"`
-	}{Environment: run.Environment}
-	for _, sc := range scenarios(run) {
-		rows := results.Rows(run, sc)
-		if len(rows) > 0 {
-			out.Scenarios = append(out.Scenarios, scenario{sc, rows, results.ScalingRows(rows)})
-		}
-	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(analysis.Build(run))
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -15,7 +16,7 @@ func cell(target string, cpus int, rps ...float64) *results.Cell {
 	for _, x := range rps {
 		c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: x}})
 	}
-	c.Summary = results.Summarize(c.Trials, "median")
+	c.Summary = analysis.Summarize(c.Trials, "median")
 	return c
 }
 
@@ -30,8 +31,8 @@ func TestRowsNoiseFloor(t *testing.T) {
 		cell("b", 1, 90, 91, 92, 89, 90, 91),
 		ctl,
 	}}
-	got := map[string]*results.Row{}
-	for _, r := range results.Rows(run, "plaintext") {
+	got := map[string]*analysis.Row{}
+	for _, r := range analysis.Rows(run, "plaintext") {
 		got[r.Target] = r
 	}
 	if got["b"] == nil || got["b"].Versus != "~" {
@@ -74,7 +75,7 @@ func rateCell(gen string, rate int, rps, p99, cpu float64) *results.Cell {
 	if gen == "openloop" {
 		tr.OpenLoop = &results.Schedule{}
 	}
-	c.Summary = results.Summarize(c.Trials, "median")
+	c.Summary = analysis.Summarize(c.Trials, "median")
 	return c
 }
 
@@ -190,9 +191,9 @@ func TestControlNotRanked(t *testing.T) {
 		ctl,
 		cell("a", 1, 100, 101, 102, 99, 100, 101),
 	}, FinishedAt: &time.Time{}}
-	rows := results.Rows(run, "plaintext")
+	rows := analysis.Rows(run, "plaintext")
 	var order []string
-	got := map[string]*results.Row{}
+	got := map[string]*analysis.Row{}
 	for _, r := range rows {
 		order = append(order, r.Target)
 		got[r.Target] = r
@@ -243,8 +244,8 @@ func TestControlPairBound(t *testing.T) {
 			c.Trials[i].TargetCPUCores, c.Trials[i].LoadgenCPUCores = cpu, 0.3
 			c.Trials[i].GeneratorBound = flagged && i == 0
 		}
-		c.Summary = results.Summarize(c.Trials, "median")
-		c.Summary.JudgeBound(0, false)
+		c.Summary = analysis.Summarize(c.Trials, "median")
+		analysis.JudgeBound(c.Summary, 0, false)
 		return c
 	}
 	for _, tc := range []struct {
@@ -252,14 +253,14 @@ func TestControlPairBound(t *testing.T) {
 		twin, ctl *results.Cell
 		want      string
 	}{
-		{"server cores (96%) and unclear (86%)", mk(false, 0.96, false), mk(true, 0.86, false), results.BoundServer},  // 91% together
-		{"server cores (92%) and unclear (70%)", mk(false, 0.92, false), mk(true, 0.70, false), results.BoundUnclear}, // 81% together
-		{"waiting (40%) and unclear (56%)", mk(false, 0.40, false), mk(true, 0.56, false), results.BoundWaiting},      // 48% together
-		{"generator (one trial flagged) and server cores", mk(false, 0.95, true), mk(true, 0.95, false), results.BoundGenerator},
+		{"server cores (96%) and unclear (86%)", mk(false, 0.96, false), mk(true, 0.86, false), analysis.BoundServer},  // 91% together
+		{"server cores (92%) and unclear (70%)", mk(false, 0.92, false), mk(true, 0.70, false), analysis.BoundUnclear}, // 81% together
+		{"waiting (40%) and unclear (56%)", mk(false, 0.40, false), mk(true, 0.56, false), analysis.BoundWaiting},      // 48% together
+		{"generator (one trial flagged) and server cores", mk(false, 0.95, true), mk(true, 0.95, false), analysis.BoundGenerator},
 	} {
 		run := &results.Run{Cells: []*results.Cell{tc.twin, tc.ctl}, FinishedAt: &time.Time{}}
-		got := map[string]*results.Row{}
-		for _, r := range results.Rows(run, "plaintext") {
+		got := map[string]*analysis.Row{}
+		for _, r := range analysis.Rows(run, "plaintext") {
 			got[r.Target] = r
 		}
 		a, c := got["a"], got["a (control)"]

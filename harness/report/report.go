@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/internal/mdtable"
 	"github.com/webbench/webbench/harness/internal/mdtext"
@@ -134,7 +135,7 @@ func preamble(b *strings.Builder, run *results.Run) {
 // noiseFloors writes a header line per A/A control: what it says of the
 // machine's noise.
 func noiseFloors(b *strings.Builder, run *results.Run) {
-	for _, nf := range results.NoiseFloors(run) {
+	for _, nf := range analysis.NoiseFloors(run) {
 		interval := "95% CI"
 		if !nf.HasCI {
 			interval = "min…max, fewer than 6 pairs"
@@ -260,21 +261,7 @@ func baseImages(b *strings.Builder, run *results.Run) error {
 }
 
 // scenarios lists scenario names in the matrix's order, then any others.
-func scenarios(run *results.Run) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range run.Matrix.Scenarios {
-		seen[s.Name] = true
-		out = append(out, s.Name)
-	}
-	for _, c := range run.Cells {
-		if !seen[c.Scenario] {
-			seen[c.Scenario] = true
-			out = append(out, c.Scenario)
-		}
-	}
-	return out
-}
+func scenarios(run *results.Run) []string { return analysis.Scenarios(run) }
 
 // group is the cells that compete with each other: same scenario params,
 // cores and connections.
@@ -297,8 +284,8 @@ func connsText(conns int, close bool) string {
 // subTable starts a scenario's sub-table ("### scenario: title") over the
 // rows keep picks, headed by the target (and params) columns then cols; it
 // writes nothing and returns a nil table when keep picks no row.
-func subTable(b *strings.Builder, scenario, title string, rows []*results.Row, hasParams bool, keep func(*results.Row) bool, cols ...any) (*mdtable.Table, []*results.Row) {
-	var picked []*results.Row
+func subTable(b *strings.Builder, scenario, title string, rows []*analysis.Row, hasParams bool, keep func(*analysis.Row) bool, cols ...any) (*mdtable.Table, []*analysis.Row) {
+	var picked []*analysis.Row
 	for _, r := range rows {
 		if keep(r) {
 			picked = append(picked, r)
@@ -316,9 +303,9 @@ func subTable(b *strings.Builder, scenario, title string, rows []*results.Row, h
 // footprintTable shows what each measured cell's target costs: how long it
 // takes to start, its image, its CPU per answer and its memory, steady
 // and peak; nothing for runs that predate these figures.
-func footprintTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
+func footprintTable(b *strings.Builder, scenario string, rows []*analysis.Row, hasParams bool) error {
 	t, with := subTable(b, scenario, "footprint", rows, hasParams,
-		func(r *results.Row) bool {
+		func(r *analysis.Row) bool {
 			return r.StartupS > 0 || r.CPUPerAnswer > 0 || r.SteadyMiB > 0 || len(r.ImageMiB) > 0
 		},
 		"cores", "conns", "startup s", "image MiB", "CPU µs per answer", "steady MiB", "peak MiB")
@@ -357,9 +344,9 @@ func footprintTable(b *strings.Builder, scenario string, rows []*results.Row, ha
 
 // protocolTable says, for each cell over another protocol than cleartext
 // HTTP/1.1, what the probe and the target agreed before load.
-func protocolTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
+func protocolTable(b *strings.Builder, scenario string, rows []*analysis.Row, hasParams bool) error {
 	t, with := subTable(b, scenario, "protocols negotiated", rows, hasParams,
-		func(r *results.Row) bool { return r.Protocol != "" && r.Negotiated != nil },
+		func(r *analysis.Row) bool { return r.Protocol != "" && r.Negotiated != nil },
 		"cores", "conns", "protocol", "HTTP", "TLS", "cipher suite", "ALPN")
 	if t == nil {
 		return nil
@@ -389,9 +376,9 @@ func protocolTable(b *strings.Builder, scenario string, rows []*results.Row, has
 // serviceTable splits the CPU and memory of multi-service targets by
 // service: nginx apart from its FastCGI pool, a client apart from its
 // upstream.
-func serviceTable(b *strings.Builder, scenario string, rows []*results.Row, hasParams bool) error {
+func serviceTable(b *strings.Builder, scenario string, rows []*analysis.Row, hasParams bool) error {
 	t, split := subTable(b, scenario, "CPU and memory by service", rows, hasParams,
-		func(r *results.Row) bool { return len(r.Services) > 0 },
+		func(r *analysis.Row) bool { return len(r.Services) > 0 },
 		"cores", "conns", "service", "CPU cores (median)", "peak MiB")
 	if t == nil {
 		return nil
@@ -419,7 +406,7 @@ func serviceTable(b *strings.Builder, scenario string, rows []*results.Row, hasP
 // (its cores at equal load). A cell that could not sustain its rate is
 // shown too, marked, since what it did is the finding.
 func fixedRateTable(b *strings.Builder, run *results.Run, scenario string, hasParams bool) error {
-	fixed := results.RateRows(run, scenario)
+	fixed := analysis.RateRows(run, scenario)
 	if len(fixed) == 0 {
 		return nil
 	}
@@ -466,7 +453,7 @@ func fixedRateTable(b *strings.Builder, run *results.Run, scenario string, hasPa
 	}
 	b.WriteString("CPU cores: the target's, median over the trials, at the same offered load for every target. ")
 	if unsustained {
-		fmt.Fprintf(b, "**no**: the trial achieved less than %.0f%% of the rate asked, which fails the cell: its latencies are not at that rate.", 100*results.Sustained)
+		fmt.Fprintf(b, "**no**: the trial achieved less than %.0f%% of the rate asked, which fails the cell: its latencies are not at that rate.", 100*analysis.Sustained)
 	}
 	b.WriteString("\n\n")
 	return nil
@@ -476,7 +463,7 @@ func fixedRateTable(b *strings.Builder, run *results.Run, scenario string, hasPa
 // its knee and, with a latency objective, its capacity: the highest rate
 // it sustained within the objective, median over trials with its interval.
 func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasParams bool) error {
-	curves := results.Curves(run, scenario)
+	curves := analysis.Curves(run, scenario)
 	if len(curves) == 0 {
 		return nil
 	}
@@ -520,7 +507,7 @@ func capacityTable(b *strings.Builder, run *results.Run, scenario string, hasPar
 }
 
 // capacityRow is c's line of the capacity table; sp heads its interval.
-func capacityRow(c *results.Curve, sp spread, hasParams bool) []any {
+func capacityRow(c *analysis.Curve, sp spread, hasParams bool) []any {
 	row := keyCells(c.Target, c.Params, hasParams)
 	loop := "closed, rate-limited"
 	if c.OpenLoop {
@@ -554,13 +541,13 @@ func capacityRow(c *results.Curve, sp spread, hasParams bool) []any {
 
 // capacityNotes explains the capacity table under it; withSLO says it has
 // the capacity columns, notes are its rows' own.
-func capacityNotes(b *strings.Builder, curves []*results.Curve, withSLO bool, notes []string) {
+func capacityNotes(b *strings.Builder, curves []*analysis.Curve, withSLO bool, notes []string) {
 	b.WriteString("\nknee: the last rate before the latency turns up (Kneedle on log rate and log " + curves[0].Percentile +
 		"; none when it stays within 2× over the rates tried). ")
 	for _, c := range curves {
 		if c.Ceiling > 0 {
 			fmt.Fprintf(b, "† a rate at or above %.0f%% of the load generator's measured ceiling on these cores and connections (%s rps): what it shows may be the generator's. ",
-				100*results.CeilingBound, numfmt.Sig(c.Ceiling))
+				100*analysis.CeilingBound, numfmt.Sig(c.Ceiling))
 			break
 		}
 	}
@@ -578,7 +565,7 @@ func capacityNotes(b *strings.Builder, curves []*results.Curve, withSLO bool, no
 // cross-check's generator measured it beside another generator's figure,
 // whether they agree, and the targets whose order flips between them.
 func crosscheckTable(b *strings.Builder, run *results.Run, scenario string, hasParams bool) error {
-	for _, cc := range results.Crosschecks(run, scenario) {
+	for _, cc := range analysis.Crosschecks(run, scenario) {
 		fmt.Fprintf(b, "**Cross-check: %s against %s.** ", mdtext.Text(cc.Cross), mdtext.Text(cc.Base))
 		switch n := len(cc.Pairs); {
 		case n == 0:
@@ -625,7 +612,7 @@ func crosscheckTable(b *strings.Builder, run *results.Run, scenario string, hasP
 // than bombardier or with several, what each drew from a core of its own:
 // good answers per second of its CPU over its trials, and its ceilings.
 func generatorTable(b *strings.Builder, run *results.Run) error {
-	gens := results.Generators(run)
+	gens := analysis.Generators(run)
 	if len(gens) == 0 || len(gens) == 1 && gens[0].Name == cellid.DefaultGenerator {
 		return nil // bombardier alone: its line in the header says it all
 	}
@@ -660,7 +647,7 @@ func generatorTable(b *strings.Builder, run *results.Run) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintf(b, "\nEach generator ran on the same cores, against the same targets, in the same run. Requests per generator CPU-second is how much load a tool draws from a core, over the trials in which it used ≥ %.0f%% of its cores (elsewhere a slower server left it idle): at equal server speed, the tool that draws more is bounded later by its own core. A tool's figures are its own: bombardier retries a request that got no answer, wrk does not; h2load reports no latency percentiles, ab whole milliseconds (see the harness README, *Load generators*).\n\n", 100*results.GeneratorBoundShare)
+	fmt.Fprintf(b, "\nEach generator ran on the same cores, against the same targets, in the same run. Requests per generator CPU-second is how much load a tool draws from a core, over the trials in which it used ≥ %.0f%% of its cores (elsewhere a slower server left it idle): at equal server speed, the tool that draws more is bounded later by its own core. A tool's figures are its own: bombardier retries a request that got no answer, wrk does not; h2load reports no latency percentiles, ab whole milliseconds (see the harness README, *Load generators*).\n\n", 100*analysis.GeneratorBoundShare)
 	return nil
 }
 
@@ -719,8 +706,8 @@ func ceilings(cs []results.Ceiling) string {
 	return "- Load generator ceiling (a fixed-response server on the target's cores, loaded like the targets): " + strings.Join(parts, ", ") + "\n"
 }
 
-func scalingTable(b *strings.Builder, scenario string, rows []*results.Row) error {
-	sc := results.ScalingRows(rows)
+func scalingTable(b *strings.Builder, scenario string, rows []*analysis.Row) error {
+	sc := analysis.ScalingRows(rows)
 	if sc == nil {
 		return nil
 	}
@@ -780,7 +767,7 @@ func notOK(b *strings.Builder, run *results.Run) {
 		w := slices.Clone(c.Warnings)
 		if c.Status == results.OK && len(c.Trials) > 0 {
 			// Spread problems the statistics found (a cold first trial).
-			for _, sw := range results.RowOf(run, c).RPSStats.Warnings {
+			for _, sw := range analysis.RowOf(run, c).RPSStats.Warnings {
 				if strings.HasPrefix(sw, "first trial") {
 					w = append(w, "RPS: "+sw)
 				}
@@ -835,15 +822,15 @@ func cores(m results.Machine) string {
 // of the trial-by-trial ratios with its interval, and what that says next
 // to the run's noise floor.
 func relativeTable(b *strings.Builder, run *results.Run, rel cellid.Relative) {
-	rows := results.Relatives(run, rel)
+	rows := analysis.Relatives(run, rel)
 	dim, value := rel.Dimension()
 	fmt.Fprintf(b, "## Relative to %s %s\n\n", dim, mdtext.Code(value))
 	if len(rows) == 0 {
 		fmt.Fprintf(b, "No ok cell has an ok baseline with %s %s.\n\n", dim, mdtext.Code(value))
 		return
 	}
-	noise := results.Noise(run)
-	down, up := results.NoiseReach(run)
+	noise := analysis.Noise(run)
+	down, up := analysis.NoiseReach(run)
 	fmt.Fprintf(b, "Each cell's RPS over its baseline's (the same cell with %s %s), trial by trial: trial k of one over trial k of the other, "+
 		"which ran in the same round when trials are interleaved. Median of those ratios; 95%% interval from six pairs, min…max below.", dim, mdtext.Code(value))
 	if noise > 0 {
@@ -868,7 +855,7 @@ func relativeTable(b *strings.Builder, run *results.Run, rel cellid.Relative) {
 // reading says what a paired ratio shows: a change whose interval excludes
 // 1 and reaches past how far the A/A controls moved in that direction
 // (down, up), else that it is not distinguishable.
-func reading(r results.PairedRatio, down, up float64) string {
+func reading(r analysis.PairedRatio, down, up float64) string {
 	change := func(x float64) string { return fmt.Sprintf("%+.0f%%", 100*(x-1)) }
 	switch {
 	case r.N < 3:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/internal/golden"
 	"github.com/webbench/webbench/harness/numfmt"
@@ -179,16 +180,16 @@ func TestRelativeTable(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		r        results.PairedRatio
+		r        analysis.PairedRatio
 		down, up float64
 		want     string
 	}{
-		{results.PairedRatio{N: 6, Ratio: 0.5, Lo: 0.4, Hi: 0.6, HasCI: true}, 0.1, 0.1, "-50%"},
-		{results.PairedRatio{N: 6, Ratio: 0.25, Lo: 0.18, Hi: 0.32, HasCI: true}, 0.2, 0.7, "-75%"}, // up-noise does not hide a drop
-		{results.PairedRatio{N: 6, Ratio: 1.4, Lo: 1.3, Hi: 1.5, HasCI: true}, 0.2, 0.7, "+40%, within noise"},
-		{results.PairedRatio{N: 3, Ratio: 1.05, Lo: 1.01, Hi: 1.09}, 0.1, 0.1, "+5%, within noise"},
-		{results.PairedRatio{N: 6, Ratio: 1.05, Lo: 0.9, Hi: 1.2}, 0, 0, "no difference shown"},
-		{results.PairedRatio{N: 2, Ratio: 2, Lo: 1.9, Hi: 2.1}, 0, 0, "too few pairs"},
+		{analysis.PairedRatio{N: 6, Ratio: 0.5, Lo: 0.4, Hi: 0.6, HasCI: true}, 0.1, 0.1, "-50%"},
+		{analysis.PairedRatio{N: 6, Ratio: 0.25, Lo: 0.18, Hi: 0.32, HasCI: true}, 0.2, 0.7, "-75%"}, // up-noise does not hide a drop
+		{analysis.PairedRatio{N: 6, Ratio: 1.4, Lo: 1.3, Hi: 1.5, HasCI: true}, 0.2, 0.7, "+40%, within noise"},
+		{analysis.PairedRatio{N: 3, Ratio: 1.05, Lo: 1.01, Hi: 1.09}, 0.1, 0.1, "+5%, within noise"},
+		{analysis.PairedRatio{N: 6, Ratio: 1.05, Lo: 0.9, Hi: 1.2}, 0, 0, "no difference shown"},
+		{analysis.PairedRatio{N: 2, Ratio: 2, Lo: 1.9, Hi: 2.1}, 0, 0, "too few pairs"},
 	} {
 		if got := reading(tc.r, tc.down, tc.up); got != tc.want {
 			t.Errorf("reading(%+v, %v, %v) = %q, want %q", tc.r, tc.down, tc.up, got, tc.want)

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
-	"github.com/webbench/webbench/harness/stats"
 )
 
 // mainColumns is the most columns a scenario's main table may have: past
@@ -23,14 +23,14 @@ const mainColumns = 10
 // details of those rows, then its sub-tables: cross-check, fixed rates,
 // capacity, services, protocols, footprint and core scaling.
 func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error {
-	all, failing := results.Rows(run, scenario), results.Failing(run, scenario)
+	all, failing := analysis.Rows(run, scenario), analysis.Failing(run, scenario)
 	// A fixed-rate cell that failed with trials (a rate not sustained) is
 	// a row of the fixed-rate table, marked there.
 	failing = slices.DeleteFunc(failing, func(c *results.Cell) bool { return c.Rate > 0 && len(c.Trials) > 0 })
-	if len(all) == 0 && len(failing) == 0 && len(results.RateRows(run, scenario)) == 0 {
+	if len(all) == 0 && len(failing) == 0 && len(analysis.RateRows(run, scenario)) == 0 {
 		return nil
 	}
-	rows := results.FullSpeed(all)
+	rows := analysis.FullSpeed(all)
 	pl := placeOf(rows, failing)
 	hasParams := pl.anyParams
 	fmt.Fprintf(b, "## %s\n\n", mdtext.Text(scenario))
@@ -65,7 +65,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 
 // mainTable writes the figures a reviewer came for, one row per cell, in
 // at most mainColumns columns, with the notes its marks call for.
-func mainTable(b *strings.Builder, run *results.Run, rows []*results.Row, failing []*results.Cell, pl place) error {
+func mainTable(b *strings.Builder, run *results.Run, rows []*analysis.Row, failing []*results.Cell, pl place) error {
 	agg := run.Matrix.Load.Aggregate
 	if len(rows) > 0 {
 		agg = rows[0].Aggregate
@@ -118,7 +118,7 @@ func mainTable(b *strings.Builder, run *results.Run, rows []*results.Row, failin
 
 // detailsTable writes every figure of the main table's rows that the main
 // table leaves out (the CSV and JSON have them too).
-func detailsTable(b *strings.Builder, scenario string, rows []*results.Row, failing []*results.Cell, pl place) error {
+func detailsTable(b *strings.Builder, scenario string, rows []*analysis.Row, failing []*results.Cell, pl place) error {
 	fmt.Fprintf(b, "### %s: details\n\n", mdtext.Text(scenario))
 	t := newTable(b)
 	t.Header(append(pl.header(), "trials", "RPS CV", "% of ceiling", "MB/s", "mean ms", "max ms", "runtime")...)
@@ -149,7 +149,7 @@ func detailsTable(b *strings.Builder, scenario string, rows []*results.Row, fail
 	if err := t.Render(); err != nil {
 		return err
 	}
-	b.WriteString("\ntrials: the trials measured. RPS CV: their RPS's coefficient of variation (⚠ past " + fmt.Sprintf("%.0f%%", 100*results.NoisyCV) + "). " +
+	b.WriteString("\ntrials: the trials measured. RPS CV: their RPS's coefficient of variation (⚠ past " + fmt.Sprintf("%.0f%%", 100*analysis.NoisyCV) + "). " +
 		"% of ceiling: the headline RPS over the load generator's measured ceiling on the same cores and connections (— where none was measured). " +
 		"MB/s: bytes read (headers included) per second, median over the trials; mean: the trials' mean latencies, their median; max: the longest request of any trial. " +
 		"runtime: what the target's image reports it runs on.\n\n")
@@ -169,7 +169,7 @@ type marks struct {
 }
 
 // row is r's line of the main table.
-func (mk *marks) row(r *results.Row, pl place) []any {
+func (mk *marks) row(r *analysis.Row, pl place) []any {
 	rps := numfmt.Sig(r.RPS)
 	if len(r.BoundBy) > 0 {
 		rps += " †"
@@ -204,29 +204,44 @@ func (mk *marks) row(r *results.Row, pl place) []any {
 
 // boundLabel is r's bounded-by cell; the bounds that need their figures
 // get a note.
-func (mk *marks) boundLabel(r *results.Row) string {
-	why := fmt.Sprintf("%s: %s%s.", mdtext.Code(r.ID), mdtext.Text(r.BoundWhy), judgedWith(r))
+func (mk *marks) boundLabel(r *analysis.Row) string {
+	why := fmt.Sprintf("%s: %s%s.", mdtext.Code(r.ID), mdtext.Text(boundFigures(r)), judgedWith(r))
 	switch r.Bound {
-	case results.BoundGenerator:
+	case analysis.BoundGenerator:
 		return "generator †"
-	case results.BoundServer:
+	case analysis.BoundServer:
 		return "server cores"
-	case results.BoundWaiting:
+	case analysis.BoundWaiting:
 		mk.waiting = append(mk.waiting, why)
 		return "**waiting**"
-	case results.BoundShared:
+	case analysis.BoundShared:
 		mk.shared = append(mk.shared, why)
 		return "shared cores"
-	case results.BoundUnclear:
+	case analysis.BoundUnclear:
 		mk.unclear = append(mk.unclear, why)
 		return "unclear"
 	}
 	return "—"
 }
 
+// boundFigures words the figures r's bound was judged on; "" without them.
+func boundFigures(r *analysis.Row) string {
+	f := r.BoundWhy
+	switch {
+	case f == nil:
+		return ""
+	case r.Bound == analysis.BoundShared:
+		return fmt.Sprintf("the generator took %.0f%% of the CPU the two used (server %.2f, generator %.2f cores, on %s)",
+			100*f.GeneratorCPU/(f.ServerCPU+f.GeneratorCPU), f.ServerCPU, f.GeneratorCPU, f.CPUSet)
+	case r.Bound == analysis.BoundGenerator || r.Bound == analysis.BoundServer:
+		return fmt.Sprintf("server at %.0f%% of its %d core(s)", 100*f.ServerShare, f.CPUs)
+	}
+	return fmt.Sprintf("server at %.0f%% of its %d core(s), load generator at %.0f%% of its %d", 100*f.ServerShare, f.CPUs, 100*f.GeneratorShare, f.GeneratorCores)
+}
+
 // judgedWith says, for an A/A control or its twin, that its bound was
 // judged over the trials of both.
-func judgedWith(r *results.Row) string {
+func judgedWith(r *analysis.Row) string {
 	if r.BoundWith == "" {
 		return ""
 	}
@@ -239,13 +254,13 @@ func (mk *marks) notes(measured bool) []string {
 	var notes []string
 	if len(mk.bound) > 0 {
 		notes = append(notes, fmt.Sprintf("† generator-bound: at ≥ %.0f%% of the load generator's measured ceiling, or its CPU at ≥ %.0f%% of its cores; the number is a floor set by the load generator, not the server's limit.",
-			100*results.CeilingBound, 100*results.GeneratorBoundShare))
+			100*analysis.CeilingBound, 100*analysis.GeneratorBoundShare))
 		notes = append(notes, mk.bound...)
 	}
 	if len(mk.waiting) > 0 {
 		notes = append(notes, fmt.Sprintf("**waiting**: bounded neither by the server's cores (its CPU under %.0f%% of them) nor by the load generator: "+
 			"the server waited, and the number measures its waiting, not its speed. Usual causes: I/O, locks, a small listen backlog, "+
-			"Nagle's algorithm meeting delayed ACKs.", 100*results.ServerBoundShare))
+			"Nagle's algorithm meeting delayed ACKs.", 100*analysis.ServerBoundShare))
 		notes = append(notes, mk.waiting...)
 	}
 	if len(mk.shared) > 0 {
@@ -256,7 +271,7 @@ func (mk *marks) notes(measured bool) []string {
 	}
 	if len(mk.unclear) > 0 {
 		notes = append(notes, fmt.Sprintf("unclear: the server used %.0f–%.0f%% of its cores and the load generator had room: the CPU figures do not say what bounded it "+
-			"(the kernel's work for a connection is not always charged to the server's container).", 100*results.WaitingShare, 100*results.ServerBoundShare))
+			"(the kernel's work for a connection is not always charged to the server's container).", 100*analysis.WaitingShare, 100*analysis.ServerBoundShare))
 		notes = append(notes, mk.unclear...)
 	}
 	return append(notes, mk.legend(measured)...)
@@ -266,7 +281,7 @@ func (mk *marks) notes(measured bool) []string {
 func (mk *marks) legend(measured bool) []string {
 	var notes []string
 	if mk.noisy {
-		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*results.NoisyCV))
+		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*analysis.NoisyCV))
 	}
 	if mk.notSig {
 		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap, or the difference is within the noise floor.")
@@ -284,7 +299,7 @@ func (mk *marks) legend(measured bool) []string {
 		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number. "+
 			"p50 and p99: medians over the trials. CPU cores: the target's, median over the trials; peak MiB: its largest memory in any trial. "+
 			fmt.Sprintf("bounded by: the load generator (†), else the server's cores (its CPU at ≥ %.0f%% of them), else neither (**waiting**: under %.0f%%, the generator with room; unclear between); — where CPU was not sampled.",
-				100*results.ServerBoundShare, 100*results.WaitingShare))
+				100*analysis.ServerBoundShare, 100*analysis.WaitingShare))
 	}
 	return notes
 }
@@ -302,7 +317,7 @@ type spread struct {
 func spreadOf(best bool) spread { return spread{best: best} }
 
 // add counts s's interval in the column.
-func (sp *spread) add(s stats.Summary) {
+func (sp *spread) add(s analysis.Stats) {
 	switch {
 	case s.N < 2:
 	case s.HasCI && !sp.best:
@@ -328,7 +343,7 @@ func (sp spread) name() string {
 
 // text is s's interval under the column's name, its ends formatted by f;
 // "—" for one trial or none.
-func (sp spread) text(s stats.Summary, f func(float64) string) string {
+func (sp spread) text(s analysis.Stats, f func(float64) string) string {
 	switch {
 	case s.N < 2:
 		return "—"
@@ -358,7 +373,7 @@ type placeKey struct {
 	close  bool
 }
 
-func placeOf(rows []*results.Row, failing []*results.Cell) place {
+func placeOf(rows []*analysis.Row, failing []*results.Cell) place {
 	var pl place
 	add := func(k placeKey) {
 		if pl.n == 0 {

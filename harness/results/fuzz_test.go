@@ -33,13 +33,11 @@ func FuzzDecode(f *testing.F) {
 					t.Fatalf("rps %v", tr.RPS)
 				}
 			}
-			Summarize(c.Trials, "median")
 		}
 		for _, b := range run.Images {
 			if b == nil {
 				t.Fatal("nil base image")
 			}
 		}
-		NoiseFloors(run)
 	})
 }

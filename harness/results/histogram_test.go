@@ -1,49 +1,73 @@
 package results
 
 import (
+	"errors"
+	"math"
+	"runtime"
 	"testing"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// trialOf is a trial whose histogram holds n latencies of each value (µs).
-func trialOf(t *testing.T, values map[int64]int64) Trial {
+func encoded(t *testing.T, lo, hi int64, digits int) string {
 	t.Helper()
-	h := hdrhistogram.New(1, 60_000_000, 3)
-	for v, n := range values {
-		if err := h.RecordValues(v, n); err != nil {
-			t.Fatal(err)
-		}
+	h := hdrhistogram.New(lo, hi, digits)
+	if err := h.RecordValue(lo); err != nil {
+		t.Fatal(err)
 	}
-	enc, err := h.EncodeV2()
+	b, err := h.EncodeV2()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Trial{Result: Result{OpenLoop: &Schedule{Histogram: string(enc)}}}
+	return string(b)
 }
 
-// A cell whose one trial of three had a long tail: the median of the
-// trials' p99s (1 ms) hides it; the merged histogram's p99 is the tail
-// (2% of all requests took 300 ms), within the histogram's precision.
-func TestMergedAcrossTrials(t *testing.T) {
-	quick := map[int64]int64{1000: 1000}
-	tail := map[int64]int64{1000: 940, 300_000: 60}
-	trials := []Trial{trialOf(t, quick), trialOf(t, tail), trialOf(t, quick)}
-	m := Merged(trials)
-	if m == nil {
-		t.Fatal("no merged latency")
+// A few bytes declaring a wide geometry are refused from their header,
+// before the counts they declare are allocated (issue 40: 1…MaxInt64 at
+// 5 digits took 47 MB from a 60-byte string).
+func TestDecodeHistogramBoundsGeometry(t *testing.T) {
+	hostile := encoded(t, 1, math.MaxInt64, 5)
+	if len(hostile) > 100 {
+		t.Fatalf("the hostile histogram is %d bytes, not a few", len(hostile))
 	}
-	near := func(got, want float64) bool { return got >= want && got <= want*1.001 }
-	if !near(m.P50, 1) || !near(m.P99, 300) || !near(m.Max, 300) || !near(m.P90, 1) {
-		t.Errorf("merged p50 %.3f, p90 %.3f, p99 %.3f, max %.3f ms; want 1, 1, 300, 300", m.P50, m.P90, m.P99, m.Max)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeHistogram(hostile)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrHistogramGeometry) {
+		t.Fatalf("1…MaxInt64 at 5 digits: err %v, want ErrHistogramGeometry", err)
 	}
-	if want := (2940*1.0 + 60*300) / 3000; m.Mean < want*0.999 || m.Mean > want*1.001 {
-		t.Errorf("merged mean %.3f ms, want %.3f", m.Mean, want)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("refusing it allocated %d bytes", n)
 	}
-	// One trial without a histogram: no merge of the others is shown as
-	// the cell's.
-	if Merged(append(trials, Trial{})) != nil {
-		t.Error("merged although a trial has no histogram")
+	for _, g := range []struct {
+		lo, hi int64
+		digits int
+	}{{1, MaxHistogramValue + 1, 3}, {1, 60_000_000, 4}} {
+		if _, err := DecodeHistogram(encoded(t, g.lo, g.hi, g.digits)); !errors.Is(err, ErrHistogramGeometry) {
+			t.Errorf("%d…%d at %d digits: err %v, want ErrHistogramGeometry", g.lo, g.hi, g.digits, err)
+		}
+	}
+	// What the open-loop generator writes, and the longest timeout, decode.
+	for _, hi := range []int64{60_000_000, MaxHistogramValue} {
+		h, err := DecodeHistogram(encoded(t, 1, hi, 3))
+		if err != nil || h.TotalCount() != 1 {
+			t.Errorf("1…%d at 3 digits: %v", hi, err)
+		}
+	}
+}
+
+// A results.json whose histogram is out of bounds is read with the
+// histogram dropped, as a damaged one is.
+func TestDecodeDropsUnboundedHistogram(t *testing.T) {
+	data := []byte(`{"schema":2,"cells":[{"target":"a","scenario":"s","status":"failed","trials":[{"open_loop":{"hdr_histogram":"` +
+		encoded(t, 1, math.MaxInt64, 5) + `"}}]}]}`)
+	run, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := run.Cells[0].Trials[0].OpenLoop.Histogram; h != "" {
+		t.Errorf("unbounded histogram kept: %q", h)
 	}
 }
 

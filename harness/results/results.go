@@ -1,8 +1,9 @@
-// Package results owns results.json: the schema reviewers and tools read,
-// the headline aggregate and summary of a cell's trials, and atomic writes
-// so a crash loses at most the visit in progress. It is plain data: it
-// links no Docker code, so reports and comparisons are rendered from it
-// alone.
+// Package results owns results.json, the file format: the types written
+// to disk, their encoding and decoding, and the validation of what is read
+// (a file anyone can edit is made safe to render, or refused). It computes
+// nothing from the figures: package analysis builds the model (rows, noise
+// floors, bounds, capacity) and package report renders it. It links no
+// Docker code, so reports and comparisons are rendered from it alone.
 package results
 
 import (
@@ -21,7 +22,6 @@ import (
 
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/internal/safefile"
-	"github.com/webbench/webbench/harness/stats"
 )
 
 // Schema is the results.json version this harness writes. Version 2 added
@@ -315,10 +315,6 @@ type ServiceUsage struct {
 	MemPeakMiB float64 `json:"mem_peak_mib"` // the sum of its replicas' peaks
 }
 
-// GeneratorBoundShare is the share of its cores the load generator may use
-// before a trial is flagged: past it the number measures bombardier.
-const GeneratorBoundShare = 0.90
-
 // Summary condenses a cell's trials. RPS is the headline number: the
 // median of the trials, or the best when the load's aggregate is "best".
 type Summary struct {
@@ -375,83 +371,6 @@ func (c Ceiling) GeneratorName() string {
 	return c.Generator
 }
 
-// CeilingBound is the share of the measured ceiling at which a cell is
-// generator-bound: its number then measures bombardier, not the server.
-const CeilingBound = 0.85
-
-// JudgeBound records the cell's share of the load generator's ceiling
-// (0: none measured) and which rules call it generator-bound.
-//
-// With the generator sharing the target's cores (pinning together or
-// none), its CPU cannot say whether it bounded the cell — the server took
-// the rest — so that rule does not apply (the runner flags no trial), and
-// the ceiling is the generator's beside the fixed-response server on the
-// same cores: a cell near it is bounded by the pair, which the message says.
-func (s *Summary) JudgeBound(ceiling float64, shared bool) {
-	s.CeilingShare, s.BoundBy = 0, nil
-	if ceiling > 0 {
-		s.CeilingShare = s.RPS / ceiling
-		if s.CeilingShare >= CeilingBound {
-			what := "the load generator's ceiling"
-			if shared {
-				what = "the ceiling of the load generator sharing these cores with the fixed-response server"
-			}
-			s.BoundBy = append(s.BoundBy, fmt.Sprintf("at %.0f%% of %s (≥ %.0f%%)", 100*s.CeilingShare, what, 100*CeilingBound))
-		}
-	}
-	if s.GeneratorBound > 0 {
-		s.BoundBy = append(s.BoundBy, fmt.Sprintf("load generator CPU ≥ %.0f%% in %d trial(s)", 100*GeneratorBoundShare, s.GeneratorBound))
-	}
-}
-
-// Headline is the one place that decides a cell's headline RPS from the
-// statistics of its trials: the median, or the best of N.
-func Headline(a Aggregate, rps stats.Summary) float64 {
-	if a == AggregateBest {
-		return rps.Max
-	}
-	return rps.Median
-}
-
-// Summarize computes the summary of trials under an aggregate (median or
-// best); nil when there are none.
-func Summarize(trials []Trial, aggregate Aggregate) *Summary {
-	if len(trials) == 0 {
-		return nil
-	}
-	var rps, p50, p99, cpu []float64
-	var requests int64
-	s := &Summary{}
-	for _, t := range trials {
-		requests += t.Requests + t.Errors
-		rps = append(rps, t.RPS)
-		p50 = append(p50, t.LatencyMS.P50)
-		p99 = append(p99, t.LatencyMS.P99)
-		cpu = append(cpu, t.TargetCPUCores)
-		s.Errors += t.Errors
-		s.TargetMemPeakMiB = max(s.TargetMemPeakMiB, t.TargetMemPeakMiB)
-		if t.GeneratorBound {
-			s.GeneratorBound++
-		}
-	}
-	r := stats.Describe(rps)
-	s.RPSMedian, s.RPSMin, s.RPSMax = r.Median, r.Min, r.Max
-	if aggregate != AggregateBest {
-		aggregate = AggregateMedian
-	}
-	s.Aggregate, s.RPS = aggregate, Headline(aggregate, r)
-	if requests > 0 {
-		s.ErrorRate = float64(s.Errors) / float64(requests)
-	}
-	if aggregate == AggregateBest {
-		best := slices.IndexFunc(trials, func(t Trial) bool { return t.RPS == s.RPS })
-		s.ErrorRate = trials[best].ErrorRate
-	}
-	s.LatencyP50Median, s.LatencyP99Median, s.TargetCPUCores = stats.Describe(p50).Median, stats.Describe(p99).Median, stats.Describe(cpu).Median
-	s.Merged = Merged(trials)
-	return s
-}
-
 // Write saves run as dir/results.json atomically: a reader (or a crash)
 // sees the previous complete file or the new one, never half of one.
 func Write(dir string, run *Run) error {
@@ -500,6 +419,15 @@ func Decode(data []byte) (*Run, error) {
 	if run.Schema != 1 && run.Schema != Schema {
 		return nil, fmt.Errorf("schema %d, this harness reads 1 and %d", run.Schema, Schema)
 	}
+	for i := range run.Ceilings {
+		// A ceiling is judged against, not measured again on resume:
+		// one its own figures contradict is kept only as an error.
+		if ce := &run.Ceilings[i]; ce.Error == "" {
+			if err := ce.Check(); err != nil {
+				ce.Error = "not kept from results.json: " + err.Error()
+			}
+		}
+	}
 	run.Cells = slices.DeleteFunc(run.Cells, func(c *Cell) bool { return c == nil })
 	maps.DeleteFunc(run.Images, func(_ string, b *BaseImage) bool { return b == nil })
 	for i, c := range run.Cells {
@@ -525,7 +453,7 @@ func Decode(data []byte) (*Run, error) {
 					*x = 0
 				}
 			}
-			if t.OpenLoop != nil && t.OpenLoop.Histogram != "" && decodeHistogram(*t) == nil {
+			if t.OpenLoop != nil && t.OpenLoop.Histogram != "" && !histogramDecodes(t.OpenLoop.Histogram) {
 				t.OpenLoop.Histogram = "" // damaged: the cell's merged latency is then not shown
 			}
 		}
@@ -566,4 +494,11 @@ func ShortCause(err string) string {
 		return err
 	}
 	return strings.Join(parts, "; ")
+}
+
+// histogramDecodes says whether an encoded histogram is within bounds and
+// decodes.
+func histogramDecodes(encoded string) bool {
+	_, err := DecodeHistogram(encoded)
+	return err == nil
 }

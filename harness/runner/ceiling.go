@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/verify"
@@ -151,7 +152,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		}
 	}
 	ce.RPS = roundTo(stats.Describe(ce.TrialRPS).Median, 1)
-	if ce.Rate > 0 && results.Sustains(int64(ce.RPS*1000), 1000, ce.Rate) {
+	if ce.Rate > 0 && analysis.Sustains(int64(ce.RPS*1000), 1000, ce.Rate) {
 		ce.AtLeast = ce.Rate
 	}
 	if len(cpu) > 0 {

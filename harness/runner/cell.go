@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/engine"
@@ -521,11 +522,11 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 		}
 		return &trialError{n: k, err: errors.New(problem)}
 	}
-	rc.Summary = results.Summarize(rc.Trials, results.Aggregate(r.opt.Matrix.Load.Aggregate))
+	rc.Summary = analysis.Summarize(rc.Trials, results.Aggregate(r.opt.Matrix.Load.Aggregate))
 	if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
-		rc.Summary.JudgeBound(r.state.ceilings[keyOf(c)], c.Pinning != "")
+		analysis.JudgeBound(rc.Summary, r.state.ceilings[keyOf(c)], c.Pinning != "")
 	} else {
-		rc.Summary.JudgeBound(0, c.Pinning != "")
+		analysis.JudgeBound(rc.Summary, 0, c.Pinning != "")
 	}
 	return nil
 }
@@ -651,7 +652,7 @@ func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadg
 		TargetMemPeakMiB:   roundTo(float64(tMem)/(1<<20), 2),
 		TargetMemSteadyMiB: roundTo(float64(tSteady)/(1<<20), 2),
 		LoadgenCPUCores:    roundTo(lCores, 3),
-		GeneratorBound:     pinned && lCores >= results.GeneratorBoundShare*float64(r.opt.Matrix.Load.LoadgenCPUs),
+		GeneratorBound:     pinned && lCores >= analysis.GeneratorBoundShare*float64(r.opt.Matrix.Load.LoadgenCPUs),
 		Services:           perService,
 	}, res, warnings, nil
 }

@@ -146,5 +146,8 @@ func untrusted(c *results.Cell, m *matrix.Matrix, made, kept map[string]bool, in
 			return fmt.Sprintf("trial %d lasted %.3g s where the matrix asks %s", i+1, t.Seconds, load.Duration)
 		}
 	}
+	if err := c.Check(); err != nil { // derived figures the file forged (results.Inconsistency)
+		return err.Error()
+	}
 	return ""
 }

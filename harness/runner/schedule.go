@@ -34,7 +34,7 @@ func (o order) rounds(keys []cellid.Key, rels []cellid.Relative, trials int) [][
 
 // blocks groups the cells a run compares trial by trial: a control with
 // its twin, a cell with its baseline under each relative (as
-// results.Relatives pairs them), and so on transitively. Each group lists
+// analysis.Relatives pairs them), and so on transitively. Each group lists
 // indexes into keys in ascending order; groups are ordered by their first
 // index, so that cells compared with nothing are one group each, in order.
 func blocks(keys []cellid.Key, rels []cellid.Relative) [][]int {

@@ -138,3 +138,13 @@ func median(xs []float64) float64 {
 		return (s[n/2-1] + s[n/2]) / 2
 	}
 }
+
+// Sustained is the share of a fixed rate a trial must reach; below it the
+// trial "could not sustain" the rate, and its latencies are not at that
+// rate. The load generator's judge and the analysis apply it alike.
+const Sustained = 0.99
+
+// Sustains says whether done requests in seconds held rate requests/s.
+func Sustains(done int64, seconds float64, rate int) bool {
+	return seconds > 0 && float64(done)/seconds >= Sustained*float64(rate)
+}

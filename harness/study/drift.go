@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/internal/mdtable"
 	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/results"
@@ -23,7 +24,7 @@ func runsSection(b *bytes.Buffer, runs []*Run) error {
 			harness += " ⚠ " + d
 		}
 		floor := "no control"
-		if n := results.Noise(r.Run); n > 0 {
+		if n := analysis.Noise(r.Run); n > 0 {
 			floor = fmt.Sprintf("±%.1f%%", 100*n)
 		}
 		t.Append(runLink(r), e.StartedAt.UTC().Format("2006-01-02 15:04"), mdtext.Text(fmt.Sprintf("%s, %d CPUs", e.CPUModel, e.OnlineCPUs)),

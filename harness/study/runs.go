@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -91,7 +92,7 @@ func ratio(a, b *results.Cell, metric, statistic string) (Ratio, bool) {
 		v := get(*ta) / get(*tb)
 		return Ratio{Value: v, Lo: v, Hi: v, N: 1}, true
 	}
-	pr, ok := results.PairedBy(a, b, get)
+	pr, ok := analysis.PairedBy(a, b, get)
 	return Ratio{Value: pr.Ratio, Lo: pr.Lo, Hi: pr.Hi, N: pr.N, HasCI: pr.HasCI}, ok
 }
 

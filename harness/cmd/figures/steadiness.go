@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -24,7 +25,7 @@ import (
 // in windows as long as a trial, each in a fresh process as each trial is
 // a fresh container (-reuse: all in one process). Windows go in pairs back
 // to back, which of the two counts as "A" alternating from pair to pair,
-// and the pairs' ratios give the floor exactly as results.NoiseFloors
+// and the pairs' ratios give the floor exactly as analysis.NoiseFloors
 // gives a run's. No network, container or load generator is involved: a
 // floor here as wide as a run's says the run's noise is the machine's.
 func steadiness(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -90,10 +91,10 @@ func steadiness(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // aaFloor pairs windows 2k and 2k+1, the first of them counting as "A" in
 // even pairs and as "B" in odd ones (so that a steady trend falls on both
-// sides alike), and returns A ÷ B as results.Paired computes it (its
-// Floor is the one results.NoiseFloors reports). An odd last window is
+// sides alike), and returns A ÷ B as analysis.Paired computes it (its
+// Floor is the one analysis.NoiseFloors reports). An odd last window is
 // unpaired; N is 0 without a pair.
-func aaFloor(rates []float64) results.PairedRatio {
+func aaFloor(rates []float64) analysis.PairedRatio {
 	a, b := &results.Cell{}, &results.Cell{}
 	for k := 0; 2*k+1 < len(rates); k++ {
 		first, second := rates[2*k], rates[2*k+1]
@@ -103,7 +104,7 @@ func aaFloor(rates []float64) results.PairedRatio {
 		a.Trials = append(a.Trials, results.Trial{Result: results.Result{RPS: first}})
 		b.Trials = append(b.Trials, results.Trial{Result: results.Result{RPS: second}})
 	}
-	pr, _ := results.Paired(a, b)
+	pr, _ := analysis.Paired(a, b)
 	return pr
 }
 

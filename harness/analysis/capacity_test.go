@@ -1,6 +1,8 @@
-package results
+package analysis
 
 import (
+	"github.com/webbench/webbench/harness/results"
+
 	"reflect"
 	"strings"
 	"testing"
@@ -9,11 +11,11 @@ import (
 
 // rateCell is a fixed-rate cell whose trials answered rps good requests a
 // second for 10 s with the given p99s (ms).
-func rateCell(rate int, rps float64, p99s ...float64) *Cell {
-	c := &Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Rate: rate, Status: OK, Generator: &Generator{Name: "openloop"}}
+func rateCell(rate int, rps float64, p99s ...float64) *results.Cell {
+	c := &results.Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Rate: rate, Status: results.OK, Generator: &results.Generator{Name: "openloop"}}
 	for _, p := range p99s {
-		c.Trials = append(c.Trials, Trial{Result: Result{Requests: int64(rps * 10), Seconds: 10, RPS: rps,
-			LatencyMS: Latency{P50: p / 2, P99: p, Max: p * 2}, OpenLoop: &Schedule{}}})
+		c.Trials = append(c.Trials, results.Trial{Result: results.Result{Requests: int64(rps * 10), Seconds: 10, RPS: rps,
+			LatencyMS: results.Latency{P50: p / 2, P99: p, Max: p * 2}, OpenLoop: &results.Schedule{}}})
 	}
 	return c
 }
@@ -24,13 +26,13 @@ func rateCell(rate int, rps float64, p99s ...float64) *Cell {
 // knee is the last rate before the latency turns up: 2,000/s (1.2 ms, then
 // 8 ms at 4,000/s).
 func TestCapacityAtObjective(t *testing.T) {
-	run := &Run{Matrix: Settings{SLO: []Objective{{Percentile: "p99", Max: Duration(10 * time.Millisecond)}}}, Cells: []*Cell{
+	run := &results.Run{Matrix: results.Settings{SLO: []results.Objective{{Percentile: "p99", Max: results.Duration(10 * time.Millisecond)}}}, Cells: []*results.Cell{
 		rateCell(1000, 1000, 1, 1.1, 0.9),
 		rateCell(2000, 2000, 1.2, 1.3, 1.1),
 		rateCell(4000, 4000, 5, 12, 8),
 		rateCell(8000, 6000, 300, 250, 280),
 	}}
-	run.Cells[3].Status, run.Cells[3].Reason = Failed, "could not sustain 8,000/s (held 6,000/s)"
+	run.Cells[3].Status, run.Cells[3].Reason = results.Failed, "could not sustain 8,000/s (held 6,000/s)"
 	curves := Curves(run, "s")
 	if len(curves) != 1 {
 		t.Fatalf("%d curves, want 1", len(curves))
@@ -54,7 +56,7 @@ func TestCapacityAtObjective(t *testing.T) {
 	// With the generator's ceiling measured at 4,500 rps on these cores
 	// and connections, 4,000/s and above may be the generator's: marked,
 	// and the capacity says so.
-	run.Ceilings = []Ceiling{{Generator: "openloop", CPUs: 1, Connections: 16, RPS: 4500, Rate: 8000}}
+	run.Ceilings = []results.Ceiling{{Generator: "openloop", CPUs: 1, Connections: 16, RPS: 4500, Rate: 8000}}
 	c = Curves(run, "s")[0]
 	if got := []bool{c.Points[1].Bound, c.Points[2].Bound, c.Points[3].Bound}; !reflect.DeepEqual(got, []bool{false, true, true}) {
 		t.Errorf("generator-bound at 2,000, 4,000, 8,000/s: %v, want [false true true]", got)
@@ -67,8 +69,8 @@ func TestCapacityAtObjective(t *testing.T) {
 // A percentile the generator did not report never meets an objective,
 // and a rate not sustained in good answers does not either.
 func TestMeets(t *testing.T) {
-	slo := []Objective{{Percentile: "p99.9", Max: Duration(time.Second)}}
-	tr := Trial{Result: Result{Requests: 1000, Seconds: 1, LatencyMS: Latency{P99: 1}}}
+	slo := []results.Objective{{Percentile: "p99.9", Max: results.Duration(time.Second)}}
+	tr := results.Trial{Result: results.Result{Requests: 1000, Seconds: 1, LatencyMS: results.Latency{P99: 1}}}
 	if Meets(tr, 1000, slo) {
 		t.Error("met p99.9 ≤ 1 s without a p99.9")
 	}

@@ -1,6 +1,8 @@
-package results
+package analysis
 
 import (
+	"github.com/webbench/webbench/harness/results"
+
 	"cmp"
 	"math"
 	"slices"
@@ -34,7 +36,7 @@ type Crosscheck struct {
 
 // Crosschecks compares, for a run with a cross-check, every generator of
 // its axis with the cross-check's, in one scenario; nil without one.
-func Crosschecks(run *Run, scenario string) []Crosscheck {
+func Crosschecks(run *results.Run, scenario string) []Crosscheck {
 	cross := run.Matrix.Crosscheck
 	if cross == "" {
 		return nil

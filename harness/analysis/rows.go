@@ -1,12 +1,13 @@
-package results
+package analysis
 
 import (
+	"github.com/webbench/webbench/harness/results"
+
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/webbench/webbench/harness/cellid"
-	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/stats"
 )
 
@@ -36,39 +37,39 @@ type Row struct {
 	// it: CPUs, save unpinned, where it had every core of its cpuset.
 	Cores int `json:"-"`
 	// Negotiated is what the probe agreed with the target before load.
-	Negotiated *Negotiated `json:"negotiated,omitempty"`
+	Negotiated *results.Negotiated `json:"negotiated,omitempty"`
 	// Services is a multi-service target's CPU (median over trials) and
 	// peak memory (largest) by service.
-	Services  map[string]ServiceUsage `json:"services,omitempty"`
-	Aggregate Aggregate               `json:"aggregate"`
-	RPS       float64                 `json:"rps"` // the headline: median, or best of N
-	RPSStats  stats.Summary           `json:"rps_stats"`
-	P50       stats.Summary           `json:"latency_ms_p50"`
-	P99       stats.Summary           `json:"latency_ms_p99"`
+	Services  map[string]results.ServiceUsage `json:"services,omitempty"`
+	Aggregate results.Aggregate               `json:"aggregate"`
+	RPS       float64                         `json:"rps"` // the headline: median, or best of N
+	RPSStats  stats.Summary                   `json:"rps_stats"`
+	P50       stats.Summary                   `json:"latency_ms_p50"`
+	P99       stats.Summary                   `json:"latency_ms_p99"`
 	// P75, P90 and P95 are medians over trials, for the latency chart.
 	P75, P90, P95 float64 `json:"-"`
 	// Merged is every request's latency, the trials' HDR histograms
 	// merged (open-loop cells); nil where trials carry none.
-	Merged         *Latency `json:"latency_ms_merged,omitempty"`
-	MeanMS         float64  `json:"latency_ms_mean,omitempty"` // median over trials; 0 in results without it
-	MaxMS          float64  `json:"latency_ms_max"`            // the longest request of any trial
-	MBps           float64  `json:"mb_per_s"`                  // median over trials of bytes read per second, in 10^6 bytes`
-	Noisy          bool     `json:"noisy"`
-	GeneratorBound int      `json:"generator_bound_trials"`
-	Errors         int64    `json:"errors"`
-	ErrorRate      float64  `json:"error_rate"` // of the trials behind the headline
-	CeilingShare   float64  `json:"ceiling_share,omitempty"`
-	BoundBy        []string `json:"bound_by,omitempty"` // why the cell is generator-bound
+	Merged         *results.Latency `json:"latency_ms_merged,omitempty"`
+	MeanMS         float64          `json:"latency_ms_mean,omitempty"` // median over trials; 0 in results without it
+	MaxMS          float64          `json:"latency_ms_max"`            // the longest request of any trial
+	MBps           float64          `json:"mb_per_s"`                  // median over trials of bytes read per second, in 10^6 bytes`
+	Noisy          bool             `json:"noisy"`
+	GeneratorBound int              `json:"generator_bound_trials"`
+	Errors         int64            `json:"errors"`
+	ErrorRate      float64          `json:"error_rate"` // of the trials behind the headline
+	CeilingShare   float64          `json:"ceiling_share,omitempty"`
+	BoundBy        []string         `json:"bound_by,omitempty"` // why the cell is generator-bound
 	// Bound is what bounded the cell: BoundGenerator, BoundServer or
 	// BoundWaiting ("" at a fixed rate, or without CPU samples); BoundWhy
 	// gives the figures. For an A/A control and its twin, BoundWith is the
 	// other cell's id: the two were judged together (see pairBounds), and
 	// BoundBy, Bound and BoundWhy are the pair's.
-	Bound     string  `json:"bounded_by,omitempty"`
-	BoundWhy  string  `json:"bounded_by_figures,omitempty"`
-	BoundWith string  `json:"bounded_with,omitempty"`
-	TargetCPU float64 `json:"target_cpu_cores"`
-	PeakMiB   float64 `json:"target_mem_peak_mib"`
+	Bound     string        `json:"bounded_by,omitempty"`
+	BoundWhy  *BoundFigures `json:"bounded_by_figures,omitempty"`
+	BoundWith string        `json:"bounded_with,omitempty"`
+	TargetCPU float64       `json:"target_cpu_cores"`
+	PeakMiB   float64       `json:"target_mem_peak_mib"`
 	// Footprint: the start-to-first-verified-answer time (median over
 	// visits), each service's image size, the target's CPU time per good
 	// answer (median over trials) and its steady memory (the last trial's
@@ -85,7 +86,7 @@ type Row struct {
 	VsFastest float64 `json:"vs_fastest"`
 	Versus    string  `json:"vs_fastest_significance"`
 
-	cell *Cell // the cell the row shows
+	cell *results.Cell // the cell the row shows
 }
 
 // rowGroup is the cells a row is compared with: same generator, pinning,
@@ -109,8 +110,8 @@ func groupOf(r *Row) rowGroup {
 // A/A control right after its twin. The fastest of each group is picked
 // among the cells that are not controls: a control is the same server as
 // its twin, measured again to show the noise, not a competitor.
-func Rows(run *Run, scenario string) []*Row {
-	rows, before := scenarioRows(run, scenario, func(c *Cell) bool { return c.Status == OK })
+func Rows(run *results.Run, scenario string) []*Row {
+	rows, before := scenarioRows(run, scenario, func(c *results.Cell) bool { return c.Status == results.OK })
 	twins := pairBounds(rows)
 	rank := func(r *Row) float64 { // a control ranks with its twin
 		if t := twins[r]; t != nil && r.Control {
@@ -175,8 +176,10 @@ func FullSpeed(rows []*Row) []*Row {
 // too when they have trials (a rate not sustained fails its cell, and what
 // the server did at it is the finding), sorted by params, cores,
 // connections, target, generator, then rate.
-func RateRows(run *Run, scenario string) []*Row {
-	rows, before := scenarioRows(run, scenario, func(c *Cell) bool { return c.Rate > 0 && (c.Status == OK || c.Status == Failed) })
+func RateRows(run *results.Run, scenario string) []*Row {
+	rows, before := scenarioRows(run, scenario, func(c *results.Cell) bool {
+		return c.Rate > 0 && (c.Status == results.OK || c.Status == results.Failed)
+	})
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if a.Target != b.Target {
@@ -192,7 +195,7 @@ func RateRows(run *Run, scenario string) []*Row {
 // have trials), with the order every table of a scenario shares: params
 // in matrix order, cores, connections, keep-alive on before off. Callers
 // sort by their own keys first, then stably by before.
-func scenarioRows(run *Run, scenario string, keep func(*Cell) bool) ([]*Row, func(a, b *Row) bool) {
+func scenarioRows(run *results.Run, scenario string, keep func(*results.Cell) bool) ([]*Row, func(a, b *Row) bool) {
 	var rows []*Row
 	order := map[string]int{}
 	for _, c := range run.Cells {
@@ -222,10 +225,10 @@ func scenarioRows(run *Run, scenario string, keep func(*Cell) bool) ([]*Row, fun
 
 // Failing lists the failed cells of a scenario, in the order of the run:
 // the tables show them as rows that say "fails", as study 003 did.
-func Failing(run *Run, scenario string) []*Cell {
-	var out []*Cell
+func Failing(run *results.Run, scenario string) []*results.Cell {
+	var out []*results.Cell
 	for _, c := range run.Cells {
-		if c != nil && c.Scenario == scenario && c.Status == Failed {
+		if c != nil && c.Scenario == scenario && c.Status == results.Failed {
 			out = append(out, c)
 		}
 	}
@@ -250,7 +253,7 @@ func significance(a, b stats.Summary) string {
 }
 
 // RowOf is c as a table row (its statistics computed from its trials).
-func RowOf(run *Run, c *Cell) *Row {
+func RowOf(run *results.Run, c *results.Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
 	r := &Row{cell: c, ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
 		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Negotiated: c.Negotiated, Cores: c.Cores()}
@@ -267,10 +270,10 @@ func RowOf(run *Run, c *Cell) *Row {
 	for _, t := range c.Trials {
 		for name, u := range t.Services {
 			if r.Services == nil {
-				r.Services = map[string]ServiceUsage{}
+				r.Services = map[string]results.ServiceUsage{}
 			}
 			cpu[name] = append(cpu[name], u.CPUCores)
-			r.Services[name] = ServiceUsage{MemPeakMiB: max(r.Services[name].MemPeakMiB, u.MemPeakMiB)}
+			r.Services[name] = results.ServiceUsage{MemPeakMiB: max(r.Services[name].MemPeakMiB, u.MemPeakMiB)}
 		}
 	}
 	for name, xs := range cpu {
@@ -299,7 +302,7 @@ func RowOf(run *Run, c *Cell) *Row {
 	}
 	r.TargetCPU = stats.Describe(cores).Median // a failed cell has no summary; its trials have their CPU
 	r.OpenLoop = len(c.Trials) > 0 && c.Trials[0].OpenLoop != nil
-	r.Aggregate = AggregateMedian
+	r.Aggregate = results.AggregateMedian
 	if s := c.Summary; s != nil {
 		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB
 		r.ErrorRate, r.CeilingShare, r.BoundBy = s.ErrorRate, s.CeilingShare, s.BoundBy
@@ -324,7 +327,7 @@ func RowOf(run *Run, c *Cell) *Row {
 }
 
 // footprint sets what a cell's target costs beside its speed.
-func footprint(r *Row, c *Cell) {
+func footprint(r *Row, c *results.Cell) {
 	r.StartupS = stats.Describe(c.Startup).Median
 	if c.Image != nil && len(c.Image.Sizes) > 0 {
 		r.ImageMiB = map[string]float64{}
@@ -347,14 +350,14 @@ func footprint(r *Row, c *Cell) {
 // legacyErrorRate is the error rate of the trials behind the headline in
 // results written before error_rate, when "requests" counted every
 // response and "errors" the requests that got none.
-func legacyErrorRate(trials []Trial, agg Aggregate, headline float64) float64 {
+func legacyErrorRate(trials []results.Trial, agg results.Aggregate, headline float64) float64 {
 	var errs, all int64
 	for _, t := range trials {
-		if agg == AggregateBest && t.RPS != headline {
+		if agg == results.AggregateBest && t.RPS != headline {
 			continue
 		}
 		errs, all = errs+t.Errors, all+t.Requests+t.Errors
-		if agg == AggregateBest {
+		if agg == results.AggregateBest {
 			break
 		}
 	}
@@ -364,67 +367,17 @@ func legacyErrorRate(trials []Trial, agg Aggregate, headline float64) float64 {
 	return float64(errs) / float64(all)
 }
 
-// Label names a cell's target in a table: "target[:variant]", then
-// " (wrk)" when another load generator than the default measured it,
-// " (h2)" when another protocol than cleartext HTTP/1.1 carried it,
-// " (n=1000000)" when the requests axis set its count, and " (control)"
-// for an A/A control.
-func (c *Cell) Label() string {
-	label := c.Key().TargetName()
-	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
-		label += " (" + g + ")"
-	}
-	if c.Protocol != "" {
-		label += " (" + c.Protocol + ")"
-	}
-	if c.Requests > 0 {
-		label += fmt.Sprintf(" (n=%d)", c.Requests)
-	}
-	switch c.Pinning {
-	case cellid.PinTogether:
-		label += " (together)"
-	case cellid.PinNone:
-		label += " (unpinned)"
-	}
-	if c.Control {
-		label += " (control)"
-	}
-	return label
-}
+// Stats is how sure one figure of a cell is, over its trials (see
+// stats.Summary): the model's own name, so that a renderer reads it
+// without the statistics package.
+type Stats = stats.Summary
 
-// Cores is how many cores the target could run on: its cpus axis value,
-// save unpinned (pinning none), where the value only names the cell and
-// the target, like the generator, had every core of its recorded cpuset.
-func (c *Cell) Cores() int { return cores(c.CPUs, c.Pinning, c.CPUSet) }
-
-// Cores is Cell.Cores for the generator's ceiling.
-func (c *Ceiling) Cores() int { return cores(c.CPUs, c.Pinning, c.CPUSet) }
-
-func cores(cpus int, pinning, set string) int {
-	if pinning != cellid.PinNone {
-		return cpus
-	}
-	if s, err := cpuset.Parse(set); err == nil && len(s) > 0 {
-		return len(s)
-	}
-	return cpus
-}
-
-// ParamText is the cell's params as a table shows them: "k=v&k2=v2".
-func (c *Cell) ParamText() string {
-	k := c.Key()
-	return strings.TrimPrefix(strings.TrimPrefix(k.ScenarioName(), k.Scenario), "?")
-}
-
-// Sustained is the share of a fixed rate a trial must reach; below it the
-// trial "could not sustain" the rate, and its latencies are not at that
-// rate.
-const Sustained = 0.99
+// Sustained is the share of a fixed rate a trial must reach (see
+// stats.Sustained).
+const Sustained = stats.Sustained
 
 // Sustains says whether done requests in seconds held rate requests/s.
-func Sustains(done int64, seconds float64, rate int) bool {
-	return seconds > 0 && float64(done)/seconds >= Sustained*float64(rate)
-}
+func Sustains(done int64, seconds float64, rate int) bool { return stats.Sustains(done, seconds, rate) }
 
 // NoisyCV is the coefficient of variation past which a cell's trials are
 // called noisy.

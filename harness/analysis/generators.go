@@ -1,6 +1,8 @@
-package results
+package analysis
 
 import (
+	"github.com/webbench/webbench/harness/results"
+
 	"slices"
 
 	"github.com/webbench/webbench/harness/stats"
@@ -13,24 +15,24 @@ import (
 // others a slower server left it idle part of the time, and the figure
 // would measure the server).
 type GeneratorStat struct {
-	Name     string        `json:"name"`
-	Version  string        `json:"version,omitempty"`
-	Cells    int           `json:"cells"`
-	PerCPU   stats.Summary `json:"rps_per_cpu_second"` // over trials
-	Ceilings []Ceiling     `json:"ceilings,omitempty"`
-	NoCPU    int           `json:"trials_without_cpu,omitempty"`
+	Name     string            `json:"name"`
+	Version  string            `json:"version,omitempty"`
+	Cells    int               `json:"cells"`
+	PerCPU   stats.Summary     `json:"rps_per_cpu_second"` // over trials
+	Ceilings []results.Ceiling `json:"ceilings,omitempty"`
+	NoCPU    int               `json:"trials_without_cpu,omitempty"`
 }
 
 // Generators lists the run's load generators in the order their cells
 // first appear, with what each drew per CPU-second. A run that used only
 // the default generator, as every run before the generator axis did, lists
 // it too.
-func Generators(run *Run) []GeneratorStat {
+func Generators(run *results.Run) []GeneratorStat {
 	var out []GeneratorStat
 	index := map[string]int{}
 	perCPU := map[string][]float64{}
 	for _, c := range run.Cells {
-		if c.Status == Skipped {
+		if c.Status == results.Skipped {
 			continue
 		}
 		name := c.GeneratorName()
@@ -43,7 +45,7 @@ func Generators(run *Run) []GeneratorStat {
 		if c.Generator != nil && c.Generator.Version != "" {
 			out[i].Version = c.Generator.Version
 		}
-		if c.Status != OK {
+		if c.Status != results.OK {
 			continue
 		}
 		out[i].Cells++
@@ -58,7 +60,7 @@ func Generators(run *Run) []GeneratorStat {
 	}
 	for i := range out {
 		out[i].PerCPU = stats.Describe(perCPU[out[i].Name])
-		out[i].Ceilings = slices.DeleteFunc(slices.Clone(run.Ceilings), func(c Ceiling) bool { return c.GeneratorName() != out[i].Name })
+		out[i].Ceilings = slices.DeleteFunc(slices.Clone(run.Ceilings), func(c results.Ceiling) bool { return c.GeneratorName() != out[i].Name })
 	}
 	return out
 }

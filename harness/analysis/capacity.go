@@ -1,6 +1,8 @@
-package results
+package analysis
 
 import (
+	"github.com/webbench/webbench/harness/results"
+
 	"fmt"
 	"math"
 	"sort"
@@ -50,7 +52,7 @@ type CurvePoint struct {
 
 // Curves builds the fixed-rate curves of a scenario: one per group of two
 // or more rates.
-func Curves(run *Run, scenario string) []*Curve {
+func Curves(run *results.Run, scenario string) []*Curve {
 	type key struct {
 		target, params string
 		cpus, conns    int
@@ -58,7 +60,7 @@ func Curves(run *Run, scenario string) []*Curve {
 	}
 	byKey := map[key]*Curve{}
 	var order []key
-	trials := map[key][][]Trial{} // per point, its trials
+	trials := map[key][][]results.Trial{} // per point, its trials
 	pct := "p99"
 	if n := len(run.Matrix.SLO); n > 0 {
 		pct = run.Matrix.SLO[n-1].Percentile
@@ -108,7 +110,7 @@ func Curves(run *Run, scenario string) []*Curve {
 
 // capacity sets the curve's capacity: for each trial index, the highest
 // rate whose trial of that index met the objective.
-func (c *Curve) capacity(points [][]Trial, slo []Objective) {
+func (c *Curve) capacity(points [][]results.Trial, slo []results.Objective) {
 	n := 0
 	for _, ts := range points {
 		n = max(n, len(ts))
@@ -136,7 +138,7 @@ func (c *Curve) capacity(points [][]Trial, slo []Objective) {
 // (at least Sustained of it) and kept every percentile of the objective
 // within its bound. A percentile the generator did not report does not
 // meet it: an objective is met on a figure, never assumed.
-func Meets(t Trial, rate int, slo []Objective) bool {
+func Meets(t results.Trial, rate int, slo []results.Objective) bool {
 	if !Sustains(t.Requests, t.Seconds, rate) {
 		return false
 	}
@@ -151,7 +153,7 @@ func Meets(t Trial, rate int, slo []Objective) bool {
 
 // latencyAt reads one percentile ("p99", "p99.9") of l in ms; 0 when l
 // does not have it.
-func latencyAt(l *Latency, percentile string) float64 {
+func latencyAt(l *results.Latency, percentile string) float64 {
 	if l == nil {
 		return 0
 	}
@@ -175,7 +177,7 @@ func latencyAt(l *Latency, percentile string) float64 {
 }
 
 // goodRate is the median over trials of good answers per second.
-func goodRate(trials []Trial) float64 {
+func goodRate(trials []results.Trial) float64 {
 	var xs []float64
 	for _, t := range trials {
 		if t.Seconds > 0 {
@@ -188,7 +190,7 @@ func goodRate(trials []Trial) float64 {
 // ceilingOf is the load generator's measured ceiling where cell ran: its
 // generator, cores, connections and keep-alive; 0 when none was measured
 // or it sustained every rate asked.
-func ceilingOf(run *Run, cell *Cell) float64 {
+func ceilingOf(run *results.Run, cell *results.Cell) float64 {
 	for _, ce := range run.Ceilings {
 		if ce.GeneratorName() == cell.GeneratorName() && ce.CPUs == cell.CPUs && ce.Connections == cell.Connections && ce.Close == cell.Close &&
 			ce.Error == "" && ce.AtLeast == 0 {
@@ -199,13 +201,13 @@ func ceilingOf(run *Run, cell *Cell) float64 {
 }
 
 // cellOf is the first cell of id (the measured one, not its control).
-func cellOf(run *Run, id string) *Cell {
+func cellOf(run *results.Run, id string) *results.Cell {
 	for _, c := range run.Cells {
 		if c.ID() == id {
 			return c
 		}
 	}
-	return &Cell{}
+	return &results.Cell{}
 }
 
 // KneeRise is how much a curve's latency must rise over the rates tried

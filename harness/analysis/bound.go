@@ -1,7 +1,8 @@
-package results
+package analysis
 
 import (
-	"fmt"
+	"github.com/webbench/webbench/harness/results"
+
 	"slices"
 
 	"github.com/webbench/webbench/harness/cpuset"
@@ -26,10 +27,22 @@ const (
 	WaitingShare     = 0.50
 )
 
+// BoundFigures are the CPU figures a cell's bound was judged on; the
+// report words them. Shares are of the cores each side had.
+type BoundFigures struct {
+	ServerCPU      float64 `json:"server_cpu_cores"` // median over the trials
+	ServerShare    float64 `json:"server_share"`     // ServerCPU over CPUs (0 with shared cores)
+	CPUs           int     `json:"cpus"`
+	GeneratorCPU   float64 `json:"generator_cpu_cores,omitempty"` // unclear, waiting and shared cores only
+	GeneratorShare float64 `json:"generator_share,omitempty"`     // over GeneratorCores (unclear and waiting)
+	GeneratorCores int     `json:"generator_cores,omitempty"`
+	CPUSet         string  `json:"cpuset,omitempty"` // shared cores: the set the two ran on
+}
+
 // evidence is what a bound is judged from: one cell's trials, or an A/A
 // pair's together (see pairBounds).
 type evidence struct {
-	trials    []Trial
+	trials    []results.Trial
 	targetCPU float64  // the server's CPU in cores, median over the trials
 	boundBy   []string // the rules that call the trials generator-bound
 }
@@ -39,7 +52,7 @@ type evidence struct {
 // ServerBoundShare of them or more), else neither — the server waited, and
 // the number measures its waiting, not its speed. Fixed-rate cells are
 // bounded by their rate: no judgement.
-func judgeBound(r *Row, c *Cell, e evidence) {
+func judgeBound(r *Row, c *results.Cell, e evidence) {
 	if r.Rate > 0 || len(e.trials) == 0 {
 		return
 	}
@@ -59,22 +72,22 @@ func judgeBound(r *Row, c *Cell, e evidence) {
 	if r.Pinning != "" { // the generator shares the target's cores
 		if total := e.targetCPU + lgCPU; total > 0 {
 			r.Bound = BoundShared
-			r.BoundWhy = fmt.Sprintf("the generator took %.0f%% of the CPU the two used (server %.2f, generator %.2f cores, on %s)",
-				100*lgCPU/total, e.targetCPU, lgCPU, c.CPUSet)
+			r.BoundWhy = &BoundFigures{ServerCPU: e.targetCPU, CPUs: r.CPUs, GeneratorCPU: lgCPU, CPUSet: c.CPUSet}
 		}
 		return
 	}
+	why := &BoundFigures{ServerCPU: e.targetCPU, ServerShare: server, CPUs: r.CPUs}
 	switch {
 	case len(e.boundBy) > 0:
-		r.Bound, r.BoundWhy = BoundGenerator, fmt.Sprintf("server at %.0f%% of its %d core(s)", 100*server, r.CPUs)
+		r.Bound, r.BoundWhy = BoundGenerator, why
 	case server >= ServerBoundShare:
-		r.Bound, r.BoundWhy = BoundServer, fmt.Sprintf("server at %.0f%% of its %d core(s)", 100*server, r.CPUs)
+		r.Bound, r.BoundWhy = BoundServer, why
 	case e.targetCPU == 0 || lgCores == 0:
 		return // CPU not sampled (a trial shorter than two samples): nothing to tell
 	default:
 		lgShare := lgCPU / float64(lgCores)
-		r.BoundWhy = fmt.Sprintf("server at %.0f%% of its %d core(s), load generator at %.0f%% of its %d", 100*server, r.CPUs, 100*lgShare, lgCores)
-		r.Bound = BoundUnclear
+		why.GeneratorCPU, why.GeneratorShare, why.GeneratorCores = lgCPU, lgShare, lgCores
+		r.Bound, r.BoundWhy = BoundUnclear, why
 		if server < WaitingShare && lgShare < GeneratorBoundShare {
 			r.Bound = BoundWaiting
 		}
@@ -119,7 +132,7 @@ func pairBounds(rows []*Row) map[*Row]*Row {
 		e := pooled(twin.cell, ctl.cell, ctl.Aggregate)
 		for _, p := range [][2]*Row{{twin, ctl}, {ctl, twin}} {
 			r := p[0]
-			r.BoundBy, r.Bound, r.BoundWhy, r.BoundWith = e.boundBy, "", "", p[1].ID
+			r.BoundBy, r.Bound, r.BoundWhy, r.BoundWith = e.boundBy, "", nil, p[1].ID
 			judgeBound(r, r.cell, e)
 		}
 	}
@@ -128,15 +141,15 @@ func pairBounds(rows []*Row) map[*Row]*Row {
 
 // pooled is the evidence of a's and b's trials together: summarized under
 // agg, judged against the ceiling either cell's summary was judged with.
-func pooled(a, b *Cell, agg Aggregate) evidence {
+func pooled(a, b *results.Cell, agg results.Aggregate) evidence {
 	trials := append(slices.Clone(a.Trials), b.Trials...)
 	s := Summarize(trials, agg)
 	ceiling := 0.0
-	for _, c := range []*Cell{a, b} {
+	for _, c := range []*results.Cell{a, b} {
 		if cs := c.Summary; ceiling == 0 && cs != nil && cs.CeilingShare > 0 {
 			ceiling = cs.RPS / cs.CeilingShare
 		}
 	}
-	s.JudgeBound(ceiling, a.Pinning != "")
+	JudgeBound(s, ceiling, a.Pinning != "")
 	return evidence{trials: trials, targetCPU: s.TargetCPUCores, boundBy: s.BoundBy}
 }

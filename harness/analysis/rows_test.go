@@ -1,21 +1,23 @@
-package results
+package analysis
 
 import (
+	"github.com/webbench/webbench/harness/results"
+
 	"math"
 	"testing"
 )
 
-func cell(target string, cpus int, rps ...float64) *Cell {
-	c := &Cell{Target: target, Scenario: "plaintext", CPUs: cpus, Connections: 512, Status: OK}
+func cell(target string, cpus int, rps ...float64) *results.Cell {
+	c := &results.Cell{Target: target, Scenario: "plaintext", CPUs: cpus, Connections: 512, Status: results.OK}
 	for _, x := range rps {
-		c.Trials = append(c.Trials, Trial{Result: Result{RPS: x}})
+		c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: x}})
 	}
 	c.Summary = Summarize(c.Trials, "median")
 	return c
 }
 
 func TestRowsSignificance(t *testing.T) {
-	run := &Run{Cells: []*Cell{
+	run := &results.Run{Cells: []*results.Cell{
 		cell("a", 1, 100, 101, 102, 99, 100, 101), // CI 99…102
 		cell("b", 1, 90, 91, 92, 89, 90, 91),      // CI 89…92: clearly slower
 		cell("c", 1, 98, 100, 103, 97, 99, 101),   // overlaps a
@@ -56,10 +58,10 @@ func TestCores(t *testing.T) {
 	} {
 		c := cell("go", tc.cpus, 100)
 		c.Pinning, c.CPUSet = tc.pinning, tc.cpuset
-		if got := RowOf(&Run{Cells: []*Cell{c}}, c).Cores; got != tc.want {
+		if got := RowOf(&results.Run{Cells: []*results.Cell{c}}, c).Cores; got != tc.want {
 			t.Errorf("pinning %q cpuset %q cpus %d: row shows %d cores, want %d", tc.pinning, tc.cpuset, tc.cpus, got, tc.want)
 		}
-		ceil := Ceiling{CPUs: tc.cpus, Pinning: tc.pinning, CPUSet: tc.cpuset}
+		ceil := results.Ceiling{CPUs: tc.cpus, Pinning: tc.pinning, CPUSet: tc.cpuset}
 		if got := ceil.Cores(); got != tc.want {
 			t.Errorf("pinning %q cpuset %q cpus %d: ceiling shows %d cores, want %d", tc.pinning, tc.cpuset, tc.cpus, got, tc.want)
 		}
@@ -67,7 +69,7 @@ func TestCores(t *testing.T) {
 }
 
 func TestScaling(t *testing.T) {
-	run := &Run{Cells: []*Cell{
+	run := &results.Run{Cells: []*results.Cell{
 		cell("dotnet", 1, 10000), cell("dotnet", 4, 46000),
 		cell("node", 1, 5000), cell("node", 4, 16500),
 	}}
@@ -88,7 +90,7 @@ func TestScaling(t *testing.T) {
 			}
 		}
 	}
-	if ScalingRows(Rows(&Run{Cells: []*Cell{cell("x", 1, 1)}}, "plaintext")) != nil {
+	if ScalingRows(Rows(&results.Run{Cells: []*results.Cell{cell("x", 1, 1)}}, "plaintext")) != nil {
 		t.Error("a single core count made a scaling table")
 	}
 }
@@ -96,8 +98,8 @@ func TestScaling(t *testing.T) {
 // A cross-check pairs each cell with its twin measured by the cross-check's
 // generator, says whether they agree, and names targets whose order flips.
 func TestCrosschecks(t *testing.T) {
-	by := func(c *Cell, gen string) *Cell { c.Generator = &Generator{Name: gen}; return c }
-	run := &Run{Matrix: Settings{Crosscheck: "wrk"}, Cells: []*Cell{
+	by := func(c *results.Cell, gen string) *results.Cell { c.Generator = &results.Generator{Name: gen}; return c }
+	run := &results.Run{Matrix: results.Settings{Crosscheck: "wrk"}, Cells: []*results.Cell{
 		cell("a", 1, 100, 101, 99, 100, 102, 98), by(cell("a", 1, 80, 81, 79, 80, 82, 78), "wrk"),
 		cell("b", 1, 90, 91, 89, 90, 92, 88), by(cell("b", 1, 90, 91, 89, 90, 92, 88), "wrk"),
 	}}
@@ -118,7 +120,7 @@ func TestCrosschecks(t *testing.T) {
 	if len(cc.Flips) != 1 || cc.Flips[0] != [2]string{"a", "b"} {
 		t.Errorf("flips %v, want a and b (a is faster by bombardier, slower by wrk)", cc.Flips)
 	}
-	if Crosschecks(&Run{Cells: run.Cells}, "plaintext") != nil {
+	if Crosschecks(&results.Run{Cells: run.Cells}, "plaintext") != nil {
 		t.Error("a run without a cross-check has one")
 	}
 }

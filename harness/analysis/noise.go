@@ -1,6 +1,8 @@
-package results
+package analysis
 
 import (
+	"github.com/webbench/webbench/harness/results"
+
 	"math"
 
 	"github.com/webbench/webbench/harness/cellid"
@@ -29,11 +31,11 @@ type NoiseFloor struct {
 
 // NoiseFloors computes the noise floor of every ok cell that has an ok
 // control, in the order of the run.
-func NoiseFloors(run *Run) []NoiseFloor {
+func NoiseFloors(run *results.Run) []NoiseFloor {
 	twins := okCells(run)
 	var out []NoiseFloor
 	for _, ctl := range run.Cells {
-		if ctl == nil || !ctl.Control || ctl.Status != OK {
+		if ctl == nil || !ctl.Control || ctl.Status != results.OK {
 			continue
 		}
 		k := ctl.Key()
@@ -56,7 +58,7 @@ func NoiseFloors(run *Run) []NoiseFloor {
 
 // apart is the median of the seconds between the starts of trial k of a
 // and of b, over the pairs whose start times were both recorded; 0 when none.
-func apart(a, b *Cell) float64 {
+func apart(a, b *results.Cell) float64 {
 	var gaps []float64
 	for i := range min(len(a.Trials), len(b.Trials)) {
 		if ta, tb := a.Trials[i].StartedAt, b.Trials[i].StartedAt; ta != nil && tb != nil {
@@ -70,7 +72,7 @@ func apart(a, b *Cell) float64 {
 }
 
 // Noise is the largest noise floor of the run: 0 when it had no control.
-func Noise(run *Run) float64 {
+func Noise(run *results.Run) float64 {
 	var f float64
 	for _, nf := range NoiseFloors(run) {
 		f = math.Max(f, nf.Floor)
@@ -93,12 +95,12 @@ type PairedRatio struct {
 func (p PairedRatio) Floor() float64 { return math.Max(math.Abs(p.Hi-1), math.Abs(1-p.Lo)) }
 
 // Paired computes a ÷ b from their trials; false when no trial pairs.
-func Paired(a, b *Cell) (PairedRatio, bool) {
-	return PairedBy(a, b, func(t Trial) float64 { return t.RPS })
+func Paired(a, b *results.Cell) (PairedRatio, bool) {
+	return PairedBy(a, b, func(t results.Trial) float64 { return t.RPS })
 }
 
 // PairedBy is Paired in another figure of a trial than its RPS.
-func PairedBy(a, b *Cell, get func(Trial) float64) (PairedRatio, bool) {
+func PairedBy(a, b *results.Cell, get func(results.Trial) float64) (PairedRatio, bool) {
 	var ratios []float64
 	for i := range min(len(a.Trials), len(b.Trials)) {
 		if d := get(b.Trials[i]); d > 0 {
@@ -118,18 +120,18 @@ func PairedBy(a, b *Cell, get func(Trial) float64) (PairedRatio, bool) {
 
 // Relative is one row of a ratio table: a cell over its baseline.
 type Relative struct {
-	Cell, Base *Cell
+	Cell, Base *results.Cell
 	PairedRatio
 }
 
 // Relatives lists, for rel, every ok cell (controls aside) that has an ok
 // baseline: the cell differing from it only in rel's dimension, set to
 // rel's value. Cells that are their own baseline are left out.
-func Relatives(run *Run, rel cellid.Relative) []Relative {
+func Relatives(run *results.Run, rel cellid.Relative) []Relative {
 	byID := okCells(run)
 	var out []Relative
 	for _, c := range run.Cells {
-		if c == nil || c.Control || c.Status != OK {
+		if c == nil || c.Control || c.Status != results.OK {
 			continue
 		}
 		key := c.Key()
@@ -147,7 +149,7 @@ func Relatives(run *Run, rel cellid.Relative) []Relative {
 // NoiseReach is how far the run's A/A controls moved a ratio in each
 // direction: down is the largest 1 − Lo, up the largest Hi − 1 over its
 // noise floors (0 and 0 without a control).
-func NoiseReach(run *Run) (down, up float64) {
+func NoiseReach(run *results.Run) (down, up float64) {
 	for _, nf := range NoiseFloors(run) {
 		down, up = math.Max(down, 1-nf.Lo), math.Max(up, nf.Hi-1)
 	}
@@ -155,10 +157,10 @@ func NoiseReach(run *Run) (down, up float64) {
 }
 
 // okCells are the run's ok cells, controls aside, by id.
-func okCells(run *Run) map[string]*Cell {
-	out := map[string]*Cell{}
+func okCells(run *results.Run) map[string]*results.Cell {
+	out := map[string]*results.Cell{}
 	for _, c := range run.Cells {
-		if c != nil && !c.Control && c.Status == OK {
+		if c != nil && !c.Control && c.Status == results.OK {
 			out[c.ID()] = c
 		}
 	}

@@ -1,0 +1,64 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+
+	"github.com/webbench/webbench/harness/results"
+)
+
+// The three bounds: the generator (†) first, then the server's cores at
+// ≥ 90%, else waiting — a server answering 300 requests/s at 45 ms each
+// while using 5% of its core, the generator at 30% of its own — with the
+// figures; a server between half and 90% of its core is unclear, said so.
+// A fixed-rate cell, and one whose CPU was not sampled, get none.
+func TestBoundedBy(t *testing.T) {
+	mk := func(cpu, lg float64, bound []string, rate int) *Row {
+		c := &results.Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Rate: rate, Status: results.OK, LoadgenCPUSet: "1"}
+		for range 3 {
+			c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: 300}, TargetCPUCores: cpu, LoadgenCPUCores: lg})
+		}
+		c.Summary = Summarize(c.Trials, results.AggregateMedian)
+		c.Summary.BoundBy = bound
+		return RowOf(&results.Run{}, c)
+	}
+	type figures struct{ server, generator float64 } // shares of their cores; -1: no generator figure
+	for _, c := range []struct {
+		row   *Row
+		bound string
+		want  *figures
+	}{
+		{mk(0.05, 0.3, nil, 0), BoundWaiting, &figures{0.05, 0.3}},
+		{mk(0.95, 0.3, nil, 0), BoundServer, &figures{0.95, -1}},
+		{mk(0.5, 0.99, []string{"load generator CPU ≥ 90% in 3 trial(s)"}, 0), BoundGenerator, &figures{0.5, -1}},
+		{mk(0.72, 0.58, nil, 0), BoundUnclear, &figures{0.72, 0.58}},
+		{mk(0.05, 0.3, nil, 1000), "", nil},
+		{mk(0, 0, nil, 0), "", nil},
+	} {
+		got := c.row.BoundWhy
+		switch {
+		case c.row.Bound != c.bound || (got == nil) != (c.want == nil):
+			t.Errorf("bounded by %q (%+v), want %q (%+v)", c.row.Bound, got, c.bound, c.want)
+		case got == nil:
+		case math.Abs(got.ServerShare-c.want.server) > 1e-9 || got.CPUs != 1 ||
+			c.want.generator >= 0 && (math.Abs(got.GeneratorShare-c.want.generator) > 1e-9 || got.GeneratorCores != 1) ||
+			c.want.generator < 0 && got.GeneratorCores != 0:
+			t.Errorf("%s: figures %+v, want %+v", c.bound, got, c.want)
+		}
+	}
+}
+
+// What a target costs: half a core for 10 s over 50,000 good answers is
+// 100 µs an answer; startup is the median over visits; the steady memory
+// is the last trial's; image sizes are per service, in MiB.
+func TestFootprint(t *testing.T) {
+	c := &results.Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Status: results.OK, LoadgenCPUSet: "1",
+		Startup: []float64{0.4, 0.9, 0.5}, Image: &results.Image{Sizes: map[string]int64{"nginx": 64 << 20, "backend": 3 << 19}}}
+	for _, steady := range []float64{30, 41} {
+		c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: 5000, Requests: 50_000, Seconds: 10}, TargetCPUCores: 0.5, TargetMemSteadyMiB: steady})
+	}
+	r := RowOf(&results.Run{}, c)
+	if r.CPUPerAnswer != 100 || r.StartupS != 0.5 || r.SteadyMiB != 41 || r.ImageMiB["nginx"] != 64 || r.ImageMiB["backend"] != 1.5 {
+		t.Errorf("footprint: %v µs an answer, startup %v s, steady %v MiB, images %v", r.CPUPerAnswer, r.StartupS, r.SteadyMiB, r.ImageMiB)
+	}
+}
