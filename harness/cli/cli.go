@@ -27,6 +27,7 @@ import (
 	"github.com/webbench/webbench/harness/compare"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/progress"
@@ -459,10 +460,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(filepath.Join(*out, "results.json")); err == nil && prev == nil && !*force {
 		return usageErr("run: %s already holds a run; --force overwrites it, --resume %s continues it, --out DIR writes elsewhere", *out, *out)
 	}
-	if prev == nil && *force {
+	// logs/ and charts/ are written and cleared: a link there would have
+	// the run truncate or delete files elsewhere.
+	if err := safefile.NoLinks(*out, "logs", "charts"); err != nil {
+		return usageErr("run: %v", err)
+	}
+	if _, err := results.Read(*out); prev == nil && *force && err == nil {
 		// What the overwritten run left: its build logs are not this run's
-		// (its charts are replaced by report.WriteDir).
-		if err := os.RemoveAll(filepath.Join(*out, "logs")); err != nil {
+		// (its charts are replaced by report.WriteDir). A folder holding
+		// no run of ours keeps its files.
+		if _, err := safefile.RemoveRegular(filepath.Join(*out, "logs"), "*.log"); err != nil {
 			return err
 		}
 	}
@@ -561,10 +568,16 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 // it when there is one. Measuring is the runner's; drawing is done here,
 // from what it measured, also after an interrupt.
 func draw(out string, res *results.Run, stderr io.Writer) error {
+	if err := safefile.NoLinks(out, "charts"); err != nil {
+		return fmt.Errorf("writing README.md and charts: %w", err)
+	}
 	if err := report.WriteDir(out, res); err != nil {
 		return fmt.Errorf("writing README.md and charts: %w", err)
 	}
 	parent := filepath.Dir(filepath.Clean(out))
+	if err := safefile.Check(filepath.Join(parent, "README.md"), MaxIndexSize); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("updating the index beside %s: %w", out, err)
+	}
 	did, err := report.IndexIfPresent(parent)
 	if err != nil {
 		return fmt.Errorf("updating the index beside %s: %w", out, err)
@@ -577,6 +590,10 @@ func draw(out string, res *results.Run, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// MaxIndexSize bounds the README.md that index rewrites (the committed
+// one is a few KB).
+const MaxIndexSize = 1 << 20
 
 // validLabel is a label that is one file name and needs no escaping.
 var validLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
@@ -643,6 +660,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		return withCode(ExitUsage, err)
 	}
 	if *format == "md" {
+		if err := safefile.NoLinks(dir, "charts"); err != nil {
+			return usageErr("report: %v", err)
+		}
 		if err := report.WriteDir(dir, run); err != nil {
 			return err
 		}
@@ -752,6 +772,10 @@ func index(args []string, stdout, stderr io.Writer) error {
 	dir := "results"
 	if len(pos) == 1 {
 		dir = pos[0]
+	}
+	// A FIFO there would hang the index, a link to /dev/zero fill memory.
+	if err := safefile.Check(filepath.Join(dir, "README.md"), MaxIndexSize); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return usageErr("index: %v", err)
 	}
 	if err := report.Index(dir); err != nil {
 		return err
