@@ -106,7 +106,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		// Errors from the Docker SDK repeat the host they failed on as it
 		// was given, password and all.
-		fmt.Fprintln(stderr, "harness:", engine.RedactText(err.Error()))
+		fmt.Fprintln(stderr, "harness:", matrix.RedactEngines(engine.RedactText(err.Error())))
 	}
 	return ExitCode(err)
 }

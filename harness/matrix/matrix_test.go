@@ -917,3 +917,25 @@ func TestHostilePassFindings(t *testing.T) {
 		}
 	}
 }
+
+// Issue 40: a password holding / or # was shown by a URL parse error, and
+// a token used as the user name was not redacted.
+func TestEngineErrorsRedact(t *testing.T) {
+	for _, spec := range []string{
+		"tcp://admin:pa/ss#word@host:2375",
+		"tcp://admin:hunter2#x@host:bad",
+		"ssh://ghp_SECRETTOKEN1234567890abcdefghijklmnopqrstuvwxyzABCDEF@host:22:99",
+		"ftp://bob:hunter2/x@host",
+	} {
+		err := CheckEngine(spec)
+		if err == nil {
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "hunter2") || strings.Contains(msg, "pa/ss") || strings.Contains(msg, "SECRETTOKEN") {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+	if got := RedactEngines("dial ssh://ghp_SECRETTOKEN1234567890abcdefghijklmnopqrstuvwxyz@h:22: refused"); strings.Contains(got, "SECRET") {
+		t.Errorf("RedactEngines = %q", got)
+	}
+}
