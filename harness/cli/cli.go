@@ -420,7 +420,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageErr("run: --network must be one of %v, got %q", matrix.Networks, *network)
 	}
 	// Validate before touching Docker.
-	m, _, err := mf.load() // the runner expands it, with the engine's cores
+	m, sel, err := mf.load() // the runner expands it, with the engine's cores
 	if err != nil {
 		return err
 	}
@@ -464,6 +464,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// the run truncate or delete files elsewhere.
 	if err := safefile.NoLinks(*out, "logs", "charts"); err != nil {
 		return usageErr("run: %v", err)
+	}
+	if prev == nil && *force {
+		info, err := eng.Info(ctx)
+		if err != nil {
+			return err
+		}
+		var planned []string
+		for _, c := range matrix.Expand(m, sel, cpuset.Range(0, info.NCPU)) {
+			planned = append(planned, c.ID())
+		}
+		if err := guardTracked(ctx, *out, planned); err != nil {
+			return err
+		}
 	}
 	if _, err := results.Read(*out); prev == nil && *force && err == nil {
 		// What the overwritten run left: its build logs are not this run's
@@ -577,6 +590,10 @@ func draw(out string, res *results.Run, stderr io.Writer) error {
 	parent := filepath.Dir(filepath.Clean(out))
 	if err := safefile.Check(filepath.Join(parent, "README.md"), MaxIndexSize); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("updating the index beside %s: %w", out, err)
+	}
+	if why := leaveIndex(context.Background(), out); why != "" {
+		fmt.Fprintln(stderr, why)
+		return nil
 	}
 	did, err := report.IndexIfPresent(parent)
 	if err != nil {
