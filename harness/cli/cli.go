@@ -266,6 +266,9 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 			mc.Target.Name, engine.Redact(mc.Target.Host), mc.Target.Address, mc.Loadgen.Name, engine.Redact(mc.Loadgen.Host), len(online))
 	}
 	runner.Unsupported(m, cells) // what a load generator cannot measure as asked
+	for _, l := range leftOut(m, sel, online) {
+		fmt.Fprintf(stdout, "left out: %s\n", l)
+	}
 	runnable := 0
 	for _, c := range cells {
 		if c.Skip != "" {
@@ -485,6 +488,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if _, err := safefile.RemoveRegular(filepath.Join(*out, "logs"), "*.log"); err != nil {
 			return err
 		}
+	}
+	for _, l := range leftOut(m, sel, cpuset.Range(0, runtime.NumCPU())) {
+		fmt.Fprintf(stderr, "left out: %s\n", l)
 	}
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
 	res, err := runner.Run(ctx, eng, runner.Options{

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -86,4 +87,35 @@ func leaveIndex(ctx context.Context, out string) string {
 		return ""
 	}
 	return fmt.Sprintf("index not updated: %s is tracked by git and %s is not (bin/harness index %s adds it)", index, out, filepath.Dir(filepath.Clean(out)))
+}
+
+// leftOut names every target, and the A/A control, that the profile's
+// only: or the --only selection leaves out of m: settings that vanish
+// without a word make a run that is not the one asked for.
+func leftOut(m *matrix.Matrix, sel matrix.Selector, online []int) []string {
+	full := *m
+	full.ProfileOnly = nil
+	targets := func(cells []matrix.Cell) (map[string]bool, bool) {
+		seen, control := map[string]bool{}, false
+		for _, c := range cells {
+			seen[c.Target], control = true, control || c.Control
+		}
+		return seen, control
+	}
+	all, _ := targets(matrix.Expand(&full, nil, online))
+	inProfile, profileControl := targets(matrix.Expand(m, nil, online))
+	selected, selControl := targets(matrix.Expand(m, sel, online))
+	var out []string
+	for _, t := range m.Targets {
+		switch {
+		case all[t.Name] && !inProfile[t.Name]:
+			out = append(out, fmt.Sprintf("target %s: left out by profile %s's only:", t.Name, m.Profile))
+		case inProfile[t.Name] && !selected[t.Name]:
+			out = append(out, fmt.Sprintf("target %s: left out by --only", t.Name))
+		}
+	}
+	if profileControl && !selControl {
+		out = append(out, fmt.Sprintf("control %s: left out by --only, so this run carries no A/A floor of its own", strings.Join(m.Control, ",")))
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +50,20 @@ func TestTrackedRunsAreKept(t *testing.T) {
 	}
 	if why := leaveIndex(ctx, committed); why != "" {
 		t.Errorf("a tracked run may not update its index: %s", why)
+	}
+}
+
+// Issue 40: --only dropped targets and the profile's control without a
+// word; plan now names each.
+func TestPlanNamesWhatIsLeftOut(t *testing.T) {
+	code, out, stderr := runMain("plan", "-f", filepath.Join("..", "..", "matrix.yaml"), "--only", "go-nethttp")
+	if code != ExitOK {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "left out: target go-fasthttp: left out by --only") {
+		t.Errorf("plan did not name go-fasthttp as left out:\n%s", out)
+	}
+	if strings.Contains(out, "target go-nethttp: left out") {
+		t.Errorf("plan names a selected target as left out")
 	}
 }
