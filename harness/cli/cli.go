@@ -463,31 +463,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(filepath.Join(*out, "results.json")); err == nil && prev == nil && !*force {
 		return usageErr("run: %s already holds a run; --force overwrites it, --resume %s continues it, --out DIR writes elsewhere", *out, *out)
 	}
-	// logs/ and charts/ are written and cleared: a link there would have
-	// the run truncate or delete files elsewhere.
-	if err := safefile.NoLinks(*out, "logs", "charts"); err != nil {
-		return usageErr("run: %v", err)
-	}
-	if prev == nil && *force {
-		info, err := eng.Info(ctx)
-		if err != nil {
-			return err
-		}
-		var planned []string
-		for _, c := range matrix.Expand(m, sel, cpuset.Range(0, info.NCPU)) {
-			planned = append(planned, c.ID())
-		}
-		if err := guardTracked(ctx, *out, planned); err != nil {
-			return err
-		}
-	}
-	if _, err := results.Read(*out); prev == nil && *force && err == nil {
-		// What the overwritten run left: its build logs are not this run's
-		// (its charts are replaced by report.WriteDir). A folder holding
-		// no run of ours keeps its files.
-		if _, err := safefile.RemoveRegular(filepath.Join(*out, "logs"), "*.log"); err != nil {
-			return err
-		}
+	if err := prepareFolder(ctx, eng, *out, m, sel, prev == nil && *force); err != nil {
+		return err
 	}
 	for _, l := range leftOut(m, sel, cpuset.Range(0, runtime.NumCPU())) {
 		fmt.Fprintf(stderr, "left out: %s\n", l)
@@ -512,6 +489,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = outcome(counts)
 	}
 	return err
+}
+
+// prepareFolder checks the results folder out before a run writes into
+// it, and with force clears what an overwritten run of ours left there.
+func prepareFolder(ctx context.Context, eng *engine.Engine, out string, m *matrix.Matrix, sel matrix.Selector, force bool) error {
+	// logs/ and charts/ are written and cleared: a link there would have
+	// the run truncate or delete files elsewhere.
+	if err := safefile.NoLinks(out, "logs", "charts"); err != nil {
+		return usageErr("run: %v", err)
+	}
+	if force {
+		info, err := eng.Info(ctx)
+		if err != nil {
+			return err
+		}
+		var planned []string
+		for _, c := range matrix.Expand(m, sel, cpuset.Range(0, info.NCPU)) {
+			planned = append(planned, c.ID())
+		}
+		if err := guardTracked(ctx, out, planned); err != nil {
+			return err
+		}
+	}
+	if _, err := results.Read(out); force && err == nil {
+		// What the overwritten run left: its build logs are not this run's
+		// (its charts are replaced by report.WriteDir). A folder holding
+		// no run of ours keeps its files.
+		if _, err := safefile.RemoveRegular(filepath.Join(out, "logs"), "*.log"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // outcome is the exit of a run that ended: failed when a cell failed,

@@ -3,6 +3,7 @@ package matrix
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -937,5 +938,22 @@ func TestEngineErrorsRedact(t *testing.T) {
 	}
 	if got := RedactEngines("dial ssh://ghp_SECRETTOKEN1234567890abcdefghijklmnopqrstuvwxyz@h:22: refused"); strings.Contains(got, "SECRET") {
 		t.Errorf("RedactEngines = %q", got)
+	}
+}
+
+// Issue 40: a Dockerfile linked out of its build folder passed plan and
+// failed the build (the engine gets only the folder).
+func TestDockerfileLinkedOutOfContext(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "Dockerfile.elsewhere")
+	if err := os.WriteFile(outside, []byte("FROM scratch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "t1"), 0o755)
+	os.Symlink(outside, filepath.Join(dir, "t1", "Dockerfile"))
+	_, err := Parse(filepath.Join(dir, "matrix.yaml"), []byte(good))
+	var errs Errors
+	if !errors.As(err, &errs) || !slices.ContainsFunc(errs, func(e *Error) bool { return e.Field == "targets.one.build" }) {
+		t.Errorf("a Dockerfile linked out of its folder: %v", err)
 	}
 }
