@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/moby/sys/atomicwriter"
+
+	"github.com/webbench/webbench/harness/internal/safefile"
 )
 
 // Kind is a kind of build.
@@ -76,10 +78,15 @@ func Path() string {
 	return filepath.Join(base, "webbench", "build-times.json")
 }
 
-// Open reads the record at path; a missing or damaged one is empty.
+// MaxSize bounds the record read: a few kinds of build, a few bytes each.
+const MaxSize = 64 << 10
+
+// Open reads the record at path; a missing, damaged or oversized one, or
+// anything but a regular file (a FIFO would hang plan, a link to
+// /dev/zero fill its memory), is empty.
 func Open(path string) *Book {
 	b := &Book{path: path, Seconds: map[Kind]float64{}}
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := safefile.Read(path, MaxSize); err == nil {
 		json.Unmarshal(data, b)
 	}
 	if b.Seconds == nil {

@@ -3,6 +3,7 @@ package buildtime
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -63,5 +64,22 @@ func TestPathVarAndEstimate(t *testing.T) {
 	}
 	if _, err := os.Stat(p); err != nil {
 		t.Errorf("the record was not written where %s says: %v", PathVar, err)
+	}
+}
+
+// A FIFO at WEBBENCH_BUILD_TIMES hung plan (opening it waits for a
+// writer); a link to /dev/zero would fill memory. Both read as empty.
+func TestOpenReadsOnlyABoundedRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	zero := filepath.Join(dir, "zero")
+	os.Symlink("/dev/zero", zero)
+	for _, p := range []string{fifo, zero} {
+		if _, learned := Open(p).Guess(Image); learned {
+			t.Errorf("%s: learned a figure", p)
+		}
 	}
 }

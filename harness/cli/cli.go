@@ -27,6 +27,7 @@ import (
 	"github.com/webbench/webbench/harness/compare"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/progress"
@@ -105,7 +106,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		// Errors from the Docker SDK repeat the host they failed on as it
 		// was given, password and all.
-		fmt.Fprintln(stderr, "harness:", engine.RedactText(err.Error()))
+		fmt.Fprintln(stderr, "harness:", matrix.RedactEngines(engine.RedactText(err.Error())))
 	}
 	return ExitCode(err)
 }
@@ -265,6 +266,9 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 			mc.Target.Name, engine.Redact(mc.Target.Host), mc.Target.Address, mc.Loadgen.Name, engine.Redact(mc.Loadgen.Host), len(online))
 	}
 	runner.Unsupported(m, cells) // what a load generator cannot measure as asked
+	for _, l := range leftOut(m, sel, online) {
+		fmt.Fprintf(stdout, "left out: %s\n", l)
+	}
 	runnable := 0
 	for _, c := range cells {
 		if c.Skip != "" {
@@ -419,7 +423,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageErr("run: --network must be one of %v, got %q", matrix.Networks, *network)
 	}
 	// Validate before touching Docker.
-	m, _, err := mf.load() // the runner expands it, with the engine's cores
+	m, sel, err := mf.load() // the runner expands it, with the engine's cores
 	if err != nil {
 		return err
 	}
@@ -459,12 +463,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(filepath.Join(*out, "results.json")); err == nil && prev == nil && !*force {
 		return usageErr("run: %s already holds a run; --force overwrites it, --resume %s continues it, --out DIR writes elsewhere", *out, *out)
 	}
-	if prev == nil && *force {
-		// What the overwritten run left: its build logs are not this run's
-		// (its charts are replaced by report.WriteDir).
-		if err := os.RemoveAll(filepath.Join(*out, "logs")); err != nil {
-			return err
-		}
+	if err := prepareFolder(ctx, eng, *out, m, sel, prev == nil && *force); err != nil {
+		return err
+	}
+	for _, l := range leftOut(m, sel, cpuset.Range(0, runtime.NumCPU())) {
+		fmt.Fprintf(stderr, "left out: %s\n", l)
 	}
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
 	res, err := runner.Run(ctx, runner.Split(eng), runner.Options{
@@ -486,6 +489,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = outcome(counts)
 	}
 	return err
+}
+
+// prepareFolder checks the results folder out before a run writes into
+// it, and with force clears what an overwritten run of ours left there.
+func prepareFolder(ctx context.Context, eng *engine.Engine, out string, m *matrix.Matrix, sel matrix.Selector, force bool) error {
+	// logs/ and charts/ are written and cleared: a link there would have
+	// the run truncate or delete files elsewhere.
+	if err := safefile.NoLinks(out, "logs", "charts"); err != nil {
+		return usageErr("run: %v", err)
+	}
+	if force {
+		info, err := eng.Info(ctx)
+		if err != nil {
+			return err
+		}
+		var planned []string
+		for _, c := range matrix.Expand(m, sel, cpuset.Range(0, info.NCPU)) {
+			planned = append(planned, c.ID())
+		}
+		if err := guardTracked(ctx, out, planned); err != nil {
+			return err
+		}
+	}
+	if _, err := results.Read(out); force && err == nil {
+		// What the overwritten run left: its build logs are not this run's
+		// (its charts are replaced by report.WriteDir). A folder holding
+		// no run of ours keeps its files.
+		if _, err := safefile.RemoveRegular(filepath.Join(out, "logs"), "*.log"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // outcome is the exit of a run that ended: failed when a cell failed,
@@ -561,10 +596,20 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 // it when there is one. Measuring is the runner's; drawing is done here,
 // from what it measured, also after an interrupt.
 func draw(out string, res *results.Run, stderr io.Writer) error {
+	if err := safefile.NoLinks(out, "charts"); err != nil {
+		return fmt.Errorf("writing README.md and charts: %w", err)
+	}
 	if err := report.WriteDir(out, res); err != nil {
 		return fmt.Errorf("writing README.md and charts: %w", err)
 	}
 	parent := filepath.Dir(filepath.Clean(out))
+	if err := safefile.Check(filepath.Join(parent, "README.md"), MaxIndexSize); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("updating the index beside %s: %w", out, err)
+	}
+	if why := leaveIndex(context.Background(), out); why != "" {
+		fmt.Fprintln(stderr, why)
+		return nil
+	}
 	did, err := report.IndexIfPresent(parent)
 	if err != nil {
 		return fmt.Errorf("updating the index beside %s: %w", out, err)
@@ -577,6 +622,10 @@ func draw(out string, res *results.Run, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// MaxIndexSize bounds the README.md that index rewrites (the committed
+// one is a few KB).
+const MaxIndexSize = 1 << 20
 
 // validLabel is a label that is one file name and needs no escaping.
 var validLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
@@ -643,6 +692,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		return withCode(ExitUsage, err)
 	}
 	if *format == "md" {
+		if err := safefile.NoLinks(dir, "charts"); err != nil {
+			return usageErr("report: %v", err)
+		}
 		if err := report.WriteDir(dir, run); err != nil {
 			return err
 		}
@@ -752,6 +804,10 @@ func index(args []string, stdout, stderr io.Writer) error {
 	dir := "results"
 	if len(pos) == 1 {
 		dir = pos[0]
+	}
+	// A FIFO there would hang the index, a link to /dev/zero fill memory.
+	if err := safefile.Check(filepath.Join(dir, "README.md"), MaxIndexSize); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return usageErr("index: %v", err)
 	}
 	if err := report.Index(dir); err != nil {
 		return err

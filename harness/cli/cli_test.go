@@ -378,3 +378,32 @@ func TestOutcome(t *testing.T) {
 		}
 	}
 }
+
+// Issue 40: a FIFO as the index hung index; a charts/ linked elsewhere had
+// report delete the *.svg files there.
+func TestIndexAndReportRefuseWhatHangsOrDestroys(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "README.md"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	if code, _, stderr := runMain("index", dir); code != ExitUsage || !strings.Contains(stderr, "not a regular file") {
+		t.Errorf("index on a FIFO: exit %d, %s", code, stderr)
+	}
+	run := filepath.Join(dir, "run")
+	os.Mkdir(run, 0o755)
+	data, err := os.ReadFile(filepath.Join("..", "..", "results", "2c-amd-epyc", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(run, "results.json"), data, 0o644)
+	elsewhere := filepath.Join(dir, "elsewhere")
+	os.Mkdir(elsewhere, 0o755)
+	os.WriteFile(filepath.Join(elsewhere, "keep.svg"), []byte("<svg/>"), 0o644)
+	os.Symlink(elsewhere, filepath.Join(run, "charts"))
+	if code, _, stderr := runMain("report", run); code != ExitUsage || !strings.Contains(stderr, "symbolic link") {
+		t.Errorf("report with a linked charts/: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "keep.svg")); err != nil {
+		t.Errorf("report deleted a file through the link: %v", err)
+	}
+}

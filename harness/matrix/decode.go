@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
+	"math/big"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -304,6 +307,9 @@ func parseWith(path string, data []byte, extra *source) (*Matrix, error) {
 	}
 	d := &decoder{file: path, at: map[string]*yaml.Node{}, bad: map[string]bool{}, fileOf: map[*yaml.Node]string{}}
 	doc := root.Content[0]
+	if err := looksLikeMatrix(path, doc); err != nil {
+		return nil, err
+	}
 	if extra != nil {
 		if err := d.join(doc, extra); err != nil {
 			return nil, err
@@ -332,6 +338,33 @@ func parseWith(path string, data []byte, extra *source) (*Matrix, error) {
 	}
 	return m, nil
 }
+
+// looksLikeMatrix refuses a document that is no matrix at all (not a
+// mapping, or a mapping of which no key is a matrix's) without quoting any
+// of it: the path may have come from a forged results.json (run --resume)
+// and name any file, an SSH key as well as a kubeconfig.
+func looksLikeMatrix(path string, doc *yaml.Node) error {
+	keys := map[string]bool{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[fileSchema]()) {
+		keys[strings.Split(f.Tag.Get("yaml"), ",")[0]] = true
+	}
+	if doc.Kind == yaml.MappingNode {
+		for i := 0; i < len(doc.Content); i += 2 {
+			if keys[doc.Content[i].Value] {
+				return nil
+			}
+		}
+	}
+	return Errors{{File: path, Line: 1, Col: 1, Msg: "not a matrix file: a matrix is a YAML mapping with version, load, targets and scenarios, and this file has none of its keys (nothing of it is quoted here)"}}
+}
+
+// quoted is what a YAML parser's message may quote of the file.
+var quoted = regexp.MustCompile("\"[^\"]*\"|`[^`]*`")
+
+// unquote drops what a parser's message quotes of the file, keeping its
+// position: the file of a syntax error may be none of the user's matrices
+// but any file a forged results.json names.
+func unquote(msg string) string { return quoted.ReplaceAllString(msg, "…") }
 
 // MaxDepth bounds how deeply a matrix nests flow collections ([ and {).
 // yaml.v3 and goccy's parser both grow with the square of the depth: 20,000
@@ -398,12 +431,12 @@ func syntaxError(path string, data []byte, err error) error {
 	var ye goccy.Error
 	if errors.As(perr, &ye) && ye.GetToken() != nil && ye.GetToken().Position != nil {
 		pos := ye.GetToken().Position
-		return Errors{{File: path, Line: max(pos.Line, 1), Col: max(pos.Column, 1), Msg: "YAML syntax: " + ye.GetMessage()}}
+		return Errors{{File: path, Line: max(pos.Line, 1), Col: max(pos.Column, 1), Msg: "YAML syntax: " + unquote(ye.GetMessage())}}
 	}
-	e := &Error{File: path, Line: 1, Col: 1, Msg: "YAML syntax: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	e := &Error{File: path, Line: 1, Col: 1, Msg: "YAML syntax: " + unquote(strings.TrimPrefix(err.Error(), "yaml: "))}
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
-		e.Msg = "YAML syntax: " + m[2] + " (at or after this line)"
+		e.Msg = "YAML syntax: " + unquote(m[2]) + " (at or after this line)"
 	}
 	return Errors{e}
 }
@@ -997,11 +1030,21 @@ func (d *decoder) scenario(name string, s scenarioSchema) Scenario {
 	out := Scenario{Name: name, Expect: Expect{Status: 200}}
 	if s.Path != nil && !d.bad[path+".path"] {
 		if out.Path = *s.Path; !strings.HasPrefix(out.Path, "/") {
-			d.errAt(path+".path", "must start with /, got %q", out.Path)
+			d.errAt(path+".path", "must start with /, got %q", shorten(out.Path))
+		} else if msg := badRequestPath(out.Path); msg != "" {
+			d.errAt(path+".path", "%s", msg)
 		}
 	}
 	for _, p := range d.names(path + ".params") {
 		out.Params = append(out.Params, Param{Name: p, Values: s.Params[p]})
+		for i, v := range s.Params[p] {
+			if msg := badRequestPath("/" + v); msg != "" {
+				d.errAt(fmt.Sprintf("%s.params.%s[%d]", path, p, i), "%s", msg)
+			}
+		}
+	}
+	if n := d.at[path+".expect.json"]; n != nil {
+		d.jsonValue(n, path+".expect.json")
 	}
 	if e := s.Expect; e != nil {
 		setp(&out.Expect.Status, e.Status)
@@ -1023,6 +1066,68 @@ func (d *decoder) scenario(name string, s scenarioSchema) Scenario {
 		}
 	}
 	return out
+}
+
+// badRequestPath says why p cannot go into a request line as written
+// ("" when it can): a space, CR or LF would split the request line or
+// inject a header, and a % that starts no escape (%zz) is refused by the
+// load generators' URL parsers only at run time.
+func badRequestPath(p string) string {
+	for i, r := range p {
+		if r <= ' ' || r == 0x7f {
+			return fmt.Sprintf("a space or control character (%U) at byte %d: escape it (%%20 for a space)", r, i)
+		}
+	}
+	if _, err := url.ParseRequestURI(paramRef.ReplaceAllString(p, "x")); err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Sprintf("not a request path: %v", err)
+	}
+	return ""
+}
+
+// maxExactInt is the largest integer a JSON number holds exactly in a
+// float64 (2^53), which is what the answer is decoded into.
+const maxExactInt = 1 << 53
+
+// jsonValue checks that the YAML under expect.json means one JSON value,
+// as the answer is compared with it: every key a string, no YAML-only
+// scalar (a timestamp would compare as Go formats it, .inf and .nan have
+// no JSON), no integer past 2^53 (the answer's float64 would round it).
+func (d *decoder) jsonValue(n *yaml.Node, field string) {
+	if n.Kind == yaml.AliasNode || strings.Count(field, ".")+strings.Count(field, "[") > MaxDepth {
+		return // an alias (possibly of itself) is reported by the decode; depth by checkShape
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Tag != "!!str" {
+				d.errorf(k, field, "key %s is %s, not a string: JSON keys are strings (quote it)", KindName(k), strings.TrimPrefix(k.Tag, "!!"))
+				continue
+			}
+			d.jsonValue(n.Content[i+1], field+"."+k.Value)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			d.jsonValue(c, fmt.Sprintf("%s[%d]", field, i))
+		}
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!timestamp", "!!binary":
+			d.errorf(n, field, "a YAML %s, which JSON has not: quote it to mean the string", strings.TrimPrefix(n.Tag, "!!"))
+		case "!!float":
+			if f, err := strconv.ParseFloat(strings.TrimPrefix(n.Value, "+"), 64); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				d.errorf(n, field, "%s is no JSON number", KindName(n))
+			}
+		case "!!int":
+			if x, ok := new(big.Int).SetString(strings.ReplaceAll(n.Value, "_", ""), 0); ok && x.CmpAbs(big.NewInt(maxExactInt)) > 0 {
+				d.errorf(n, field, "%s is past 2^53, where a JSON number stops being exact: quote it, or expect a string", KindName(n))
+			}
+		}
+	}
 }
 
 // normalizeJSON turns a YAML-decoded value into the shapes encoding/json
@@ -1085,6 +1190,7 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 			}
 			total += svc.Replicas
 		}
+		d.shiftedPorts(t, path)
 		if total > MaxContainers {
 			d.errAt(path+".services", "%d containers in all (replicas summed over services); a target may have at most %d", total, MaxContainers)
 		}
@@ -1104,6 +1210,31 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 		d.errAt(path+".build", "missing: the folder holding the target's Dockerfile (or services)")
 	}
 	return t
+}
+
+// shiftedPorts places the replicas of t's services as the runner does
+// when they share one network namespace (shared and host modes: the entry
+// on the target's port, each other replica on the next free port from its
+// service's, in start order) and reports a service pushed past 65535 by
+// the ports taken before it: a: {port: 65530, replicas: 4} beside b:
+// {port: 65531, replicas: 4} puts b on 65534…65537.
+func (d *decoder) shiftedPorts(t Target, path string) {
+	taken := map[int]bool{t.Port: true}
+	for _, svc := range t.Services {
+		if svc.Name == t.Entry || svc.Port <= 0 {
+			continue
+		}
+		p := svc.Port
+		for range svc.Replicas {
+			for taken[p] {
+				p++
+			}
+			taken[p] = true
+		}
+		if p > 65535 && svc.Port+svc.Replicas-1 <= 65535 { // else reported above
+			d.errAt(path+".services."+svc.Name+".replicas", "%d replicas from port %d, after the ports taken by the services started before it, need ports up to %d, past 65535 (they share one network namespace unless the network is bridge)", svc.Replicas, svc.Port, p)
+		}
+	}
 }
 
 // buildDir resolves a build folder against the matrix's folder, checks it
@@ -1129,6 +1260,10 @@ func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir str
 		d.errAt(field, "%v", err)
 		return rel, dir, nil, nil
 	}
+	if msg := outsideContext(dir); msg != "" {
+		d.errAt(field, "%s", msg)
+		return rel, dir, nil, nil
+	}
 	froms, err := Froms(df)
 	if err != nil {
 		d.errAt(field, "%s: %v", filepath.Join(dir, "Dockerfile"), err)
@@ -1146,6 +1281,25 @@ func (d *decoder) buildDir(build *string, field string, m *Matrix) (rel, dir str
 		keys = append(keys, key)
 	}
 	return rel, dir, keys, undeclared
+}
+
+// outsideContext says why the Dockerfile in build folder dir cannot be
+// built ("" when it can): a symbolic link leading out of the folder, which
+// the build context sent to the engine does not hold.
+func outsideContext(dir string) string {
+	df := filepath.Join(dir, "Dockerfile")
+	if st, err := os.Lstat(df); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		return ""
+	}
+	root, err1 := filepath.EvalSymlinks(dir)
+	real, err2 := filepath.EvalSymlinks(df)
+	if err := errors.Join(err1, err2); err != nil {
+		return err.Error()
+	}
+	if r, err := filepath.Rel(root, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return fmt.Sprintf("its Dockerfile is a symbolic link to %s, outside the build folder: the engine gets only the folder, so the build would fail (copy the file in)", real)
+	}
+	return ""
 }
 
 var imageArg = regexp.MustCompile(`\$\{?([A-Z0-9_]+)_IMAGE\}?`)
@@ -1176,7 +1330,7 @@ func KindName(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
-		return fmt.Sprintf("%q", n.Value)
+		return fmt.Sprintf("%q", shorten(n.Value))
 	case yaml.AliasNode:
 		return "an alias"
 	}

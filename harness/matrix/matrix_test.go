@@ -3,9 +3,11 @@ package matrix
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -879,5 +881,79 @@ func TestRequestsAxis(t *testing.T) {
 		if _, err := parse(t, strings.Replace(text, bad.from, bad.to, 1)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: %v, want %q", bad.to, err, bad.want)
 		}
+	}
+}
+
+// Findings of issue 40's second hostile pass: each was accepted by plan
+// and failed later, or disclosed a file that is no matrix.
+func TestHostilePassFindings(t *testing.T) {
+	pool := "targets:\n  multi:\n    services:\n      e: {build: t1}\n      a: {build: t1, port: 65530, replicas: 4}\n      b: {build: t1, port: 65531, replicas: 4}\n    entry: e\n    port: 8000\n"
+	for _, tc := range []struct{ name, edit, to, field string }{
+		{"ports shifted past 65535", "targets:\n", pool, "targets.multi.services.b.replicas"},
+		{"space in path", "path: /plaintext", `path: "/plain text"`, "scenarios.plaintext.path"},
+		{"CR LF in path", "path: /plaintext", `path: "/p\r\nHost: evil"`, "scenarios.plaintext.path"},
+		{"bad escape in path", "path: /plaintext", `path: "/p%zz"`, "scenarios.plaintext.path"},
+		{"integer past 2^53", "n: 3}", "n: 9007199254740993}", "scenarios.json.expect.json.n"},
+		{"timestamp", "n: 3}", "n: 2001-12-14}", "scenarios.json.expect.json.n"},
+		{".inf", "n: 3}", "n: .inf}", "scenarios.json.expect.json.n"},
+		{"non-string key", "n: 3}", "1: 3}", "scenarios.json.expect.json"},
+	} {
+		text := strings.Replace(good, tc.edit, tc.to, 1)
+		_, err := parse(t, text)
+		var errs Errors
+		if !errors.As(err, &errs) || !slices.ContainsFunc(errs, func(e *Error) bool { return e.Field == tc.field && e.Line > 0 }) {
+			t.Errorf("%s: %v, want an error at %s", tc.name, err, tc.field)
+		}
+	}
+	// A file that is no matrix: nothing of it is quoted.
+	for _, text := range []string{
+		"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA: x: y\n-----END OPENSSH PRIVATE KEY-----\n",
+		"password=hunter2secret\n",
+		`{"auths": {"x": {"auth": "hunter2secret"}}}`,
+		"a: \"hunter2secret\n",
+	} {
+		_, err := Parse("key", []byte(text))
+		if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "b3BlbnNz") {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
+
+// Issue 40: a password holding / or # was shown by a URL parse error, and
+// a token used as the user name was not redacted.
+func TestEngineErrorsRedact(t *testing.T) {
+	for _, spec := range []string{
+		"tcp://admin:pa/ss#word@host:2375",
+		"tcp://admin:hunter2#x@host:bad",
+		"ssh://ghp_SECRETTOKEN1234567890abcdefghijklmnopqrstuvwxyzABCDEF@host:22:99",
+		"ftp://bob:hunter2/x@host",
+	} {
+		err := CheckEngine(spec)
+		if err == nil {
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "hunter2") || strings.Contains(msg, "pa/ss") || strings.Contains(msg, "SECRETTOKEN") {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+	if got := RedactEngines("dial ssh://ghp_SECRETTOKEN1234567890abcdefghijklmnopqrstuvwxyz@h:22: refused"); strings.Contains(got, "SECRET") {
+		t.Errorf("RedactEngines = %q", got)
+	}
+}
+
+// Issue 40: a Dockerfile linked out of its build folder passed plan and
+// failed the build (the engine gets only the folder).
+func TestDockerfileLinkedOutOfContext(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "Dockerfile.elsewhere")
+	if err := os.WriteFile(outside, []byte("FROM scratch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "t1"), 0o755)
+	os.Symlink(outside, filepath.Join(dir, "t1", "Dockerfile"))
+	_, err := Parse(filepath.Join(dir, "matrix.yaml"), []byte(good))
+	var errs Errors
+	if !errors.As(err, &errs) || !slices.ContainsFunc(errs, func(e *Error) bool { return e.Field == "targets.one.build" }) {
+		t.Errorf("a Dockerfile linked out of its folder: %v", err)
 	}
 }

@@ -21,3 +21,25 @@ func TestTextAndCode(t *testing.T) {
 		t.Errorf("Text did not cut 500 characters: %d", len([]rune(got)))
 	}
 }
+
+// Issue 40: links and images passed Text in labels and the CPU model; CSV
+// cells could be formulas; compare-*.md names went raw into the index.
+func TestNoInjection(t *testing.T) {
+	for _, in := range []string{"[click](http://evil)", "![x](http://evil/p.png)", "AMD [EPYC](javascript:alert(1))"} {
+		if got := Text(in); strings.Contains(got, "](") || strings.Contains(got, "![") {
+			t.Errorf("Text(%q) = %q: still a link or an image", in, got)
+		}
+	}
+	for in, want := range map[string]string{
+		`=HYPERLINK("http://evil","x")`: `'=HYPERLINK("http://evil","x")`,
+		"+cmd":                          "'+cmd", "@SUM(A1)": "'@SUM(A1)", "-x": "'-x",
+		"-12.5": "-12.5", "go-nethttp": "go-nethttp", "": "",
+	} {
+		if got := CSVCell(in); got != want {
+			t.Errorf("CSVCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Link("compare-a](http://evil) [b.md"); strings.Count(got, "](") != 1 || strings.Contains(got, "](http") {
+		t.Errorf("Link = %q", got)
+	}
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 40: run --force into a committed run's folder replaced it with a
+// quick try's cells, and every run rewrote the tracked index.
+func TestTrackedRunsAreKept(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	repo := t.TempDir()
+	committed := filepath.Join(repo, "results", "2c-x")
+	os.MkdirAll(committed, 0o755)
+	data, err := os.ReadFile(filepath.Join("..", "..", "results", "2c-amd-epyc", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(committed, "results.json"), data, 0o644)
+	os.WriteFile(filepath.Join(repo, "results", "README.md"), []byte("# index\n"), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	all := committedCells(ctx, committed)
+	if len(all) < 2 {
+		t.Fatalf("committed cells: %v", all)
+	}
+	if err := guardTracked(ctx, committed, all[:1]); ExitCode(err) != ExitUsage {
+		t.Errorf("a run of one of %d committed cells was let through: %v", len(all), err)
+	}
+	if err := guardTracked(ctx, committed, all); err != nil {
+		t.Errorf("a run covering every committed cell was refused: %v", err)
+	}
+	try := filepath.Join(repo, "results", "2c-x-only")
+	os.MkdirAll(try, 0o755)
+	if guardTracked(ctx, try, nil) != nil {
+		t.Error("an untracked folder was refused")
+	}
+	if leaveIndex(ctx, try) == "" {
+		t.Error("a quick try into an untracked folder would rewrite the tracked index")
+	}
+	if why := leaveIndex(ctx, committed); why != "" {
+		t.Errorf("a tracked run may not update its index: %s", why)
+	}
+}
+
+// Issue 40: --only dropped targets and the profile's control without a
+// word; plan now names each.
+func TestPlanNamesWhatIsLeftOut(t *testing.T) {
+	code, out, stderr := runMain("plan", "-f", filepath.Join("..", "..", "matrix.yaml"), "--only", "go-nethttp")
+	if code != ExitOK {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "left out: target go-fasthttp: left out by --only") {
+		t.Errorf("plan did not name go-fasthttp as left out:\n%s", out)
+	}
+	if strings.Contains(out, "target go-nethttp: left out") {
+		t.Errorf("plan names a selected target as left out")
+	}
+}
