@@ -24,7 +24,6 @@ import (
 
 	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/buildtime"
-	"github.com/webbench/webbench/harness/compare"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/internal/safefile"
@@ -713,78 +712,6 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, path)
-	return nil
-}
-
-type compareOpts struct {
-	out, format      string
-	failOnRegression bool
-}
-
-func (o *compareOpts) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.out, "out", "", "write to `FILE` instead of stdout")
-	fs.StringVar(&o.format, "format", "md", "`md|csv|json`")
-	fs.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit 1, naming them, when cells of a later run are slower than the first's beyond their intervals and the noise floor")
-}
-
-func compareCmd(args []string, stdout, stderr io.Writer) error {
-	var o compareOpts
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	o.register(fs)
-	out, format := &o.out, &o.format
-	pos, err := parseFlags(fs, args, 2, -1, stdout, stderr)
-	if err != nil {
-		return err
-	}
-	if *format != "md" && *format != "csv" && *format != "json" {
-		return usageErr("compare: --format must be md, csv or json, got %q", *format)
-	}
-	var runs []*results.Run
-	for _, dir := range pos {
-		run, err := results.Read(dir)
-		if err != nil {
-			return withCode(ExitUsage, err)
-		}
-		runs = append(runs, run)
-	}
-	names := make([]string, len(pos))
-	for i, p := range pos {
-		names[i] = filepath.Base(filepath.Clean(p))
-	}
-	c := compare.Build(names, runs)
-	regressions := c.Regressions()
-	var b strings.Builder
-	switch *format {
-	case "csv":
-		err = compare.CSV(&b, c)
-	case "json":
-		err = writeJSON(&b, struct {
-			*compare.Comparison
-			Regressions []compare.Regression `json:"regressions"`
-		}{c, regressions})
-	default:
-		err = compare.Markdown(&b, c)
-	}
-	if err != nil {
-		return err
-	}
-	if *out == "" {
-		if _, err := io.WriteString(stdout, b.String()); err != nil {
-			return err
-		}
-	} else {
-		if err := results.WriteFileAtomic(*out, []byte(b.String())); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, *out)
-	}
-	if o.failOnRegression && len(regressions) > 0 {
-		var cells []string
-		for _, r := range regressions {
-			cells = append(cells, fmt.Sprintf("%s in %s (%+.1f%%)", r.Cell, r.Run, 100*r.Delta))
-		}
-		return withCode(ExitFailed, fmt.Errorf("compare: %d cell(s) regressed beyond their intervals and the noise floor: %s", len(cells), strings.Join(cells, ", ")))
-	}
 	return nil
 }
 

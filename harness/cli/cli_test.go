@@ -300,29 +300,57 @@ func TestLabelIsAFolderName(t *testing.T) {
 	}
 }
 
-// compare --fail-on-regression exits 1 naming the cells that regressed
-// (go-nethttp, VM to laptop), 0 when none did (laptop to VM); --format
-// json prints the comparison with its regressions on stdout.
+// compare --fail-on-regression exits 1 naming what it fails on by kind:
+// a 60% slowdown of the laptop run, or a run whose every cell failed; it
+// exits 0 from the VM to the laptop (−22.9%, within the default drift
+// allowance, since neither run has a control) and says what it judged by.
+// --format json prints the comparison with its problems and regressions.
 func TestCompareFailOnRegression(t *testing.T) {
 	vm, laptop := "../compare/testdata/vm-16c", "../compare/testdata/laptop-4c"
-	code, out, errs := runMain("compare", vm, laptop, "--fail-on-regression", "--format", "json")
-	if code != ExitFailed || !strings.Contains(errs, "1 cell(s) regressed") || !strings.Contains(errs, "go-nethttp/plaintext/1cpu/c512 in laptop-4c (-22.9%)") {
-		t.Errorf("VM to laptop: exit %d, stderr %q", code, errs)
+	variant := func(name string, edit func(*results.Cell)) string {
+		run, err := results.Read(laptop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range run.Cells {
+			edit(c)
+		}
+		dir := filepath.Join(t.TempDir(), name)
+		if err := results.Write(dir, run); err != nil {
+			t.Fatal(err)
+		}
+		return dir
 	}
+	slow := variant("slow", func(c *results.Cell) {
+		for i := range c.Trials {
+			c.Trials[i].RPS *= 0.4
+		}
+	})
+	code, out, errs := runMain("compare", laptop, slow, "--fail-on-regression", "--format", "json")
 	var c struct {
-		Runs        []string `json:"runs"`
+		Runs     []string `json:"runs"`
+		Problems []struct {
+			Kind string `json:"kind"`
+		} `json:"problems"`
 		Regressions []struct {
 			Cell string `json:"cell"`
 		} `json:"regressions"`
 	}
-	if err := json.Unmarshal([]byte(out), &c); err != nil || len(c.Runs) != 2 || len(c.Regressions) != 1 {
-		t.Errorf("json %+v (%v):\n%s", c, err, out)
+	if err := json.Unmarshal([]byte(out), &c); err != nil || code != ExitFailed || len(c.Runs) != 2 || len(c.Regressions) != 3 || !strings.Contains(errs, "regressed: mono-httplistener/plaintext/1cpu/c512") {
+		t.Errorf("60%% slower: exit %d, %+v (%v), stderr %q", code, c, err, errs)
 	}
-	if code, _, errs := runMain("compare", laptop, vm, "--fail-on-regression"); code != ExitOK {
-		t.Errorf("laptop to VM: exit %d, stderr %q", code, errs)
+	failed := variant("failed", func(c *results.Cell) { c.Status, c.Trials, c.Reason = results.Failed, nil, "exited" })
+	if code, _, errs := runMain("compare", laptop, failed, "--fail-on-regression"); code != ExitFailed || !strings.Contains(errs, "nothing-measured: ") {
+		t.Errorf("every cell failed: exit %d, stderr %q", code, errs)
 	}
-	if code, _, _ := runMain("compare", vm, laptop); code != ExitOK {
+	if code, _, errs := runMain("compare", vm, laptop, "--fail-on-regression"); code != ExitOK || !strings.Contains(errs, "the gate passes") {
+		t.Errorf("VM to laptop: exit %d, stderr %q", code, errs)
+	}
+	if code, _, _ := runMain("compare", laptop, failed); code != ExitOK {
 		t.Errorf("without --fail-on-regression: exit %d", code)
+	}
+	if code, _, errs := runMain("compare", laptop, vm, "--machine-floor", laptop+","+vm); code != ExitUsage || !strings.Contains(errs, "--machine-floor") {
+		t.Errorf("machine floor from two machines: exit %d, stderr %q", code, errs)
 	}
 }
 

@@ -1,10 +1,16 @@
 // Package compare matches the cells of several runs (a laptop against a
-// cloud VM, before against after a change) and says, benchstat-style,
-// which differences are real: per cell each run's median with its
-// confidence interval, the change against the first run and the
-// Mann-Whitney U test's p-value, "~" where the difference is not
-// significant at α = 0.05, and a geomean row per scenario. It reads
-// results.json only.
+// cloud VM, before against after a change) and says which differences are
+// real: per cell each run's median with its confidence interval and the
+// change against the first run, "~" beside the change when it does not
+// clear the comparison's floor, and a geomean row per scenario.
+//
+// The floor is the drift two runs of the same cells show on one machine
+// (recorded for the machine, else DefaultDrift), widened to the runs' own
+// A/A controls when those are wider. The Mann-Whitney U test's p-value is
+// shown as information only: trials of one run cannot see the drift
+// between runs. Fixed-rate cells are judged on their p99 latency, since
+// their RPS is the rate offered. A gate (Problems) fails on regressions
+// and on whatever it could not compare. It reads results.json only.
 package compare
 
 import (
@@ -12,18 +18,20 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
 
 // Comparison is the model every output format renders.
 type Comparison struct {
-	Names      []string    `json:"runs"` // one per run, as given
-	Env        []EnvRow    `json:"environment"`
-	Scenarios  []Scenario  `json:"scenarios"`
-	Unmatched  []Unmatched `json:"unmatched,omitempty"`
-	NoiseFloor float64     `json:"noise_floor,omitempty"` // the largest A/A noise floor of the runs
+	Names     []string    `json:"runs"` // one per run, as given
+	Env       []EnvRow    `json:"environment"`
+	Floor     Floor       `json:"floor"` // what a difference between runs must exceed
+	Scenarios []Scenario  `json:"scenarios"`
+	Unmatched []Unmatched `json:"unmatched,omitempty"`
+	// Problems are what a gate fails on: regressions beyond the floor,
+	// and whatever could not be compared (see ProblemKind).
+	Problems []Problem `json:"problems,omitempty"`
 }
 
 // EnvRow is one environment fact side by side; Differs marks a fact that
@@ -34,20 +42,39 @@ type EnvRow struct {
 	Differs bool     `json:"differs"`
 }
 
-// Scenario is the matched cells of one scenario.
+// Metric is the figure a line compares.
+type Metric string
+
+const (
+	// RPS, good answers per second, for cells driven as fast as they go.
+	RPS Metric = "rps"
+	// LatencyP99 for fixed-rate (open-loop) cells, whose RPS is the
+	// offered rate and says nothing of the server.
+	LatencyP99 Metric = "latency_p99_ms"
+)
+
+// HigherIsBetter says which way a change of the metric is a gain.
+func (m Metric) HigherIsBetter() bool { return m == RPS }
+
+// Scenario is the matched cells of one scenario judged on one metric.
 type Scenario struct {
 	Name     string    `json:"name"`
+	Metric   Metric    `json:"metric"`
 	Lines    []Line    `json:"cells"`
-	Geomean  []float64 `json:"geomean_rps"`   // per run, over the cells every run has
+	Geomean  []float64 `json:"geomean"`       // per run, over the cells every run has
 	GeoDelta []float64 `json:"geomean_delta"` // per run, against the first
 }
 
 // Line is one cell measured in every run.
 type Line struct {
-	Cell  string             `json:"cell"`  // the cell id without the scenario
-	Stats []stats.Summary    `json:"rps"`   // per run
-	Delta []float64          `json:"delta"` // per run, median against the first run's (0 for the first)
-	Test  []stats.Comparison `json:"test"`  // per run, against the first
+	Cell   string          `json:"cell"`   // the cell id without the scenario
+	Stats  []stats.Summary `json:"values"` // per run, of the scenario's metric
+	Delta  []float64       `json:"delta"`  // per run, median against the first run's (0 for the first)
+	Beyond []bool          `json:"beyond"` // per run: the change clears the floor and the intervals part
+	// Test is the Mann-Whitney U test of each run's trials against the
+	// first's: information only, since trials of one run cannot see the
+	// drift between runs.
+	Test []stats.Comparison `json:"test"`
 }
 
 // Unmatched is a cell present in some runs only.
@@ -56,31 +83,20 @@ type Unmatched struct {
 	In   []string `json:"in"`
 }
 
-// Build compares runs; names label them (usually their folders).
-func Build(names []string, runs []*results.Run) *Comparison {
-	c := &Comparison{Names: names, Env: environment(runs)}
-	type key struct{ scenario, id string }
-	cells := map[key][]*results.Cell{}
-	var order []key
-	for i, run := range runs {
-		for _, cell := range run.Cells {
-			if cell.Status != results.OK || len(cell.Trials) == 0 {
-				continue
-			}
-			k := key{cell.Scenario, cell.ID()}
-			if _, ok := cells[k]; !ok {
-				cells[k] = make([]*results.Cell, len(runs))
-				order = append(order, k)
-			}
-			cells[k][i] = cell
-		}
+type cellKey struct {
+	scenario, id string
+	metric       Metric
+}
+
+// Build compares runs; names label them (usually their folders). A
+// difference is called one only past the comparison's Floor.
+func Build(names []string, runs []*results.Run, opts ...Option) *Comparison {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
-	// A difference within any run's A/A noise floor is not called one.
-	var noise float64
-	for _, run := range runs {
-		noise = max(noise, analysis.Noise(run))
-	}
-	c.NoiseFloor = noise
+	c := &Comparison{Names: names, Env: environment(runs), Floor: floor(names, runs, o)}
+	cells, order := okCells(runs)
 	byScenario := map[string]*Scenario{}
 	var scenarioOrder []string
 	for _, k := range order {
@@ -95,26 +111,14 @@ func Build(names []string, runs []*results.Run) *Comparison {
 			c.Unmatched = append(c.Unmatched, Unmatched{Cell: k.id, In: in})
 			continue
 		}
-		sc := byScenario[k.scenario]
+		name := k.scenario + "\x00" + string(k.metric)
+		sc := byScenario[name]
 		if sc == nil {
-			sc = &Scenario{Name: k.scenario}
-			byScenario[k.scenario] = sc
-			scenarioOrder = append(scenarioOrder, k.scenario)
+			sc = &Scenario{Name: k.scenario, Metric: k.metric}
+			byScenario[name] = sc
+			scenarioOrder = append(scenarioOrder, name)
 		}
-		line := Line{Cell: k.id}
-		base := rps(row[0])
-		for _, cell := range row {
-			x := rps(cell)
-			s := stats.Describe(x)
-			line.Stats = append(line.Stats, s)
-			line.Delta = append(line.Delta, s.Median/line.Stats[0].Median-1)
-			test := stats.Compare(base, x)
-			if d := line.Delta[len(line.Delta)-1]; test.Significant && d < noise && d > -noise {
-				test.Significant, test.Warning = false, "within the noise floor"
-			}
-			line.Test = append(line.Test, test)
-		}
-		sc.Lines = append(sc.Lines, line)
+		sc.Lines = append(sc.Lines, c.line(k, row))
 	}
 	for _, name := range scenarioOrder {
 		sc := byScenario[name]
@@ -129,13 +133,68 @@ func Build(names []string, runs []*results.Run) *Comparison {
 		c.Scenarios = append(c.Scenarios, *sc)
 	}
 	sort.SliceStable(c.Unmatched, func(a, b int) bool { return c.Unmatched[a].Cell < c.Unmatched[b].Cell })
+	c.Problems = gate(c, runs)
 	return c
 }
 
-func rps(c *results.Cell) []float64 {
+// okCells are the ok cells with trials of every run by key, in order of
+// first appearance; a key's slice has one entry per run, nil where the
+// run lacks it.
+func okCells(runs []*results.Run) (map[cellKey][]*results.Cell, []cellKey) {
+	cells := map[cellKey][]*results.Cell{}
+	var order []cellKey
+	for i, run := range runs {
+		for _, cell := range run.Cells {
+			if cell == nil || cell.Status != results.OK || len(cell.Trials) == 0 {
+				continue
+			}
+			k := cellKey{cell.Scenario, cell.ID(), metricOf(cell)}
+			if _, ok := cells[k]; !ok {
+				cells[k] = make([]*results.Cell, len(runs))
+				order = append(order, k)
+			}
+			cells[k][i] = cell
+		}
+	}
+	return cells, order
+}
+
+// metricOf is what a cell is judged on: a fixed-rate cell's latency.
+func metricOf(c *results.Cell) Metric {
+	if c.Rate > 0 {
+		return LatencyP99
+	}
+	return RPS
+}
+
+// line compares one cell across the runs.
+func (c *Comparison) line(k cellKey, row []*results.Cell) Line {
+	line := Line{Cell: k.id}
+	base := values(row[0], k.metric)
+	for _, cell := range row {
+		x := values(cell, k.metric)
+		s := stats.Describe(x)
+		line.Stats = append(line.Stats, s)
+		d := s.Median/line.Stats[0].Median - 1
+		line.Delta = append(line.Delta, d)
+		line.Beyond = append(line.Beyond, c.Floor.Beyond(d+1) && apart(line.Stats[0], s))
+		line.Test = append(line.Test, stats.Compare(base, x))
+	}
+	return line
+}
+
+// apart reports whether two summaries' intervals (95% CI, or min…max)
+// do not overlap.
+func apart(a, b stats.Summary) bool { return upper(b) < lower(a) || lower(b) > upper(a) }
+
+func values(c *results.Cell, m Metric) []float64 {
 	out := make([]float64, len(c.Trials))
 	for i, t := range c.Trials {
-		out[i] = t.RPS
+		if m == LatencyP99 {
+			out[i] = t.LatencyMS.P99
+		} else {
+			out[i] = t.RPS
+		}
 	}
 	return out
 }
@@ -177,6 +236,13 @@ func environment(runs []*results.Run) []EnvRow {
 			}),
 			field("link between them", func(r *results.Run) string { return r.Environment.Link }))
 	}
+	rows = append(rows, imageRows(runs, field)...)
+	return append(rows, runtimeRows(runs, field)...)
+}
+
+// imageRows are the base images, side by side.
+func imageRows(runs []*results.Run, field func(string, func(*results.Run) string) EnvRow) []EnvRow {
+	var rows []EnvRow
 	var keys []string
 	for _, run := range runs {
 		for k := range run.Images {
@@ -200,6 +266,12 @@ func environment(runs []*results.Run) []EnvRow {
 			return b.Used
 		}))
 	}
+	return rows
+}
+
+// runtimeRows are the targets' runtime versions, side by side.
+func runtimeRows(runs []*results.Run, field func(string, func(*results.Run) string) EnvRow) []EnvRow {
+	var rows []EnvRow
 	runtimes := map[string]bool{}
 	for _, run := range runs {
 		for _, c := range run.Cells {
@@ -227,30 +299,24 @@ func environment(runs []*results.Run) []EnvRow {
 	return rows
 }
 
-// Regression is a cell slower in a later run than in the first beyond
+// Regression is a cell worse in a later run than in the first beyond
 // doubt: see Regressions.
 type Regression struct {
-	Cell  string  `json:"cell"` // scenario and cell id
-	Run   string  `json:"run"`
-	Delta float64 `json:"delta"` // median against the first run's
+	Cell   string  `json:"cell"` // scenario and cell id
+	Run    string  `json:"run"`
+	Metric Metric  `json:"metric"`
+	Delta  float64 `json:"delta"` // median against the first run's
 }
 
-// Regressions lists the cells slower in a later run than in the first
-// beyond both their intervals and the noise floor: the difference is
-// significant (Mann-Whitney U at α = 0.05, and larger than any run's A/A
-// noise floor) and the later run's interval (95% CI, or min…max with fewer
-// than 6 trials) lies wholly below the first run's.
+// Regressions lists the cells worse in a later run than in the first
+// beyond doubt: slower (or, for a fixed-rate cell, slower to answer) past
+// the comparison's floor, with the two runs' intervals (95% CI, or min…max
+// with fewer than 6 trials) apart.
 func (c *Comparison) Regressions() []Regression {
 	var out []Regression
-	for _, sc := range c.Scenarios {
-		for _, l := range sc.Lines {
-			base := l.Stats[0]
-			for i := 1; i < len(l.Stats); i++ {
-				s := l.Stats[i]
-				if l.Delta[i] < 0 && l.Test[i].Significant && upper(s) < lower(base) {
-					out = append(out, Regression{Cell: l.Cell, Run: c.Names[i], Delta: l.Delta[i]})
-				}
-			}
+	for _, p := range c.Problems {
+		if p.Kind == Regressed {
+			out = append(out, Regression{Cell: p.Cell, Run: p.Run, Metric: p.Metric, Delta: p.Delta})
 		}
 	}
 	return out

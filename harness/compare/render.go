@@ -26,11 +26,63 @@ func center(s stats.Summary) string {
 	return fmt.Sprintf("%s ± %s%%", numfmt.Sig(s.Median), numfmt.Sig(pct))
 }
 
-func delta(d float64, t stats.Comparison) string {
-	if !t.Significant {
-		return "~"
+// delta is a change against the first run, with "~" beside it when it
+// does not clear the floor.
+func delta(d float64, beyond bool) string {
+	if !beyond {
+		return fmt.Sprintf("~ %+.1f%%", 100*d)
 	}
 	return fmt.Sprintf("%+.1f%%", 100*d)
+}
+
+// FloorText says what a difference had to clear, and where that came from.
+func FloorText(f Floor) string {
+	band := fmt.Sprintf("−%.0f%% … +%.0f%%", 100*(1-1/(1+f.Width)), 100*f.Width)
+	var from string
+	switch f.Source {
+	case FloorControls:
+		from = fmt.Sprintf("the A/A control of %s, the widest floor of these runs' own controls", f.From)
+	case FloorMachine:
+		from = fmt.Sprintf("the drift recorded for this machine between %s", f.From)
+	default:
+		from = "the default allowance for drift between runs (measured between runs of the same cells on this project's VM: −16% to +33%, read both ways)"
+	}
+	out := fmt.Sprintf("Beyond noise means past %s: %s.", band, from)
+	switch {
+	case f.Controls == 0:
+		out += " **These runs carry no A/A control**, so nothing of their own bounds the noise."
+	case f.Source != FloorControls:
+		out += fmt.Sprintf(" These runs' own A/A controls reach only ±%.1f%% (%s): a control runs beside its twin, seconds apart, and cannot see the drift between runs.", 100*f.Controls, f.ControlsFrom)
+	}
+	if f.Width >= MaxGateFloor {
+		out += " **A floor this wide cannot clear a halving: no difference here can be called one.**"
+	}
+	return out
+}
+
+// String words a problem for a reviewer.
+func (p Problem) String() string {
+	switch p.Kind {
+	case Regressed:
+		what := "slower"
+		if p.Metric == LatencyP99 {
+			what = "p99 latency higher (fixed rate)"
+		}
+		return fmt.Sprintf("%s in %s: %s by %+.1f%%, beyond the floor", p.Cell, p.Run, what, 100*p.Delta)
+	case CellFailed, CellSkipped:
+		return fmt.Sprintf("%s: ok in the first run, %s in %s (%s)", p.Cell, p.Kind, p.Run, p.Reason)
+	case NothingMeasured:
+		return fmt.Sprintf("%s measured nothing: %d cell(s), %d failed, %d skipped", p.Run, p.Cells, p.Failed, p.Skipped)
+	case NotComparable:
+		var ds []string
+		for _, d := range p.Differs {
+			ds = append(ds, fmt.Sprintf("%s %s against %s", d.Axis, strings.Join(d.Later, ","), strings.Join(d.First, ",")))
+		}
+		return fmt.Sprintf("%s is not comparable with the first run: no cell in common (%s)", p.Run, strings.Join(ds, "; "))
+	case FloorTooWide:
+		return fmt.Sprintf("the floor is ±%.0f%% (from %s): too wide to clear any regression", 100*p.Width, p.Run)
+	}
+	return string(p.Kind)
 }
 
 func texts(ss []string) []string {
@@ -39,6 +91,45 @@ func texts(ss []string) []string {
 		out[i] = mdtext.Text(s)
 	}
 	return out
+}
+
+// scenarioTable renders one scenario's lines under the floor they were
+// judged by; true when a p-value is marked untestable.
+func scenarioTable(b *strings.Builder, c *Comparison, sc Scenario) (bool, error) {
+	unit := "requests/s"
+	if sc.Metric == LatencyP99 {
+		unit = "p99 latency, ms; fixed rate: its RPS is the rate offered, so the latency is judged"
+	}
+	fmt.Fprintf(b, "\n## %s (%s)\n\n%s\n\n", mdtext.Text(sc.Name), unit, FloorText(c.Floor))
+	t := table(b)
+	header := []any{"cell", mdtext.Text(c.Names[0])}
+	for _, n := range c.Names[1:] {
+		header = append(header, mdtext.Text(n), "vs "+mdtext.Text(c.Names[0]), "p")
+	}
+	t.Header(header...)
+	untestable := false
+	for _, l := range sc.Lines {
+		row := []any{mdtext.Text(l.Cell), center(l.Stats[0])}
+		for i := 1; i < len(c.Names); i++ {
+			p := strconv.FormatFloat(l.Test[i].P, 'f', 3, 64)
+			if !l.Test[i].Testable {
+				p += " ¹"
+				untestable = true
+			}
+			row = append(row, center(l.Stats[i]), delta(l.Delta[i], l.Beyond[i]), p)
+		}
+		if err := t.Append(row...); err != nil {
+			return false, err
+		}
+	}
+	row := []any{"**geomean**", numfmt.Sig(sc.Geomean[0])}
+	for i := 1; i < len(c.Names); i++ {
+		row = append(row, numfmt.Sig(sc.Geomean[i]), delta(sc.GeoDelta[i], c.Floor.Beyond(sc.GeoDelta[i]+1)), "")
+	}
+	if err := t.Append(row...); err != nil {
+		return false, err
+	}
+	return untestable, t.Render()
 }
 
 // Markdown renders the comparison for a reviewer.
@@ -71,47 +162,23 @@ func Markdown(w io.Writer, c *Comparison) error {
 			b.WriteString("\n**The runs used different load generators.** Treat them as different machines: a cell's figure depends on the tool that measured it (its ceiling, what it counts), so a difference between these runs may be the tools'. Cells are matched only with cells measured by the same generator.\n")
 		}
 	}
+	if len(c.Problems) > 0 {
+		b.WriteString("\n## What a gate fails on\n\n")
+		for _, p := range c.Problems {
+			fmt.Fprintf(&b, "- **%s**: %s\n", p.Kind, mdtext.Text(p.String()))
+		}
+	}
 	untestable := false
 	for _, sc := range c.Scenarios {
-		fmt.Fprintf(&b, "\n## %s (requests/s)\n\n", mdtext.Text(sc.Name))
-		t := table(&b)
-		header := []any{"cell", mdtext.Text(c.Names[0])}
-		for _, n := range c.Names[1:] {
-			header = append(header, mdtext.Text(n), "vs "+mdtext.Text(c.Names[0]), "p")
-		}
-		t.Header(header...)
-		for _, l := range sc.Lines {
-			row := []any{mdtext.Text(l.Cell), center(l.Stats[0])}
-			for i := 1; i < len(c.Names); i++ {
-				p := strconv.FormatFloat(l.Test[i].P, 'f', 3, 64)
-				if !l.Test[i].Testable {
-					p += " ¹"
-					untestable = true
-				}
-				row = append(row, center(l.Stats[i]), delta(l.Delta[i], l.Test[i]), p)
-			}
-			if err := t.Append(row...); err != nil {
-				return err
-			}
-		}
-		row := []any{"**geomean**", numfmt.Sig(sc.Geomean[0])}
-		for i := 1; i < len(c.Names); i++ {
-			row = append(row, numfmt.Sig(sc.Geomean[i]), fmt.Sprintf("%+.1f%%", 100*sc.GeoDelta[i]), "")
-		}
-		if err := t.Append(row...); err != nil {
+		u, err := scenarioTable(&b, c, sc)
+		if err != nil {
 			return err
 		}
-		if err := t.Render(); err != nil {
-			return err
-		}
+		untestable = untestable || u
 	}
-	b.WriteString("\n`~`: not significant at α = 0.05 (Mann-Whitney U test on the trials' RPS)")
-	if c.NoiseFloor > 0 {
-		fmt.Fprintf(&b, ", or within ±%.1f%%, the largest A/A noise floor of these runs", 100*c.NoiseFloor)
-	}
-	b.WriteString(". ± is the larger side of the median's 95% confidence interval; `(n=N)`: too few trials for one.\n")
+	b.WriteString("\n`~` beside a change: it does not clear the floor stated above the table, or the two runs' intervals overlap. ± is the larger side of the median's 95% confidence interval; `(n=N)`: too few trials for one. p: the Mann-Whitney U test on the trials, for information: it sees the spread within each run, not the drift between runs, so it does not decide `~`.\n")
 	if untestable {
-		fmt.Fprintf(&b, "¹ fewer than 4 trials on each side: the U test cannot reach p < %.2f, so no difference can be called significant; run more trials.\n", stats.Alpha)
+		fmt.Fprintf(&b, "¹ fewer than 4 trials on each side: the U test cannot reach p < %.2f.\n", stats.Alpha)
 	}
 	if len(c.Unmatched) > 0 {
 		b.WriteString("\n## Cells not in every run\n\n")
@@ -126,7 +193,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 // CSV renders one row per matched cell and run.
 func CSV(w io.Writer, c *Comparison) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"scenario", "cell", "run", "n", "rps_median", "rps_ci_lo", "rps_ci_hi", "rps_min", "rps_max", "delta_vs_first", "p_value", "significant"})
+	cw.Write([]string{"scenario", "metric", "cell", "run", "n", "median", "ci_lo", "ci_hi", "min", "max", "delta_vs_first", "beyond_floor", "floor", "p_value"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for _, sc := range c.Scenarios {
 		for _, l := range sc.Lines {
@@ -135,8 +202,8 @@ func CSV(w io.Writer, c *Comparison) error {
 				if s.HasCI {
 					lo, hi = f(s.Lo), f(s.Hi)
 				}
-				cw.Write([]string{sc.Name, l.Cell, c.Names[i], strconv.Itoa(s.N), f(s.Median), lo, hi, f(s.Min), f(s.Max),
-					f(l.Delta[i]), f(l.Test[i].P), strconv.FormatBool(l.Test[i].Significant)})
+				cw.Write([]string{sc.Name, string(sc.Metric), l.Cell, c.Names[i], strconv.Itoa(s.N), f(s.Median), lo, hi, f(s.Min), f(s.Max),
+					f(l.Delta[i]), strconv.FormatBool(l.Beyond[i]), f(c.Floor.Width), f(l.Test[i].P)})
 			}
 		}
 	}

@@ -2,8 +2,10 @@ package loadgen
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -128,4 +130,33 @@ func (Ab) Parse(out []byte, s Spec) (Result, error) {
 		res.LatencyMS.Mean = float64(n(m[1]))
 	}
 	return res, nil
+}
+
+// KeepAliveRefused says why ab -k would not keep a connection alive with a
+// server that answered its HTTP/1.0 keep-alive request (the probe's,
+// asked as ab asks) with header h, "" when it would. ab keeps a
+// connection only when the answer's headers carry "Keep-Alive" or
+// "keep-alive"; otherwise it reads to the connection's close, and a server
+// that keeps the connection open anyway (Python's http.server at
+// HTTP/1.1) leaves ab waiting until its timeout (apr_pollset_poll, 70007).
+// The runner calls it after the probe of an ab cell with keep-alive on,
+// and skips the cell with this reason.
+func (Ab) KeepAliveRefused(h http.Header) string {
+	for k, vs := range h {
+		if abKeepAlive(k) {
+			return ""
+		}
+		for _, v := range vs {
+			if abKeepAlive(v) {
+				return ""
+			}
+		}
+	}
+	return "the target answered ab's HTTP/1.0 keep-alive request without a Keep-Alive header: ab -k would wait for a close that may never come (set keepalive: false for ab, or answer Connection: keep-alive)"
+}
+
+// abKeepAlive is ab's own test: a case-sensitive search for either
+// spelling.
+func abKeepAlive(s string) bool {
+	return strings.Contains(s, "Keep-Alive") || strings.Contains(s, "keep-alive")
 }

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"net/http"
 	"os"
 	"os/exec"
 	"reflect"
@@ -166,5 +167,20 @@ func TestProtocolCommands(t *testing.T) {
 	s.Protocol, s.Close = "h2", true
 	if why := (H2load{}).Unsupported(s); !strings.Contains(why, "HTTP/2 has no Connection: close") {
 		t.Errorf("h2 keep-alive off: %q", why)
+	}
+}
+
+// ab -k keeps a connection only when the answer names keep-alive: Python's
+// http.server answers HTTP/1.1 with neither header and keeps the
+// connection open, which left ab waiting for its timeout.
+func TestAbKeepAliveRefused(t *testing.T) {
+	python := http.Header{"Server": {"BaseHTTP/0.6 Python/3.11"}, "Content-Length": {"27"}}
+	if (Ab{}).KeepAliveRefused(python) == "" {
+		t.Error("an answer without Keep-Alive accepted for ab -k")
+	}
+	for _, h := range []http.Header{{"Connection": {"keep-alive"}}, {"Keep-Alive": {"timeout=5"}}, {"Connection": {"Keep-Alive"}}} {
+		if why := (Ab{}).KeepAliveRefused(h); why != "" {
+			t.Errorf("%v refused: %s", h, why)
+		}
 	}
 }

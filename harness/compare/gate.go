@@ -1,0 +1,196 @@
+package compare
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/webbench/webbench/harness/results"
+)
+
+// ProblemKind is why a gate fails.
+type ProblemKind string
+
+const (
+	// Regressed: a cell worse in a later run beyond the floor, the
+	// intervals apart.
+	Regressed ProblemKind = "regressed"
+	// CellFailed: a cell ok in the first run failed in a later one.
+	CellFailed ProblemKind = "failed"
+	// CellSkipped: a cell ok in the first run was skipped in a later one.
+	CellSkipped ProblemKind = "skipped"
+	// NothingMeasured: a run has no ok cell (none at all, or every one
+	// failed or skipped).
+	NothingMeasured ProblemKind = "nothing-measured"
+	// NotComparable: a later run measured cells, but none of the first
+	// run's: another generator, other cores or connections…
+	NotComparable ProblemKind = "not-comparable"
+	// FloorTooWide: the floor is MaxGateFloor or wider, so no regression
+	// can clear it.
+	FloorTooWide ProblemKind = "floor-too-wide"
+)
+
+// Problem is one reason a gate fails, as data; the renderer words it.
+type Problem struct {
+	Kind   ProblemKind `json:"kind"`
+	Run    string      `json:"run,omitempty"`
+	Cell   string      `json:"cell,omitempty"`
+	Metric Metric      `json:"metric,omitempty"`
+	Delta  float64     `json:"delta,omitempty"`  // Regressed: the change of the median
+	Reason string      `json:"reason,omitempty"` // CellFailed, CellSkipped: the later run's reason
+	// NothingMeasured: the run's cells, and how many failed or skipped.
+	Cells   int `json:"cells,omitempty"`
+	Failed  int `json:"failed,omitempty"`
+	Skipped int `json:"skipped,omitempty"`
+	// NotComparable: the axes whose values differ between the two runs'
+	// cells ("generator", "cpus", …), each with the two runs' values.
+	Differs []AxisDiff `json:"differs,omitempty"`
+	Width   float64    `json:"width,omitempty"` // FloorTooWide
+}
+
+// AxisDiff is one axis of the matrix whose values differ between the
+// first run's ok cells and a later run's.
+type AxisDiff struct {
+	Axis  string   `json:"axis"`
+	First []string `json:"first"`
+	Later []string `json:"later"`
+}
+
+// gate lists what a gate fails on, run by run, then the floor.
+func gate(c *Comparison, runs []*results.Run) []Problem {
+	var out []Problem
+	firstMeasured := true
+	for i, run := range runs {
+		if p, ok := nothingMeasured(c.Names[i], run); ok {
+			out = append(out, p)
+			firstMeasured = firstMeasured && i > 0
+			continue
+		}
+		if i == 0 || !firstMeasured {
+			continue
+		}
+		if p, ok := notComparable(c.Names[i], runs[0], run); ok {
+			out = append(out, p)
+			continue
+		}
+		out = append(out, lost(c.Names[i], runs[0], run)...)
+		out = append(out, regressed(c, i)...)
+	}
+	if c.Floor.Width >= MaxGateFloor {
+		out = append(out, Problem{Kind: FloorTooWide, Run: c.Floor.From, Width: c.Floor.Width})
+	}
+	return out
+}
+
+func nothingMeasured(name string, run *results.Run) (Problem, bool) {
+	p := Problem{Kind: NothingMeasured, Run: name}
+	for _, cell := range run.Cells {
+		if cell == nil {
+			continue
+		}
+		p.Cells++
+		switch {
+		case cell.Status == results.OK && len(cell.Trials) > 0:
+			return Problem{}, false
+		case cell.Status == results.Skipped:
+			p.Skipped++
+		default:
+			p.Failed++
+		}
+	}
+	return p, true
+}
+
+// lost lists the cells ok in the first run that a later one failed or
+// skipped.
+func lost(name string, first, later *results.Run) []Problem {
+	byID := map[string]*results.Cell{}
+	for _, cell := range later.Cells {
+		if cell != nil {
+			byID[cell.ID()] = cell
+		}
+	}
+	var out []Problem
+	for _, a := range first.Cells {
+		if a == nil || a.Status != results.OK {
+			continue
+		}
+		b := byID[a.ID()]
+		switch {
+		case b == nil, b.Status == results.OK && len(b.Trials) > 0:
+		case b.Status == results.Skipped:
+			out = append(out, Problem{Kind: CellSkipped, Run: name, Cell: a.ID(), Reason: b.Reason})
+		default:
+			out = append(out, Problem{Kind: CellFailed, Run: name, Cell: a.ID(), Reason: b.Reason})
+		}
+	}
+	return out
+}
+
+// regressed lists the lines worse in run i than in the first beyond doubt.
+func regressed(c *Comparison, i int) []Problem {
+	var out []Problem
+	for _, sc := range c.Scenarios {
+		for _, l := range sc.Lines {
+			worse := l.Delta[i] < 0
+			if !sc.Metric.HigherIsBetter() {
+				worse = l.Delta[i] > 0
+			}
+			if worse && l.Beyond[i] {
+				out = append(out, Problem{Kind: Regressed, Run: c.Names[i], Cell: l.Cell, Metric: sc.Metric, Delta: l.Delta[i]})
+			}
+		}
+	}
+	return out
+}
+
+// notComparable says, when a later run shares no ok cell with the first,
+// which axes of their cells differ.
+func notComparable(name string, first, later *results.Run) (Problem, bool) {
+	ids := map[string]bool{}
+	for _, cell := range first.Cells {
+		if cell != nil && cell.Status == results.OK {
+			ids[cell.ID()] = true
+		}
+	}
+	for _, cell := range later.Cells {
+		if cell != nil && cell.Status == results.OK && ids[cell.ID()] {
+			return Problem{}, false
+		}
+	}
+	p := Problem{Kind: NotComparable, Run: name}
+	axes := []struct {
+		name string
+		get  func(*results.Cell) string
+	}{
+		{"target", func(c *results.Cell) string { return c.Key().TargetName() }},
+		{"scenario", func(c *results.Cell) string { return c.Key().ScenarioName() }},
+		{"generator", func(c *results.Cell) string { return c.GeneratorName() }},
+		{"cpus", func(c *results.Cell) string { return fmt.Sprint(c.CPUs) }},
+		{"connections", func(c *results.Cell) string { return fmt.Sprint(c.Connections) }},
+		{"keep-alive", func(c *results.Cell) string { return fmt.Sprint(!c.Close) }},
+		{"rate", func(c *results.Cell) string { return fmt.Sprint(c.Rate) }},
+		{"protocol", func(c *results.Cell) string { return c.Protocol }},
+		{"pinning", func(c *results.Cell) string { return c.Pinning }},
+		{"requests", func(c *results.Cell) string { return fmt.Sprint(c.Requests) }},
+	}
+	for _, ax := range axes {
+		a, b := axisValues(first, ax.get), axisValues(later, ax.get)
+		if !slices.Equal(a, b) {
+			p.Differs = append(p.Differs, AxisDiff{Axis: ax.name, First: a, Later: b})
+		}
+	}
+	return p, true
+}
+
+// axisValues are the sorted distinct values of one axis over a run's ok
+// cells.
+func axisValues(run *results.Run, get func(*results.Cell) string) []string {
+	var out []string
+	for _, cell := range run.Cells {
+		if cell != nil && cell.Status == results.OK && !slices.Contains(out, get(cell)) {
+			out = append(out, get(cell))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
