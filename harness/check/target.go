@@ -45,6 +45,10 @@ const (
 	keyPath  = "/webbench-tls/key.pem"
 )
 
+// debianImage is the debian key's image where the matrix names none: a
+// run's default for the load generator's image, on which stand-ins build.
+const debianImage = "debian:bookworm-slim"
+
 // removeTimeout bounds the removal of a container after an interrupt.
 const removeTimeout = 30 * time.Second
 
@@ -122,7 +126,11 @@ func split(protocols []string) (clear, secure []string) {
 // tags it so that the run finds it built.
 func build(ctx context.Context, eng *engine.Engine, m *matrix.Matrix, t matrix.Target, o Options) (string, Finding, error) {
 	svc := t.Services[0]
-	res := baseimage.NewResolver(eng, m.Images, baseimage.Options{Log: o.Log, BuildLog: o.BuildLog, NoPull: o.NoPull, Times: buildtime.Open(buildtime.Path())})
+	images := maps.Clone(m.Images)
+	if _, ok := images["debian"]; !ok {
+		images["debian"] = debianImage // what stand-ins build on
+	}
+	res := baseimage.NewResolver(eng, images, baseimage.Options{Log: o.Log, BuildLog: o.BuildLog, NoPull: o.NoPull, Times: buildtime.Open(buildtime.Path())})
 	defer res.Close()
 	args := map[string]string{}
 	for _, key := range svc.Images {
