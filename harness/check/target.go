@@ -200,11 +200,11 @@ func (c *container) check(ctx context.Context) ([]Finding, error) {
 		return []Finding{breach(RuleStart, "%v", err)}, nil
 	}
 	c.id = id
-	if f := c.ready(ctx); !f.OK {
+	f := c.ready(ctx)
+	if !f.OK {
 		return []Finding{f}, ctx.Err()
 	}
-	out := c.rules(ctx)
-	return out, ctx.Err()
+	return append([]Finding{f}, c.rules(ctx)...), ctx.Err()
 }
 
 // spec is the container: on the host network, pinned to one core, with
