@@ -70,8 +70,11 @@ func Target(ctx context.Context, eng *engine.Engine, m *matrix.Matrix, t matrix.
 		o.Log = io.Discard
 	}
 	image, f, err := build(ctx, eng, m, t, o)
-	if err != nil || !f.OK {
-		return []Finding{f}, err
+	if err != nil {
+		return nil, err
+	}
+	if !f.OK {
+		return []Finding{f}, nil
 	}
 	out := []Finding{f}
 	clear, secure := split(t.Protocols)
@@ -201,6 +204,9 @@ func (c *container) check(ctx context.Context) ([]Finding, error) {
 	}
 	c.id = id
 	f := c.ready(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err // an interrupt is no finding about the target
+	}
 	if !f.OK {
 		return []Finding{f}, ctx.Err()
 	}
