@@ -44,6 +44,8 @@ func init() {
 			func(fs *flag.FlagSet) { new(studyOpts).register(fs) }, func(_ context.Context, a []string, o, e io.Writer) error { return studyCmd(a, o, e) }},
 		{"new", "NAME", "write a minimal target folder targets/NAME and print its matrix entry",
 			func(fs *flag.FlagSet) { new(newOpts).register(fs) }, func(_ context.Context, a []string, o, e io.Writer) error { return newCmd(a, o, e) }},
+		{"check", "DIR", "build the target in DIR, start it and check it against the target contract, without load",
+			func(fs *flag.FlagSet) { new(checkOpts).register(fs) }, checkCmd},
 		{"clean", "", "remove what killed runs left (--all: also live runs', after asking)",
 			func(fs *flag.FlagSet) { new(cleanOpts).register(fs) }, clean},
 		{"version", "", "print the harness version (also --version)", func(*flag.FlagSet) {}, nil},

@@ -9,8 +9,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 HELLO = b"Hello, World!"
 
 
+class Server(ThreadingHTTPServer):
+    # socketserver listens with a backlog of 5: connections opened at once
+    # beyond it are dropped and retried, and the load generator waits on them.
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as the load generator expects
+    disable_nagle_algorithm = True  # TCP_NODELAY: an answer is not held back for an ACK
     server_version = "{{.Name}}"
     sys_version = ""
 
@@ -35,8 +43,7 @@ class Handler(BaseHTTPRequestHandler):
 
 if __name__ == "__main__":
     port = int(os.environ.get("PORT", "8080"))  # set by the harness
-    server = ThreadingHTTPServer(("", port), Handler)
-    server.daemon_threads = True
+    server = Server(("", port), Handler)
     # The harness records the runtime from this line.
     print(f"runtime: python {platform.python_version()}", flush=True)
     server.serve_forever()

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package check
+
+import "errors"
+
+func listenBacklog(int) (int, error) { return 0, errors.New("read only on Linux") }
