@@ -215,7 +215,11 @@ type (
 				Length string   `yaml:"length" check:"required" doc:"How many elements: a number, or {param}." example:"'{records}'"`
 				Keys   []string `yaml:"keys" check:"str" doc:"The keys every element has, exactly." example:"[Id, Name, Time]"`
 			} `yaml:"json_array" doc:"A JSON array of objects: how many, and the keys each has." example:"{length: '{records}', keys: [Id, Name, Time]}"`
-		} `yaml:"expect" check:"required" why:"a scenario must say what a correct answer is" doc:"What a correct answer is: a status, a content type, and at most one of body, json and json_array." example:"{status: 200, content_type: text/plain, body: 'Hello, World!'}"`
+			TFB *struct {
+				Test    *string `yaml:"test" check:"required,oneof=db|queries|updates|fortunes" doc:"Which of TechEmpower's database tests the answer must pass, by TFB's rules." example:"queries"`
+				Queries *string `yaml:"queries" check:"str" doc:"For queries and updates: the queries parameter as asked, a value or {param}; the answer must hold TFB's clamp of it (1..500, not a number: 1)." example:"'{queries}'"`
+			} `yaml:"tfb" doc:"A TechEmpower database test: the answer is checked by TFB's rules for it (rows' shape and range, the clamped count, the fortunes page once normalised)." example:"{test: queries, queries: '{queries}'}"`
+		} `yaml:"expect" check:"required" why:"a scenario must say what a correct answer is" doc:"What a correct answer is: a status, a content type, and at most one of body, json, json_array and tfb." example:"{status: 200, content_type: text/plain, body: 'Hello, World!'}"`
 	}
 	profileSchema struct {
 		Load        *loadSchema   `yaml:"load" doc:"Overrides the file's load key by key." example:"{duration: 2s, warmup: 1s, trials: 1}"`
@@ -1056,11 +1060,19 @@ func (d *decoder) scenario(name string, s scenarioSchema) Scenario {
 				d.errAt(path+".expect.json_array.length", "want a number or {param}, got %q", a.Length)
 			}
 		}
-		if e.Body != nil && e.JSON != nil || e.Body != nil && e.JSONArray != nil || e.JSON != nil && e.JSONArray != nil {
-			d.errAt(path+".expect", "set only one of body, json and json_array")
+		if t := e.TFB; t != nil && t.Test != nil {
+			out.Expect.TFB = &TFB{Test: *t.Test}
+			setp(&out.Expect.TFB.Queries, t.Queries)
+		}
+		if n := countSet(e.Body != nil, e.JSON != nil, e.JSONArray != nil, e.TFB != nil); n > 1 {
+			d.errAt(path+".expect", "set only one of body, json, json_array and tfb")
 		}
 	}
-	for _, ref := range paramRef.FindAllStringSubmatch(out.Path+" "+fmt.Sprint(out.Expect.JSONArray), -1) {
+	refs := out.Path + " " + fmt.Sprint(out.Expect.JSONArray)
+	if out.Expect.TFB != nil {
+		refs += " " + out.Expect.TFB.Queries
+	}
+	for _, ref := range paramRef.FindAllStringSubmatch(refs, -1) {
 		if !slices.ContainsFunc(out.Params, func(p Param) bool { return p.Name == ref[1] }) {
 			d.errAt(path, "{%s} names no param of this scenario", ref[1])
 		}
@@ -1128,6 +1140,16 @@ func (d *decoder) jsonValue(n *yaml.Node, field string) {
 			}
 		}
 	}
+}
+
+func countSet(set ...bool) int {
+	n := 0
+	for _, b := range set {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // normalizeJSON turns a YAML-decoded value into the shapes encoding/json

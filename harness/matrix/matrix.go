@@ -259,15 +259,30 @@ type Param struct {
 	Values []string `json:"values"`
 }
 
-// Expect is what a correct answer looks like. Body, JSON and JSONArray are
-// exclusive.
+// Expect is what a correct answer looks like. Body, JSON, JSONArray and TFB
+// are exclusive.
 type Expect struct {
 	Status      int        `json:"status"`
 	ContentType string     `json:"content_type,omitempty"` // media type; parameters such as charset are ignored
 	Body        *string    `json:"body,omitempty"`         // exact text
 	JSON        any        `json:"json,omitempty"`         // JSON equality
 	JSONArray   *JSONArray `json:"json_array,omitempty"`   // shape of a JSON array
+	TFB         *TFB       `json:"tfb,omitempty"`          // one of TechEmpower's database tests
 }
+
+// TFB checks an answer by the rules of one of TechEmpower's database tests.
+type TFB struct {
+	Test    string `json:"test"`              // TFBDB, TFBQueries, TFBUpdates or TFBFortunes
+	Queries string `json:"queries,omitempty"` // the queries parameter as asked: a value or "{param}"
+}
+
+// The tests TFB.Test names.
+const (
+	TFBDB       = "db"
+	TFBQueries  = "queries"
+	TFBUpdates  = "updates"
+	TFBFortunes = "fortunes"
+)
 
 // JSONArray checks an answer that is a JSON array of objects.
 type JSONArray struct {

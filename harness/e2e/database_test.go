@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/webbench/webbench/harness/cli"
+	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/verify"
+)
+
+// database is TechEmpower's database tests over a real PostgreSQL (the
+// official image or its stand-in) seeded with TFB's tables: go-pgx at the
+// queries parameter's clamps, and a test-only server whose fortunes page
+// is not escaped.
+const database = `version: 1
+images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm, postgres: postgres:17-bookworm}
+load: {duration: 2s, warmup: 0, trials: 1, timeout: 2s, ready_timeout: 90s}
+cpus: [1]
+connections: [16]
+targets:
+  db-go-pgx:
+    services:
+      db: {build: ROOT/targets/database/postgres, port: 5432}
+      server: {build: ROOT/targets/database/go-pgx}
+    entry: server
+    port: 8080
+    scenarios: [db, queries, fortunes, updates]
+  db-faulty:
+    services:
+      db: {build: ROOT/targets/database/postgres, port: 5432}
+      server: {build: ROOT/harness/e2e/testdata/db-faulty}
+    entry: server
+    port: 8080
+    scenarios: [fortunes]
+scenarios:
+  db:
+    path: /db
+    expect: {status: 200, content_type: application/json, tfb: {test: db}}
+  queries:
+    path: /queries?queries={queries}
+    params: {queries: ["0", "foo", "501"]}
+    expect: {status: 200, content_type: application/json, tfb: {test: queries, queries: "{queries}"}}
+  fortunes:
+    path: /fortunes
+    expect: {status: 200, content_type: text/html, tfb: {test: fortunes}}
+  updates:
+    path: /updates?queries={queries}
+    params: {queries: ["1", "501"]}
+    expect: {status: 200, content_type: application/json, tfb: {test: updates, queries: "{queries}"}}
+`
+
+// TestDatabase: go-pgx's database cells verify by TFB's rules and are
+// measured, with the database recorded beside the server; the server
+// whose fortunes are not escaped fails its cell, the reason naming the
+// broken rule; nothing is left on the engine.
+func TestDatabase(t *testing.T) {
+	eng := connect(t)
+	file := writeRooted(t, database)
+	out := t.TempDir()
+	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--no-ceiling")
+	if code != cli.ExitFailed {
+		t.Errorf("exit %d, want %d (db-faulty fails)", code, cli.ExitFailed)
+	}
+	noLeftovers(t, eng)
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := cellsByID(run)
+	for _, id := range []string{"db-go-pgx/db/1cpu/c16", "db-go-pgx/fortunes/1cpu/c16",
+		"db-go-pgx/queries?queries=0/1cpu/c16", "db-go-pgx/queries?queries=foo/1cpu/c16", "db-go-pgx/queries?queries=501/1cpu/c16",
+		"db-go-pgx/updates?queries=1/1cpu/c16", "db-go-pgx/updates?queries=501/1cpu/c16"} {
+		c := cells[id]
+		if c == nil || c.Status != results.OK || c.Summary == nil || c.Summary.RPS <= 0 {
+			t.Errorf("%s = %+v, want ok with rps", id, c)
+			continue
+		}
+		if c.Image == nil || len(c.Image.Services) != 2 || !strings.Contains(c.Image.RuntimeVersion, "PostgreSQL") {
+			t.Errorf("%s: image record %+v, want the db and server services and PostgreSQL's version", id, c.Image)
+		}
+		if len(c.Trials) > 0 && c.Trials[0].Services["db"].MemPeakMiB <= 0 {
+			t.Errorf("%s: by service %+v, want the database's own memory", id, c.Trials[0].Services)
+		}
+	}
+	if c := cells["db-faulty/fortunes/1cpu/c16"]; c == nil || c.Status != results.Failed ||
+		!strings.Contains(c.Reason, string(verify.RulePage)+": fortunes") || !strings.Contains(c.Reason, "&lt;script") {
+		t.Errorf("db-faulty/fortunes = %+v, want failed by the %s rule, showing the escaped script it wanted", c, verify.RulePage)
+	}
+}

@@ -1,0 +1,253 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"maps"
+	"mime"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	xhtml "golang.org/x/net/html"
+
+	"github.com/webbench/webbench/harness/matrix"
+)
+
+// TechEmpower's limits: World holds ids 1..10,000 with random numbers in
+// the same range, and the queries parameter is clamped to 1..500.
+const (
+	WorldRows  = 10000
+	MinQueries = 1
+	MaxQueries = 500
+)
+
+// QueryCases are the values of the queries parameter TFB's verification
+// asks every queries and updates server with before measuring it: below
+// the range, its floor, above it, and not a number at all.
+var QueryCases = []string{"0", "1", "501", "foo"}
+
+// Clamp is the number of rows TFB's rules require for a queries parameter
+// q: q within 1..500, the nearer bound outside it, and 1 for anything that
+// is not an integer (absent, empty, "foo").
+func Clamp(q string) int {
+	n, err := strconv.Atoi(q)
+	if err != nil {
+		return MinQueries
+	}
+	return min(max(n, MinQueries), MaxQueries)
+}
+
+// Rule names the rule of TFB's that an answer broke: what a test or a
+// report matches, never the English of the detail.
+type Rule string
+
+// The rules TFB's verification holds a database test's answer to.
+const (
+	RuleShape       Rule = "shape"        // not a JSON object, or an array of them
+	RuleKeys        Rule = "keys"         // a row without exactly id and randomNumber
+	RuleRange       Rule = "range"        // a row's id or randomNumber not an integer in 1..10,000
+	RuleCount       Rule = "count"        // not the clamped number of rows
+	RuleContentType Rule = "content-type" // fortunes not declared text/html; charset=utf-8
+	RuleUTF8        Rule = "utf-8"        // fortunes not UTF-8
+	RulePage        Rule = "page"         // fortunes not TFB's page once normalised
+)
+
+// Problem is one broken rule, with what was seen.
+type Problem struct {
+	Rule   Rule
+	Detail string
+}
+
+func (p Problem) String() string { return string(p.Rule) + ": " + p.Detail }
+
+func problem(r Rule, format string, args ...any) Problem {
+	return Problem{Rule: r, Detail: fmt.Sprintf(format, args...)}
+}
+
+// CheckTFB checks r's body by the rules of test t, whose Queries subst
+// resolves. Status and content type are Check's; what the fortunes page
+// must declare (UTF-8) is here.
+func CheckTFB(t matrix.TFB, r Response, subst func(string) string) []Problem {
+	switch t.Test {
+	case matrix.TFBDB:
+		var row map[string]json.RawMessage
+		if err := json.Unmarshal(r.Body, &row); err != nil {
+			return []Problem{problem(RuleShape, "db: body is not a JSON object (%v): %q", err, clip(r.Body))}
+		}
+		return worldRow("db", row)
+	case matrix.TFBQueries, matrix.TFBUpdates:
+		return worldRows(t.Test, Clamp(subst(t.Queries)), r.Body)
+	case matrix.TFBFortunes:
+		return fortunes(r.Header.Get("Content-Type"), r.Body)
+	}
+	return []Problem{problem(RuleShape, "unknown TFB test %q", t.Test)}
+}
+
+// worldRows checks a queries or updates answer: a JSON array (even of one)
+// of exactly want World rows.
+func worldRows(test string, want int, body []byte) []Problem {
+	var rows []map[string]json.RawMessage
+	if err := json.Unmarshal(body, &rows); err != nil {
+		return []Problem{problem(RuleShape, "%s: body is not a JSON array of objects (%v): %q", test, err, clip(body))}
+	}
+	if len(rows) != want {
+		return []Problem{problem(RuleCount, "%s: %d rows, want %d", test, len(rows), want)}
+	}
+	for i, row := range rows {
+		if p := worldRow(fmt.Sprintf("%s: row %d", test, i), row); p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+// worldRow checks one World row: exactly the keys id and randomNumber
+// (in any case, as TFB reads them), each an integer in 1..10,000.
+func worldRow(where string, row map[string]json.RawMessage) []Problem {
+	got := map[string]json.RawMessage{}
+	for k, v := range row {
+		got[strings.ToLower(k)] = v
+	}
+	if len(got) != 2 || got["id"] == nil || got["randomnumber"] == nil {
+		return []Problem{problem(RuleKeys, "%s has keys %v, want id and randomNumber", where, slices.Sorted(maps.Keys(row)))}
+	}
+	var problems []Problem
+	for _, k := range []string{"id", "randomnumber"} {
+		var n int
+		if err := json.Unmarshal(got[k], &n); err != nil {
+			problems = append(problems, problem(RuleRange, "%s: %s is %s, not an integer", where, k, got[k]))
+		} else if n < 1 || n > WorldRows {
+			problems = append(problems, problem(RuleRange, "%s: %s %d is outside 1..%d", where, k, n, WorldRows))
+		}
+	}
+	return problems
+}
+
+// Fortunes are the 12 rows of TFB's Fortune table by id, and the one every
+// answer adds at request time (id 0).
+var Fortunes = map[int]string{
+	1:  "fortune: No such file or directory",
+	2:  "A computer scientist is someone who fixes things that aren't broken.",
+	3:  "After enough decimal places, nobody gives a damn.",
+	4:  "A bad random number generator: 1, 1, 1, 1, 1, 4.33e+67, 1, 1, 1",
+	5:  "A computer program does what you tell it to do, not what you want it to do.",
+	6:  "Emacs is a nice operating system, but I prefer UNIX. — Tom Christaensen",
+	7:  "Any program that runs right is obsolete.",
+	8:  "A list is only as strong as its weakest link. — Donald Knuth",
+	9:  "Feature: A bug with seniority.",
+	10: "Computers make very fast, very accurate mistakes.",
+	11: `<script>alert("This should not be displayed in a browser alert box.");</script>`,
+	12: "フレームワークのベンチマーク",
+	0:  "Additional fortune added at request time.",
+}
+
+// FortunesPage is the fortunes page TFB accepts, normalised: every row
+// sorted by message, each message escaped.
+func FortunesPage() string {
+	ids := make([]int, 0, len(Fortunes))
+	for id := range Fortunes {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b int) int { return strings.Compare(Fortunes[a], Fortunes[b]) })
+	var b strings.Builder
+	b.WriteString("<!doctype html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>")
+	for _, id := range ids {
+		fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td></tr>", id, escapeText(Fortunes[id]))
+	}
+	b.WriteString("</table></body></html>")
+	return b.String()
+}
+
+// escapeText is the one escaped form a normalised page holds for a text.
+var escapeText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;").Replace
+
+// ignoredTags are what TFB's parser leaves out of the comparison: what
+// templating systems add on their own (meta, link, script, and the tbody
+// and thead a browser would add).
+var ignoredTags = map[string]bool{"meta": true, "link": true, "script": true, "thead": true, "tbody": true}
+
+// NormalizeHTML is how TFB compares fortunes pages: a lowercased doctype,
+// tags without their attributes, no comments, no text that is only
+// whitespace (between tags), and every other text in one escaped form, so
+// that &#39; and &apos;, or &mdash; and —, are the same. What a template
+// adds on its own (ignoredTags, a script's content) is left out. Text that
+// should have been escaped and was not is parsed as markup, and so differs.
+func NormalizeHTML(page []byte) string {
+	z := xhtml.NewTokenizer(bytes.NewReader(page))
+	var b strings.Builder
+	inScript := false
+	for {
+		tt := z.Next()
+		switch tt {
+		case xhtml.ErrorToken:
+			return b.String()
+		case xhtml.DoctypeToken:
+			b.WriteString("<!doctype " + strings.ToLower(string(z.Text())) + ">")
+		case xhtml.StartTagToken, xhtml.EndTagToken, xhtml.SelfClosingTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			if tag == "script" {
+				inScript = tt == xhtml.StartTagToken
+			}
+			if ignoredTags[tag] {
+				continue
+			}
+			if tt != xhtml.EndTagToken {
+				b.WriteString("<" + tag + ">")
+			}
+			if tt != xhtml.StartTagToken {
+				b.WriteString("</" + tag + ">")
+			}
+		case xhtml.TextToken:
+			raw := string(z.Raw())
+			if !inScript && strings.TrimSpace(raw) != "" {
+				b.WriteString(escapeText(html.UnescapeString(raw)))
+			}
+		}
+	}
+}
+
+// fortunes checks a fortunes answer: UTF-8 HTML, declared so, equal to
+// TFB's page once both are normalised.
+func fortunes(contentType string, body []byte) []Problem {
+	var problems []Problem
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != "text/html" || !strings.EqualFold(params["charset"], "utf-8") {
+		problems = append(problems, problem(RuleContentType, "fortunes: content type %q, want text/html; charset=utf-8", contentType))
+	}
+	if !utf8.Valid(body) {
+		return append(problems, problem(RuleUTF8, "fortunes: body is not UTF-8"))
+	}
+	if got, want := NormalizeHTML(body), FortunesPage(); got != want {
+		problems = append(problems, problem(RulePage, "fortunes: page differs from TFB's once normalised, %s", firstDiff(got, want)))
+	}
+	return problems
+}
+
+// firstDiff shows where got first departs from want, with a little of each.
+func firstDiff(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	for i > 0 && !utf8.RuneStart(want[min(i, len(want)-1)]) {
+		i--
+	}
+	const context = 60
+	return fmt.Sprintf("at byte %d got %q, want %q", i, excerpt(got, i, context), excerpt(want, i, context))
+}
+
+func excerpt(s string, i, n int) string {
+	if i >= len(s) {
+		return ""
+	}
+	end := min(i+n, len(s))
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	return s[i:end]
+}

@@ -1,0 +1,276 @@
+package verify
+
+import (
+	"encoding/json"
+	htmltemplate "html/template"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	texttemplate "text/template"
+
+	"github.com/webbench/webbench/harness/matrix"
+)
+
+// tfbServer answers TFB's database tests from memory, right unless one of
+// its faults is set: each fault breaks one rule the way real servers have.
+type tfbServer struct {
+	noClamp      bool // queries=0 → 0 rows, 501 → 501 rows
+	noFallback   bool // queries=foo → 500
+	objectForOne bool // one row as an object, not an array of one
+	idOffset     int  // ids outside 1..10,000
+	extraKey     bool
+	unescaped    bool // fortunes through text/template
+	noAdded      bool // no fortune added at request time
+	unsorted     bool // fortunes in id order
+	latin1       bool // fortunes declared and sent as ISO-8859-1
+	noCharset    bool // text/html without charset
+}
+
+const fortunesTmpl = `<!DOCTYPE html>
+<html>
+<head><title>Fortunes</title></head>
+<body>
+<table>
+  <tr><th>id</th><th>message</th></tr>
+  {{range .}}<tr><td>{{.ID}}</td><td>{{.Message}}</td></tr>
+  {{end}}
+</table>
+</body>
+</html>`
+
+type row struct {
+	ID           int `json:"id"`
+	RandomNumber int `json:"randomNumber"`
+}
+
+func (s tfbServer) handler() http.Handler {
+	mux := http.NewServeMux()
+	rows := func(n int) []any {
+		out := make([]any, n)
+		for i := range out {
+			r := row{ID: (i*7919)%WorldRows + 1 + s.idOffset, RandomNumber: (i*104729)%WorldRows + 1}
+			out[i] = r
+			if s.extraKey {
+				out[i] = map[string]int{"id": r.ID, "randomNumber": r.RandomNumber, "version": 1}
+			}
+		}
+		return out
+	}
+	count := func(w http.ResponseWriter, r *http.Request) (int, bool) {
+		n, err := strconv.Atoi(r.URL.Query().Get("queries"))
+		switch {
+		case err != nil && s.noFallback:
+			http.Error(w, "bad queries", http.StatusInternalServerError)
+			return 0, false
+		case err != nil:
+			n = 1
+		case !s.noClamp:
+			n = min(max(n, 1), 500)
+		}
+		return n, true
+	}
+	list := func(w http.ResponseWriter, r *http.Request) {
+		n, ok := count(w, r)
+		if !ok {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if n == 1 && s.objectForOne {
+			json.NewEncoder(w).Encode(rows(1)[0])
+			return
+		}
+		json.NewEncoder(w).Encode(rows(n))
+	}
+	mux.HandleFunc("/queries", list)
+	mux.HandleFunc("/updates", list)
+	mux.HandleFunc("/db", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(rows(1)[0])
+	})
+	mux.HandleFunc("/fortunes", s.fortunes)
+	return mux
+}
+
+func (s tfbServer) fortunes(w http.ResponseWriter, r *http.Request) {
+	type fortune struct {
+		ID      int
+		Message string
+	}
+	var list []fortune
+	for id, m := range Fortunes {
+		if id != 0 || !s.noAdded {
+			list = append(list, fortune{id, m})
+		}
+	}
+	slices.SortFunc(list, func(a, b fortune) int { return strings.Compare(a.Message, b.Message) })
+	if s.unsorted {
+		slices.SortFunc(list, func(a, b fortune) int { return a.ID - b.ID })
+	}
+	var b strings.Builder
+	if s.unescaped {
+		texttemplate.Must(texttemplate.New("f").Parse(fortunesTmpl)).Execute(&b, list)
+	} else {
+		htmltemplate.Must(htmltemplate.New("f").Parse(fortunesTmpl)).Execute(&b, list)
+	}
+	switch {
+	case s.latin1:
+		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
+		out := make([]byte, 0, b.Len())
+		for _, c := range b.String() {
+			out = append(out, byte(c)) // what a Latin-1 writer does to what it cannot encode
+		}
+		w.Write(out)
+		return
+	case s.noCharset:
+		w.Header().Set("Content-Type", "text/html")
+	default:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	}
+	io.WriteString(w, b.String())
+}
+
+func get(t *testing.T, base, path string) Response {
+	t.Helper()
+	resp, err := http.Get(base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: body}
+}
+
+func rules(ps []Problem) []Rule {
+	var out []Rule
+	for _, p := range ps {
+		if !slices.Contains(out, p.Rule) {
+			out = append(out, p.Rule)
+		}
+	}
+	return out
+}
+
+// TestCheckTFB asks each server what TFB's verification asks (every test,
+// queries and updates at each of QueryCases) and holds the answers to the
+// rules: the right server passes every case, each faulty one breaks the
+// rule its fault breaks, at the cases where it shows.
+func TestCheckTFB(t *testing.T) {
+	type ask struct {
+		test, queries string
+	}
+	var asks []ask
+	for _, test := range []string{matrix.TFBQueries, matrix.TFBUpdates} {
+		for _, q := range append(slices.Clone(QueryCases), "20") {
+			asks = append(asks, ask{test, q})
+		}
+	}
+	asks = append(asks, ask{matrix.TFBDB, ""}, ask{matrix.TFBFortunes, ""})
+	for _, tc := range []struct {
+		name string
+		srv  tfbServer
+		want map[string][]Rule // "test?queries" → the rules broken; absent: none
+	}{
+		{"right", tfbServer{}, nil},
+		{"no clamp", tfbServer{noClamp: true}, map[string][]Rule{
+			"queries?0": {RuleCount}, "queries?501": {RuleCount}, "updates?0": {RuleCount}, "updates?501": {RuleCount}}},
+		{"no fallback for a non-number", tfbServer{noFallback: true}, map[string][]Rule{
+			"queries?foo": {RuleShape}, "updates?foo": {RuleShape}}},
+		{"one row as an object", tfbServer{objectForOne: true}, map[string][]Rule{
+			"queries?0": {RuleShape}, "queries?1": {RuleShape}, "queries?foo": {RuleShape},
+			"updates?0": {RuleShape}, "updates?1": {RuleShape}, "updates?foo": {RuleShape}}},
+		{"ids out of range", tfbServer{idOffset: WorldRows}, map[string][]Rule{
+			"db?": {RuleRange}, "queries?0": {RuleRange}, "queries?1": {RuleRange}, "queries?501": {RuleRange}, "queries?foo": {RuleRange}, "queries?20": {RuleRange},
+			"updates?0": {RuleRange}, "updates?1": {RuleRange}, "updates?501": {RuleRange}, "updates?foo": {RuleRange}, "updates?20": {RuleRange}}},
+		{"extra key", tfbServer{extraKey: true}, map[string][]Rule{
+			"db?": {RuleKeys}, "queries?0": {RuleKeys}, "queries?1": {RuleKeys}, "queries?501": {RuleKeys}, "queries?foo": {RuleKeys}, "queries?20": {RuleKeys},
+			"updates?0": {RuleKeys}, "updates?1": {RuleKeys}, "updates?501": {RuleKeys}, "updates?foo": {RuleKeys}, "updates?20": {RuleKeys}}},
+		{"fortunes not escaped", tfbServer{unescaped: true}, map[string][]Rule{"fortunes?": {RulePage}}},
+		{"no fortune added", tfbServer{noAdded: true}, map[string][]Rule{"fortunes?": {RulePage}}},
+		{"fortunes unsorted", tfbServer{unsorted: true}, map[string][]Rule{"fortunes?": {RulePage}}},
+		{"fortunes in Latin-1", tfbServer{latin1: true}, map[string][]Rule{"fortunes?": {RuleContentType, RuleUTF8}}},
+		{"fortunes without charset", tfbServer{noCharset: true}, map[string][]Rule{"fortunes?": {RuleContentType}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := httptest.NewServer(tc.srv.handler())
+			defer ts.Close()
+			for _, a := range asks {
+				key := a.test + "?" + a.queries
+				path := "/" + a.test
+				if a.queries != "" {
+					path += "?queries=" + a.queries
+				}
+				r := get(t, ts.URL, path)
+				var got []Rule
+				if r.Status != http.StatusOK {
+					got = []Rule{RuleShape} // Check fails it on the status; the body is no answer either
+				} else {
+					got = rules(CheckTFB(matrix.TFB{Test: a.test, Queries: "{queries}"}, r,
+						func(s string) string { return strings.ReplaceAll(s, "{queries}", a.queries) }))
+				}
+				if want := tc.want[key]; !slices.Equal(got, want) {
+					t.Errorf("%s: broke %v, want %v", key, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestClamp(t *testing.T) {
+	for q, want := range map[string]int{"0": 1, "1": 1, "20": 20, "500": 500, "501": 500, "-3": 1, "foo": 1, "": 1, "2.5": 1} {
+		if got := Clamp(q); got != want {
+			t.Errorf("Clamp(%q) = %d, want %d", q, got, want)
+		}
+	}
+}
+
+// TestNormalizeHTML: the escapes and layouts TFB accepts normalise to its
+// page; what it does not accept does not.
+func TestNormalizeHTML(t *testing.T) {
+	want := FortunesPage()
+	if !strings.Contains(want, "<tr><td>11</td><td>&lt;script&gt;alert(&quot;This should not") || !strings.Contains(want, "<td>12</td><td>フレームワークのベンチマーク</td></tr></table>") {
+		t.Fatalf("expected page lacks the escaped script row or ends elsewhere than the Japanese row:\n%s", want)
+	}
+	row2 := "A computer scientist is someone who fixes things that aren&apos;t broken."
+	for _, tc := range []struct {
+		name, from, to string
+		same           bool
+	}{
+		{"numeric apostrophe", row2, strings.Replace(row2, "&apos;", "&#39;", 1), true},
+		{"raw apostrophe", row2, strings.Replace(row2, "&apos;", "'", 1), true},
+		{"mdash entity", "weakest link. — Donald", "weakest link. &mdash; Donald", true},
+		{"upper-case doctype, attributes, tbody, meta", "<!doctype html><html><head>", `<!DOCTYPE HTML><html lang="en"><head><meta charset="utf-8">`, true},
+		{"whitespace between tags", "</tr><tr>", "</tr>\n   <tr>", true},
+		{"whitespace inside a cell", "<td>11</td>", "<td> 11</td>", false},
+		{"raw script", "&lt;script&gt;alert(&quot;This should not be displayed in a browser alert box.&quot;);&lt;/script&gt;", `<script>alert("This should not be displayed in a browser alert box.");</script>`, false},
+		{"ampersand doubly escaped", "&lt;script&gt;", "&amp;lt;script&amp;gt;", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(want, tc.from) {
+				t.Fatalf("%q is not in the expected page", tc.from)
+			}
+			page := strings.Replace(want, tc.from, tc.to, 1)
+			if got := NormalizeHTML([]byte(page)) == want; got != tc.same {
+				t.Errorf("normalised page equal = %v, want %v:\n%s", got, tc.same, NormalizeHTML([]byte(page)))
+			}
+		})
+	}
+}
+
+// TestCheckFortunesReason: Check's reason for an unescaped page names the
+// rule and shows where the page departs.
+func TestCheckFortunesReason(t *testing.T) {
+	ts := httptest.NewServer(tfbServer{unescaped: true}.handler())
+	defer ts.Close()
+	e := matrix.Expect{Status: 200, ContentType: "text/html", TFB: &matrix.TFB{Test: matrix.TFBFortunes}}
+	problems, _ := Check(e, get(t, ts.URL, "/fortunes"), func(s string) string { return s })
+	if len(problems) != 1 || !strings.HasPrefix(problems[0], string(RulePage)+": ") || !strings.Contains(problems[0], "&lt;script") {
+		t.Errorf("problems %q, want one %s problem showing the escaped script expected", problems, RulePage)
+	}
+}
