@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -77,23 +78,55 @@ func clientOpts(spec string) ([]client.Opt, error) {
 		// given replaces DOCKER_HOST.
 		return []client.Opt{client.FromEnv, client.WithHost(spec)}, nil
 	}
-	s := store.New(config.ContextStoreDir(), store.NewConfig(
-		func() any { return &map[string]any{} },
-		store.EndpointTypeGetter(dcontext.DockerEndpoint, func() any { return &dcontext.EndpointMeta{} }),
-	))
-	meta, err := s.GetMetadata(spec)
+	s, epMeta, err := contextEndpoint(spec)
 	if err != nil {
-		return nil, fmt.Errorf("docker context %q (in %s): %w", spec, config.ContextStoreDir(), err)
-	}
-	epMeta, err := dcontext.EndpointFromContext(meta)
-	if err != nil {
-		return nil, fmt.Errorf("docker context %q: %w", spec, err)
+		return nil, err
 	}
 	ep, err := dcontext.WithTLSData(s, spec, epMeta)
 	if err != nil {
 		return nil, fmt.Errorf("docker context %q: TLS material: %w", spec, err)
 	}
 	return ep.ClientOpts()
+}
+
+// contextEndpoint reads a context's docker endpoint from the Docker
+// config folder's context store, as the CLI reads it.
+func contextEndpoint(name string) (store.Store, dcontext.EndpointMeta, error) {
+	dir := contextStoreDir()
+	s := store.New(dir, store.NewConfig(
+		func() any { return &map[string]any{} },
+		store.EndpointTypeGetter(dcontext.DockerEndpoint, func() any { return &dcontext.EndpointMeta{} }),
+	))
+	meta, err := s.GetMetadata(name)
+	if err != nil {
+		return nil, dcontext.EndpointMeta{}, fmt.Errorf("docker context %q (in %s): %w", name, dir, err)
+	}
+	ep, err := dcontext.EndpointFromContext(meta)
+	if err != nil {
+		return nil, dcontext.EndpointMeta{}, fmt.Errorf("docker context %q: %w", name, err)
+	}
+	return s, ep, nil
+}
+
+// contextStoreDir is the context store of the Docker config folder as
+// DOCKER_CONFIG says now: the CLI's config.Dir reads it once per process.
+func contextStoreDir() string {
+	if dir := os.Getenv(config.EnvOverrideConfigDir); dir != "" {
+		return filepath.Join(dir, "contexts")
+	}
+	return config.ContextStoreDir()
+}
+
+// ContextHost is the URL a Docker context's docker endpoint names
+// (ssh://bench@10.0.0.5, tcp://…, unix://…), read from the context store
+// as the CLI reads it: where a context's machine is, for a default
+// address the load generator reaches it at.
+func ContextHost(name string) (string, error) {
+	_, ep, err := contextEndpoint(name)
+	if err != nil {
+		return "", err
+	}
+	return ep.Host, nil
 }
 
 // Redact drops a URL's password and token-like query values, should one

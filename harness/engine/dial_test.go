@@ -106,3 +106,17 @@ func TestDialSSH(t *testing.T) {
 		t.Errorf("ssh to a closed port: %v", err)
 	}
 }
+
+// A context's endpoint URL is read as the CLI stores it; an unknown
+// context is an error naming it.
+func TestContextHost(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("DOCKER_CONFIG", dir)
+	writeContext(t, dir, "bench-ssh", "ssh://bench@10.0.0.5")
+	if got, err := ContextHost("bench-ssh"); err != nil || got != "ssh://bench@10.0.0.5" {
+		t.Errorf("ContextHost(bench-ssh) = %q, %v", got, err)
+	}
+	if _, err := ContextHost("no-such-context"); err == nil || !strings.Contains(err.Error(), `docker context "no-such-context"`) {
+		t.Errorf("unknown context: %v", err)
+	}
+}
