@@ -624,7 +624,7 @@ func draw(out string, res *results.Run, stderr io.Writer) error {
 
 // MaxIndexSize bounds the README.md that index rewrites (the committed
 // one is a few KB).
-const MaxIndexSize = 1 << 20
+const MaxIndexSize = report.MaxIndexSize
 
 // validLabel is a label that is one file name and needs no escaping.
 var validLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)

@@ -202,8 +202,8 @@ func CSV(w io.Writer, c *Comparison) error {
 				if s.HasCI {
 					lo, hi = f(s.Lo), f(s.Hi)
 				}
-				cw.Write([]string{sc.Name, string(sc.Metric), l.Cell, c.Names[i], strconv.Itoa(s.N), f(s.Median), lo, hi, f(s.Min), f(s.Max),
-					f(l.Delta[i]), strconv.FormatBool(l.Beyond[i]), f(c.Floor.Width), f(l.Test[i].P)})
+				cw.Write(mdtext.CSVRow([]string{sc.Name, string(sc.Metric), l.Cell, c.Names[i], strconv.Itoa(s.N), f(s.Median), lo, hi, f(s.Min), f(s.Max),
+					f(l.Delta[i]), strconv.FormatBool(l.Beyond[i]), f(c.Floor.Width), f(l.Test[i].P)}))
 			}
 		}
 	}

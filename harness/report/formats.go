@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/webbench/webbench/harness/analysis"
+	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -33,11 +34,11 @@ func CSV(w io.Writer, run *results.Run) error {
 			if !r.Control {
 				vs = f(r.VsFastest)
 			}
-			cw.Write([]string{r.ID, r.Target, r.Scenario, r.Params, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), strconv.FormatBool(r.Close), strconv.Itoa(r.Rate), string(r.Aggregate),
+			cw.Write(mdtext.CSVRow([]string{r.ID, r.Target, r.Scenario, r.Params, strconv.Itoa(r.CPUs), strconv.Itoa(r.Connections), strconv.FormatBool(r.Close), strconv.Itoa(r.Rate), string(r.Aggregate),
 				f(r.RPS), strconv.Itoa(r.RPSStats.N), f(r.RPSStats.Median), lo, hi, f(r.RPSStats.Min), f(r.RPSStats.Max),
 				f(r.RPSStats.CV), strconv.FormatBool(r.Noisy), vs, r.Versus, f(r.P50.Median), f(r.P99.Median), plo, phi, f(r.MeanMS), f(r.MaxMS), f(r.MBps),
 				strconv.FormatInt(r.Errors, 10), f(r.ErrorRate), f(r.TargetCPU), f(r.PeakMiB), strconv.Itoa(r.GeneratorBound), r.Runtime,
-				strconv.Itoa(r.Cores), strconv.FormatBool(r.Control), f(r.CeilingShare), r.Bound, boundFigures(r), r.BoundWith, strings.Join(r.BoundBy, "; ")})
+				strconv.Itoa(r.Cores), strconv.FormatBool(r.Control), f(r.CeilingShare), r.Bound, boundFigures(r), r.BoundWith, strings.Join(r.BoundBy, "; ")}))
 		}
 	}
 	cw.Flush()

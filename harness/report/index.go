@@ -9,8 +9,14 @@ import (
 	"strings"
 
 	"github.com/webbench/webbench/harness/internal/mdtext"
+	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/results"
 )
+
+// MaxIndexSize bounds the README.md an index is read from: a results
+// folder's front page, never more than a megabyte, and never a FIFO or
+// /dev/zero (safefile reads regular files only).
+const MaxIndexSize = 1 << 20
 
 // Index markers delimit the generated table in a results folder's README.md;
 // text outside them is kept as written.
@@ -24,7 +30,7 @@ const (
 // results went into, so that the committed index lists every result set
 // beside it. A folder without an index is left alone.
 func IndexIfPresent(root string) (bool, error) {
-	text, err := os.ReadFile(filepath.Join(root, "README.md"))
+	text, err := safefile.ReadIfPresent(filepath.Join(root, "README.md"), MaxIndexSize)
 	if err != nil || !strings.Contains(string(text), IndexStart) || !strings.Contains(string(text), IndexEnd) {
 		return false, nil
 	}
@@ -87,15 +93,17 @@ func Index(root string) error {
 			if i > 0 {
 				b.WriteString(" · ")
 			}
-			fmt.Fprintf(&b, "[%s](%s)", strings.TrimSuffix(strings.TrimPrefix(c, "compare-"), ".md"), c)
+			label := strings.TrimSuffix(strings.TrimPrefix(c, "compare-"), ".md")
+			label = strings.NewReplacer("[", "\\[", "]", "\\]").Replace(mdtext.Text(label))
+			fmt.Fprintf(&b, "[%s](%s)", label, (&url.URL{Path: c}).EscapedPath())
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString(IndexEnd)
 
 	path := filepath.Join(root, "README.md")
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
+	old, err := safefile.ReadIfPresent(path, MaxIndexSize)
+	if err != nil {
 		return err
 	}
 	text := string(old)

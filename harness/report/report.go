@@ -22,6 +22,7 @@ import (
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/internal/mdtable"
 	"github.com/webbench/webbench/harness/internal/mdtext"
+	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 )
@@ -47,6 +48,11 @@ func WriteDir(dir string, run *results.Run) error {
 	// charts/ holds what this run draws and nothing else: a chart of an
 	// earlier run in the folder (run --force, or a cell no longer there)
 	// would be read as this run's.
+	// A linked charts/ (or a link in it) would make that removal reach
+	// files elsewhere: refused.
+	if err := safefile.NoLinks(dir, "charts"); err != nil {
+		return err
+	}
 	stale, _ := filepath.Glob(filepath.Join(dir, "charts", "*.svg"))
 	for _, f := range stale {
 		if !drawn[filepath.Base(f)] {

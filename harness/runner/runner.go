@@ -27,6 +27,7 @@ import (
 	"github.com/webbench/webbench/harness/certs"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
@@ -763,7 +764,7 @@ func (r *runner) buildLog(name string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return os.Create(filepath.Join(dir, "build-"+name+".log"))
+	return safefile.Create(filepath.Join(dir, "build-"+name+".log")) // a linked log is refused, not truncated
 }
 
 func (r *runner) base(ctx context.Context, key string) *results.BaseImage {

@@ -51,6 +51,15 @@ func CSVCell(s string) string {
 	return "'" + s
 }
 
+// CSVRow is each field of row as CSVCell makes it.
+func CSVRow(row []string) []string {
+	out := make([]string, len(row))
+	for i, s := range row {
+		out[i] = CSVCell(s)
+	}
+	return out
+}
+
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func cut(s string) string {
