@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"sort"
@@ -132,97 +133,125 @@ func TarContext(fsys fs.FS, dockerfile string, buildArgs map[string]string) ([]b
 // editing one does. Files are copied, never held whole: a context of any
 // size takes a few buffers of memory; one past MaxContext is refused.
 func WriteContext(w io.Writer, fsys fs.FS, dockerfile string, buildArgs map[string]string) (string, error) {
-	var excludes []string
-	if f, err := fsys.Open(".dockerignore"); err == nil {
-		excludes, err = ignorefile.ReadAll(f)
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf(".dockerignore: %w", err)
-		}
-	}
-	pm, err := patternmatcher.New(excludes)
+	pm, err := dockerignore(fsys)
 	if err != nil {
-		return "", fmt.Errorf(".dockerignore: %w", err)
+		return "", err
 	}
-	tw := tar.NewWriter(w)
-	h := sha256.New()
-	fmt.Fprintf(h, "dockerfile %q\n", dockerfile)
+	c := &contextWriter{fsys: fsys, dockerfile: dockerfile, pm: pm, tw: tar.NewWriter(w), h: sha256.New()}
+	fmt.Fprintf(c.h, "dockerfile %q\n", dockerfile)
 	keys := make([]string, 0, len(buildArgs))
 	for k := range buildArgs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(h, "arg %q=%q\n", k, buildArgs[k])
+		fmt.Fprintf(c.h, "arg %q=%q\n", k, buildArgs[k])
 	}
-	epoch := time.Unix(0, 0)
-	var total int64
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == "." {
-			return nil
-		}
-		if p != dockerfile && p != ".dockerignore" {
-			skip, err := pm.MatchesOrParentMatches(p)
-			if err != nil {
-				return err
-			}
-			if skip {
-				if d.IsDir() && !pm.Exclusions() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		hdr := &tar.Header{Name: p, Mode: int64(info.Mode().Perm()), ModTime: epoch, Format: tar.FormatPAX}
-		switch {
-		case d.IsDir():
-			hdr.Typeflag, hdr.Name = tar.TypeDir, p+"/"
-			fmt.Fprintf(h, "dir %q %o\n", p, hdr.Mode)
-			return tw.WriteHeader(hdr)
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := fs.ReadLink(fsys, p)
-			if err != nil {
-				return err
-			}
-			hdr.Typeflag, hdr.Linkname = tar.TypeSymlink, target
-			fmt.Fprintf(h, "link %q %q\n", p, target)
-			return tw.WriteHeader(hdr)
-		case d.Type().IsRegular():
-			if total += info.Size(); total > MaxContext {
-				return fmt.Errorf("more than %d GiB (at %s, %d MiB): leave large files out with a .dockerignore", MaxContext>>30, p, info.Size()>>20)
-			}
-			f, err := fsys.Open(p)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			hdr.Typeflag, hdr.Size = tar.TypeReg, info.Size()
-			if err := tw.WriteHeader(hdr); err != nil {
-				return err
-			}
-			sum := sha256.New()
-			if _, err := io.Copy(io.MultiWriter(tw, sum), f); err != nil {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-			fmt.Fprintf(h, "file %q %o %x\n", p, hdr.Mode, sum.Sum(nil))
-			return nil
-		}
-		return nil // sockets, devices: not part of a build context
-	})
-	if err != nil {
+	if err := fs.WalkDir(fsys, ".", c.add); err != nil {
 		return "", fmt.Errorf("build context: %w", err)
 	}
-	if err := tw.Close(); err != nil {
+	if err := c.tw.Close(); err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	return hex.EncodeToString(c.h.Sum(nil))[:16], nil
+}
+
+// dockerignore reads the .dockerignore of fsys, if it has one, into a
+// matcher of the paths it excludes.
+func dockerignore(fsys fs.FS) (*patternmatcher.PatternMatcher, error) {
+	var excludes []string
+	if f, err := fsys.Open(".dockerignore"); err == nil {
+		excludes, err = ignorefile.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf(".dockerignore: %w", err)
+		}
+	}
+	pm, err := patternmatcher.New(excludes)
+	if err != nil {
+		return nil, fmt.Errorf(".dockerignore: %w", err)
+	}
+	return pm, nil
+}
+
+// contextWriter writes the files of a build context to a tar stream and
+// its hash, one WalkDir entry at a time.
+type contextWriter struct {
+	fsys       fs.FS
+	dockerfile string
+	pm         *patternmatcher.PatternMatcher
+	tw         *tar.Writer
+	h          hash.Hash
+	total      int64 // bytes of regular files so far
+}
+
+// add is the fs.WalkDirFunc of WriteContext: it writes entry p unless the
+// .dockerignore excludes it, and adds its name, mode and contents (or link
+// target) to the hash.
+func (c *contextWriter) add(p string, d fs.DirEntry, err error) error {
+	if err != nil {
+		return err
+	}
+	if p == "." {
+		return nil
+	}
+	if p != c.dockerfile && p != ".dockerignore" {
+		skip, err := c.pm.MatchesOrParentMatches(p)
+		if err != nil {
+			return err
+		}
+		if skip {
+			if d.IsDir() && !c.pm.Exclusions() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+	}
+	info, err := d.Info()
+	if err != nil {
+		return err
+	}
+	hdr := &tar.Header{Name: p, Mode: int64(info.Mode().Perm()), ModTime: time.Unix(0, 0), Format: tar.FormatPAX}
+	switch {
+	case d.IsDir():
+		hdr.Typeflag, hdr.Name = tar.TypeDir, p+"/"
+		fmt.Fprintf(c.h, "dir %q %o\n", p, hdr.Mode)
+		return c.tw.WriteHeader(hdr)
+	case d.Type()&fs.ModeSymlink != 0:
+		target, err := fs.ReadLink(c.fsys, p)
+		if err != nil {
+			return err
+		}
+		hdr.Typeflag, hdr.Linkname = tar.TypeSymlink, target
+		fmt.Fprintf(c.h, "link %q %q\n", p, target)
+		return c.tw.WriteHeader(hdr)
+	case d.Type().IsRegular():
+		return c.file(p, hdr, info.Size())
+	}
+	return nil // sockets, devices: not part of a build context
+}
+
+// file writes regular file p of size bytes under header hdr, refusing it
+// when it takes the context past MaxContext.
+func (c *contextWriter) file(p string, hdr *tar.Header, size int64) error {
+	if c.total += size; c.total > MaxContext {
+		return fmt.Errorf("more than %d GiB (at %s, %d MiB): leave large files out with a .dockerignore", MaxContext>>30, p, size>>20)
+	}
+	f, err := c.fsys.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	hdr.Typeflag, hdr.Size = tar.TypeReg, size
+	if err := c.tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	sum := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(c.tw, sum), f); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	fmt.Fprintf(c.h, "file %q %o %x\n", p, hdr.Mode, sum.Sum(nil))
+	return nil
 }
 
 // message is one line of the engine's JSON progress stream.

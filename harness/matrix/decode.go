@@ -517,14 +517,7 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
-	has := func(c string) (string, bool) {
-		for _, part := range strings.Split(check, ",") {
-			if k, v, _ := strings.Cut(part, "="); k == c {
-				return v, true
-			}
-		}
-		return "", false
-	}
+	has := checkTag(check)
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -538,94 +531,118 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 	}
 	switch {
 	case t.Kind() == reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			d.errorf(n, path, "want a mapping, got %s", KindName(n))
-			return
-		}
-		fields := map[string]reflect.StructField{}
-		for i := range t.NumField() {
-			fields[strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]] = t.Field(i)
-		}
-		seen := d.keys(n, path, "key", func(k, v *yaml.Node) {
-			f, ok := fields[k.Value]
-			if !ok {
-				d.errorf(k, join(path, k.Value), "unknown key (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
-				return
-			}
-			d.at[join(path, k.Value)] = v
-			d.walk(v, f.Type, join(path, k.Value), f.Tag.Get("check"), f.Tag.Get("why"))
-		})
-		for _, name := range slices.Sorted(maps.Keys(fields)) {
-			if f := fields[name]; !seen[name] && slices.Contains(strings.Split(f.Tag.Get("check"), ","), "required") {
-				d.errorf(n, join(path, name), "missing%s", strings.TrimSuffix(": "+f.Tag.Get("why"), ": "))
-			}
-		}
+		d.walkStruct(n, t, path)
 	case t.Kind() == reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			d.errorf(n, path, "want a mapping of names, got %s", KindName(n))
-			return
-		}
-		_, named := has("names")
-		d.keys(n, path, "name", func(k, v *yaml.Node) {
-			if named && !ValidName(k.Value) {
-				d.errorf(k, join(path, k.Value), "name %q: use lowercase letters and digits, separated by single '.', '_' or '-' (at most %d characters)", shorten(k.Value), maxName)
-				return
-			}
-			d.at[join(path, k.Value)] = v
-			d.walk(v, t.Elem(), join(path, k.Value), check, why)
-		})
+		d.walkMap(n, t, path, check, why, has)
 	case t.Kind() == reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			d.errorf(n, path, "want a list, got %s", KindName(n))
-			return
-		}
-		if _, ok := has("nonempty"); ok && len(n.Content) == 0 {
-			d.errorf(n, path, "must not be empty")
-		}
-		_, unique := has("unique")
-		seen := map[string]*yaml.Node{}
-		for i, e := range n.Content {
-			f := fmt.Sprintf("%s[%d]", path, i)
-			// Values are compared as the decoder reads them: 0o10, 010
-			// and 8 are one value, and so are true and True.
-			key := e.Value
-			if v := reflect.New(t.Elem()); e.Kind == yaml.ScalarNode && e.Decode(v.Interface()) == nil {
-				key = fmt.Sprint(v.Elem().Interface())
-			}
-			if first := seen[key]; unique && e.Kind == yaml.ScalarNode && first != nil {
-				if first.Value == e.Value {
-					d.errorf(e, f, "duplicate value %q (also at line %d, column %d)", e.Value, first.Line, first.Column)
-				} else {
-					d.errorf(e, f, "duplicate value %q: the same as %q at line %d, column %d", e.Value, first.Value, first.Line, first.Column)
-				}
-				continue
-			}
-			seen[key] = e
-			d.at[f] = e
-			d.walk(e, t.Elem(), f, check, why)
-		}
+		d.walkSlice(n, t, path, check, why, has)
 	case t.Kind() == reflect.Interface: // any value (expect.json)
 	case n.Kind != yaml.ScalarNode:
 		d.errorf(n, path, "want a scalar, got %s", KindName(n))
-	case t == reflect.TypeFor[time.Duration]():
-		v, err := parseDuration(n.Value)
-		low, _ := has("min")
-		min, _ := time.ParseDuration(low)
-		high, _ := has("max")
-		max, _ := time.ParseDuration(high)
-		_, zero := has("zero")
-		switch {
-		case err != nil:
-			d.errorf(n, path, "invalid duration %q (write e.g. 10s, 500ms, 2m)", n.Value)
-		case v < 0 || v == 0 && !zero:
-			d.errorf(n, path, "must be positive, got %s", n.Value)
-		case v > 0 && v < min && why != "":
-			d.errorf(n, path, "%s, got %s", why, v)
-		case v > 0 && v < min:
-			d.errorf(n, path, "must be at least %s, got %s", min, v)
-		case max > 0 && v > max:
-			d.errorf(n, path, "must be at most %s, got %s", max, v)
+	default:
+		d.walkScalar(n, t, path, why, has)
+	}
+}
+
+// checkTag returns a lookup of the comma-separated parts of a check tag:
+// the value after "=" of part c, and whether c is there at all.
+func checkTag(check string) func(c string) (string, bool) {
+	return func(c string) (string, bool) {
+		for _, part := range strings.Split(check, ",") {
+			if k, v, _ := strings.Cut(part, "="); k == c {
+				return v, true
+			}
 		}
+		return "", false
+	}
+}
+
+// walkStruct checks mapping n against struct type t: unknown keys, then
+// each field by its tags, then the required fields it lacks.
+func (d *decoder) walkStruct(n *yaml.Node, t reflect.Type, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "want a mapping, got %s", KindName(n))
+		return
+	}
+	fields := map[string]reflect.StructField{}
+	for i := range t.NumField() {
+		fields[strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]] = t.Field(i)
+	}
+	seen := d.keys(n, path, "key", func(k, v *yaml.Node) {
+		f, ok := fields[k.Value]
+		if !ok {
+			d.errorf(k, join(path, k.Value), "unknown key (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+			return
+		}
+		d.at[join(path, k.Value)] = v
+		d.walk(v, f.Type, join(path, k.Value), f.Tag.Get("check"), f.Tag.Get("why"))
+	})
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if f := fields[name]; !seen[name] && slices.Contains(strings.Split(f.Tag.Get("check"), ","), "required") {
+			d.errorf(n, join(path, name), "missing%s", strings.TrimSuffix(": "+f.Tag.Get("why"), ": "))
+		}
+	}
+}
+
+// walkMap checks mapping n against map type t: its names when the check
+// tag says names, and each value against the element type.
+func (d *decoder) walkMap(n *yaml.Node, t reflect.Type, path, check, why string, has func(string) (string, bool)) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "want a mapping of names, got %s", KindName(n))
+		return
+	}
+	_, named := has("names")
+	d.keys(n, path, "name", func(k, v *yaml.Node) {
+		if named && !ValidName(k.Value) {
+			d.errorf(k, join(path, k.Value), "name %q: use lowercase letters and digits, separated by single '.', '_' or '-' (at most %d characters)", shorten(k.Value), maxName)
+			return
+		}
+		d.at[join(path, k.Value)] = v
+		d.walk(v, t.Elem(), join(path, k.Value), check, why)
+	})
+}
+
+// walkSlice checks sequence n against slice type t: emptiness and
+// duplicates when the check tag asks, and each element against the
+// element type.
+func (d *decoder) walkSlice(n *yaml.Node, t reflect.Type, path, check, why string, has func(string) (string, bool)) {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, path, "want a list, got %s", KindName(n))
+		return
+	}
+	if _, ok := has("nonempty"); ok && len(n.Content) == 0 {
+		d.errorf(n, path, "must not be empty")
+	}
+	_, unique := has("unique")
+	seen := map[string]*yaml.Node{}
+	for i, e := range n.Content {
+		f := fmt.Sprintf("%s[%d]", path, i)
+		// Values are compared as the decoder reads them: 0o10, 010
+		// and 8 are one value, and so are true and True.
+		key := e.Value
+		if v := reflect.New(t.Elem()); e.Kind == yaml.ScalarNode && e.Decode(v.Interface()) == nil {
+			key = fmt.Sprint(v.Elem().Interface())
+		}
+		if first := seen[key]; unique && e.Kind == yaml.ScalarNode && first != nil {
+			if first.Value == e.Value {
+				d.errorf(e, f, "duplicate value %q (also at line %d, column %d)", e.Value, first.Line, first.Column)
+			} else {
+				d.errorf(e, f, "duplicate value %q: the same as %q at line %d, column %d", e.Value, first.Value, first.Line, first.Column)
+			}
+			continue
+		}
+		seen[key] = e
+		d.at[f] = e
+		d.walk(e, t.Elem(), f, check, why)
+	}
+}
+
+// walkScalar checks scalar n against a duration, integer, boolean, number
+// or string type t, with the bounds and choices of its check tag.
+func (d *decoder) walkScalar(n *yaml.Node, t reflect.Type, path, why string, has func(string) (string, bool)) {
+	switch {
+	case t == reflect.TypeFor[time.Duration]():
+		d.walkDuration(n, path, why, has)
 	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
 		v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
 		lo, _ := has("min")
@@ -662,6 +679,30 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 		} else if one, ok := has("oneof"); ok && !slices.Contains(strings.Split(one, "|"), n.Value) {
 			d.errorf(n, path, "want %s, got %q", strings.ReplaceAll(strconv.Quote(one), "|", `" or "`), n.Value)
 		}
+	}
+}
+
+// walkDuration checks scalar n as a duration within the min and max of its
+// check tag, positive unless the tag allows zero; why, when given, says
+// why the minimum.
+func (d *decoder) walkDuration(n *yaml.Node, path, why string, has func(string) (string, bool)) {
+	v, err := parseDuration(n.Value)
+	low, _ := has("min")
+	min, _ := time.ParseDuration(low)
+	high, _ := has("max")
+	max, _ := time.ParseDuration(high)
+	_, zero := has("zero")
+	switch {
+	case err != nil:
+		d.errorf(n, path, "invalid duration %q (write e.g. 10s, 500ms, 2m)", n.Value)
+	case v < 0 || v == 0 && !zero:
+		d.errorf(n, path, "must be positive, got %s", n.Value)
+	case v > 0 && v < min && why != "":
+		d.errorf(n, path, "%s, got %s", why, v)
+	case v > 0 && v < min:
+		d.errorf(n, path, "must be at least %s, got %s", min, v)
+	case max > 0 && v > max:
+		d.errorf(n, path, "must be at most %s, got %s", max, v)
 	}
 }
 

@@ -28,22 +28,8 @@ var fromVar = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}
 // image that resolves to neither a key nor an earlier stage nor scratch is
 // one the harness does not control: it must be on the engine or pulled.
 func Froms(dockerfile []byte) ([]From, error) {
-	escape := byte('\\')
 	lines := strings.Split(strings.ReplaceAll(string(dockerfile), "\r\n", "\n"), "\n")
-	// Parser directives: leading comments of the form "# key=value".
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if !strings.HasPrefix(t, "#") {
-			break
-		}
-		k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(t, "#")), "=")
-		if !ok {
-			break
-		}
-		if strings.EqualFold(strings.TrimSpace(k), "escape") && strings.TrimSpace(v) == "`" {
-			escape = '`'
-		}
-	}
+	escape := escapeDirective(lines)
 	args := map[string]string{} // global ARG defaults
 	stages := map[string]bool{"scratch": true}
 	var froms []From
@@ -54,17 +40,7 @@ func Froms(dockerfile []byte) ([]From, error) {
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		// Join continued lines; comment lines inside a continuation are dropped.
-		for strings.HasSuffix(t, string(escape)) && i+1 < len(lines) {
-			t = strings.TrimSuffix(t, string(escape))
-			i++
-			next := strings.TrimSpace(lines[i])
-			for (next == "" || strings.HasPrefix(next, "#")) && i+1 < len(lines) {
-				i++
-				next = strings.TrimSpace(lines[i])
-			}
-			t += " " + next
-		}
+		t, i = joinContinued(lines, i, t, escape)
 		word, rest, _ := strings.Cut(t, " ")
 		rest = strings.TrimSpace(rest)
 		switch strings.ToUpper(word) {
@@ -78,47 +54,98 @@ func Froms(dockerfile []byte) ([]From, error) {
 			}
 		case "FROM":
 			seenFrom = true
-			fields := strings.Fields(rest)
-			for len(fields) > 0 && strings.HasPrefix(fields[0], "--") {
-				fields = fields[1:] // --platform=…
+			f, err := fromLine(start+1, rest, args, stages)
+			if err != nil {
+				return nil, err
 			}
-			if len(fields) == 0 {
-				return nil, fmt.Errorf("line %d: FROM without an image", start+1)
-			}
-			f := From{Line: start + 1, Raw: fields[0]}
-			var unresolved string
-			f.Image = fromVar.ReplaceAllStringFunc(f.Raw, func(v string) string {
-				m := fromVar.FindStringSubmatch(v)
-				name, op, word := m[1]+m[4], m[2], m[3]
-				if key, ok := strings.CutSuffix(name, "_IMAGE"); ok && f.Raw == v {
-					f.Key = strings.ToLower(key)
-					return v
-				}
-				val, set := args[name]
-				switch {
-				case op == ":-" && val == "", op == "-" && !set:
-					return word
-				case op == ":+" && val != "", op == "+" && set:
-					return word
-				case op == ":+", op == "+":
-					return ""
-				}
-				if val == "" {
-					unresolved = name
-				}
-				return val
-			})
-			if f.Key != "" {
-				f.Image = ""
-			} else if unresolved != "" {
-				return nil, fmt.Errorf("line %d: FROM %s: ARG %s has no default, and the harness passes only <KEY>_IMAGE build arguments", f.Line, f.Raw, unresolved)
-			}
-			f.Stage = f.Key == "" && stages[strings.ToLower(f.Image)]
 			froms = append(froms, f)
-			if len(fields) >= 3 && strings.EqualFold(fields[1], "AS") {
-				stages[strings.ToLower(fields[2])] = true
-			}
 		}
 	}
 	return froms, nil
+}
+
+// escapeDirective returns the escape character of a Dockerfile's parser
+// directives (leading comments of the form "# key=value"): a backquote
+// when one says so, else a backslash.
+func escapeDirective(lines []string) byte {
+	escape := byte('\\')
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if !strings.HasPrefix(t, "#") {
+			break
+		}
+		k, v, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(t, "#")), "=")
+		if !ok {
+			break
+		}
+		if strings.EqualFold(strings.TrimSpace(k), "escape") && strings.TrimSpace(v) == "`" {
+			escape = '`'
+		}
+	}
+	return escape
+}
+
+// joinContinued joins to t, the trimmed line i, the lines it continues
+// with the escape character; comment lines inside a continuation are
+// dropped. It returns the joined instruction and the index of its last
+// line.
+func joinContinued(lines []string, i int, t string, escape byte) (string, int) {
+	for strings.HasSuffix(t, string(escape)) && i+1 < len(lines) {
+		t = strings.TrimSuffix(t, string(escape))
+		i++
+		next := strings.TrimSpace(lines[i])
+		for (next == "" || strings.HasPrefix(next, "#")) && i+1 < len(lines) {
+			i++
+			next = strings.TrimSpace(lines[i])
+		}
+		t += " " + next
+	}
+	return t, i
+}
+
+// fromLine reads the FROM instruction at 1-based line with arguments rest,
+// resolving its image with the global ARG defaults args and marking it a
+// stage when it names one of stages; it adds the stage it names (AS name)
+// to stages.
+func fromLine(line int, rest string, args map[string]string, stages map[string]bool) (From, error) {
+	fields := strings.Fields(rest)
+	for len(fields) > 0 && strings.HasPrefix(fields[0], "--") {
+		fields = fields[1:] // --platform=…
+	}
+	if len(fields) == 0 {
+		return From{}, fmt.Errorf("line %d: FROM without an image", line)
+	}
+	f := From{Line: line, Raw: fields[0]}
+	var unresolved string
+	f.Image = fromVar.ReplaceAllStringFunc(f.Raw, func(v string) string {
+		m := fromVar.FindStringSubmatch(v)
+		name, op, word := m[1]+m[4], m[2], m[3]
+		if key, ok := strings.CutSuffix(name, "_IMAGE"); ok && f.Raw == v {
+			f.Key = strings.ToLower(key)
+			return v
+		}
+		val, set := args[name]
+		switch {
+		case op == ":-" && val == "", op == "-" && !set:
+			return word
+		case op == ":+" && val != "", op == "+" && set:
+			return word
+		case op == ":+", op == "+":
+			return ""
+		}
+		if val == "" {
+			unresolved = name
+		}
+		return val
+	})
+	if f.Key != "" {
+		f.Image = ""
+	} else if unresolved != "" {
+		return From{}, fmt.Errorf("line %d: FROM %s: ARG %s has no default, and the harness passes only <KEY>_IMAGE build arguments", f.Line, f.Raw, unresolved)
+	}
+	f.Stage = f.Key == "" && stages[strings.ToLower(f.Image)]
+	if len(fields) >= 3 && strings.EqualFold(fields[1], "AS") {
+		stages[strings.ToLower(fields[2])] = true
+	}
+	return f, nil
 }
