@@ -106,104 +106,163 @@ func fidelity(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer os.RemoveAll(tmp)
 
-	server, bomb := filepath.Join(tmp, "server"), filepath.Join(tmp, "bombardier")
-	build := exec.CommandContext(ctx, "go", "build", "-o", server, ".")
-	build.Dir, build.Env = target.Services[0].Build, append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build server: %v\n%s", err, out)
-	}
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bomb, "github.com/codesenberg/bombardier").CombinedOutput(); err != nil {
-		return fmt.Errorf("build bombardier: %v\n%s", err, out)
-	}
-	const port = "18080"
-	srv := exec.CommandContext(ctx, "taskset", "-c", "0", server)
-	srv.Env = append(os.Environ(), "PORT="+port)
-	if err := srv.Start(); err != nil {
-		return fmt.Errorf("start server under taskset: %w", err)
+	f := &fidelityRun{ctx: ctx, eng: eng, m: m, tmp: tmp, duration: *duration}
+	srv, err := f.startBare(target, *conns)
+	if err != nil {
+		return err
 	}
 	defer func() { srv.Process.Kill(); srv.Wait() }()
-	spec := loadgen.Spec{URL: "http://127.0.0.1:" + port + "/plaintext", Connections: *conns, Timeout: m.Load.Timeout}
-	bare := func(d time.Duration, n int64) (float64, error) {
-		s := spec
-		s.Duration, s.Requests = d, n
-		out, err := exec.CommandContext(ctx, "taskset", append([]string{"-c", "1", bomb}, loadgen.Args(s)...)...).Output()
-		if err != nil {
-			return 0, fmt.Errorf("bombardier: %w", err)
-		}
-		r, err := loadgen.Parse(out, 200)
-		return r.RPS, err
+	if err := f.awaitBare(); err != nil {
+		return err
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if _, err := bare(0, 10); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			return fmt.Errorf("bare server never answered: %w", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-
-	bareTrial := func() (float64, error) {
-		if _, err := bare(m.Load.Warmup, 0); err != nil {
-			return 0, err
-		}
-		return bare(*duration, 0)
-	}
-	harnessTrial := func(mode matrix.Network) (float64, error) {
-		res, err := runner.Run(ctx, runner.Split(eng), runner.Options{Matrix: m, Only: "go-nethttp/plaintext", OutDir: filepath.Join(tmp, "run"),
-			Label: "fidelity", HarnessVersion: "figures", Log: io.Discard, Network: mode, NoCeiling: true})
-		if err != nil {
-			return 0, err
-		}
-		if len(res.Cells) != 1 || res.Cells[0].Status != results.OK {
-			return 0, fmt.Errorf("harness cell did not succeed: %s", res.Cells[0].Reason)
-		}
-		return res.Cells[0].Summary.RPSMedian, nil
-	}
-	type side struct{ harness, bare []float64 }
-	sides := map[matrix.Network]*side{}
 	var order []matrix.Network
 	for _, name := range strings.Split(*modes, ",") {
 		mode := matrix.Network(strings.TrimSpace(name))
 		if !slices.Contains(matrix.Networks, mode) {
 			return fmt.Errorf("-modes: unknown network mode %q", mode)
 		}
-		sides[mode], order = &side{}, append(order, mode)
+		order = append(order, mode)
 	}
-	for round := range *rounds {
-		for _, mode := range order {
-			fmt.Fprintf(stderr, "round %d/%d, %s: harness and bare\n", round+1, *rounds, mode)
-			var h, b float64
-			var err error
-			if round%2 == 0 {
-				if h, err = harnessTrial(mode); err == nil {
-					b, err = bareTrial()
-				}
-			} else if b, err = bareTrial(); err == nil {
-				h, err = harnessTrial(mode)
-			}
-			if err != nil {
-				return err
-			}
-			sides[mode].harness, sides[mode].bare = append(sides[mode].harness, h), append(sides[mode].bare, b)
-		}
+	sides, err := f.rounds(order, *rounds, stderr)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "fidelity of go-nethttp/plaintext, 1 core, c%d: harness ÷ bare (taskset, loopback), %d paired rounds of %s, order alternating\n",
 		*conns, *rounds, *duration)
 	for _, mode := range order {
-		sd := sides[mode]
-		var ratios []float64
-		for i := range sd.harness {
-			ratios = append(ratios, sd.harness[i]/sd.bare[i])
-		}
-		r := stats.Describe(ratios)
-		interval := fmt.Sprintf("95%% CI %.3f…%.3f", r.Lo, r.Hi)
-		if !r.HasCI {
-			interval = fmt.Sprintf("min…max %.3f…%.3f (too few rounds for an interval)", r.Min, r.Max)
-		}
-		fmt.Fprintf(stdout, "%-7s %.3f (%s); harness median %.0f rps, bare median %.0f rps; ratios %v\n",
-			mode+":", r.Median, interval, stats.Describe(sd.harness).Median, stats.Describe(sd.bare).Median, rounded(ratios, 3))
+		printFidelity(stdout, mode, sides[mode])
 	}
 	return nil
+}
+
+// fidelityRun is one fidelity measurement: the matrix its harness trials
+// run, and the bare server and bombardier built into tmp.
+type fidelityRun struct {
+	ctx      context.Context
+	eng      *engine.Engine
+	m        *matrix.Matrix
+	tmp      string
+	duration time.Duration // per trial
+	bomb     string        // the bombardier binary
+	spec     loadgen.Spec  // the bare side's load
+}
+
+// fidelitySide holds, per round, the RPS of the harness trial and of the
+// bare trial of one network mode.
+type fidelitySide struct{ harness, bare []float64 }
+
+// startBare builds target's server and bombardier on the host and starts
+// the server on core 0, for the bare side's load of conns connections.
+func (f *fidelityRun) startBare(target matrix.Target, conns int) (*exec.Cmd, error) {
+	server := filepath.Join(f.tmp, "server")
+	f.bomb = filepath.Join(f.tmp, "bombardier")
+	build := exec.CommandContext(f.ctx, "go", "build", "-o", server, ".")
+	build.Dir, build.Env = target.Services[0].Build, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build server: %v\n%s", err, out)
+	}
+	if out, err := exec.CommandContext(f.ctx, "go", "build", "-o", f.bomb, "github.com/codesenberg/bombardier").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build bombardier: %v\n%s", err, out)
+	}
+	const port = "18080"
+	srv := exec.CommandContext(f.ctx, "taskset", "-c", "0", server)
+	srv.Env = append(os.Environ(), "PORT="+port)
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("start server under taskset: %w", err)
+	}
+	f.spec = loadgen.Spec{URL: "http://127.0.0.1:" + port + "/plaintext", Connections: conns, Timeout: f.m.Load.Timeout}
+	return srv, nil
+}
+
+// bare runs bombardier on core 1 against the bare server for d or n
+// requests, and returns its RPS.
+func (f *fidelityRun) bare(d time.Duration, n int64) (float64, error) {
+	s := f.spec
+	s.Duration, s.Requests = d, n
+	out, err := exec.CommandContext(f.ctx, "taskset", append([]string{"-c", "1", f.bomb}, loadgen.Args(s)...)...).Output()
+	if err != nil {
+		return 0, fmt.Errorf("bombardier: %w", err)
+	}
+	r, err := loadgen.Parse(out, 200)
+	return r.RPS, err
+}
+
+// awaitBare waits up to 10 seconds for the bare server to answer.
+func (f *fidelityRun) awaitBare() error {
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if _, err := f.bare(0, 10); err == nil {
+			return nil
+		} else if time.Now().After(deadline) {
+			return fmt.Errorf("bare server never answered: %w", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// bareTrial is one warmed-up bare trial.
+func (f *fidelityRun) bareTrial() (float64, error) {
+	if _, err := f.bare(f.m.Load.Warmup, 0); err != nil {
+		return 0, err
+	}
+	return f.bare(f.duration, 0)
+}
+
+// harnessTrial runs the go-nethttp/plaintext cell through the harness in
+// network mode and returns its median RPS.
+func (f *fidelityRun) harnessTrial(mode matrix.Network) (float64, error) {
+	res, err := runner.Run(f.ctx, runner.Split(f.eng), runner.Options{Matrix: f.m, Only: "go-nethttp/plaintext", OutDir: filepath.Join(f.tmp, "run"),
+		Label: "fidelity", HarnessVersion: "figures", Log: io.Discard, Network: mode, NoCeiling: true})
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Cells) != 1 || res.Cells[0].Status != results.OK {
+		return 0, fmt.Errorf("harness cell did not succeed: %s", res.Cells[0].Reason)
+	}
+	return res.Cells[0].Summary.RPSMedian, nil
+}
+
+// rounds runs the paired rounds: per round and mode one harness and one
+// bare trial, harness first in even rounds and bare first in odd ones.
+func (f *fidelityRun) rounds(order []matrix.Network, rounds int, stderr io.Writer) (map[matrix.Network]*fidelitySide, error) {
+	sides := map[matrix.Network]*fidelitySide{}
+	for _, mode := range order {
+		sides[mode] = &fidelitySide{}
+	}
+	for round := range rounds {
+		for _, mode := range order {
+			fmt.Fprintf(stderr, "round %d/%d, %s: harness and bare\n", round+1, rounds, mode)
+			var h, b float64
+			var err error
+			if round%2 == 0 {
+				if h, err = f.harnessTrial(mode); err == nil {
+					b, err = f.bareTrial()
+				}
+			} else if b, err = f.bareTrial(); err == nil {
+				h, err = f.harnessTrial(mode)
+			}
+			if err != nil {
+				return nil, err
+			}
+			sides[mode].harness, sides[mode].bare = append(sides[mode].harness, h), append(sides[mode].bare, b)
+		}
+	}
+	return sides, nil
+}
+
+// printFidelity prints the line of one network mode: the median of its
+// paired ratios with their 95% interval, and the medians of both sides.
+func printFidelity(stdout io.Writer, mode matrix.Network, sd *fidelitySide) {
+	var ratios []float64
+	for i := range sd.harness {
+		ratios = append(ratios, sd.harness[i]/sd.bare[i])
+	}
+	r := stats.Describe(ratios)
+	interval := fmt.Sprintf("95%% CI %.3f…%.3f", r.Lo, r.Hi)
+	if !r.HasCI {
+		interval = fmt.Sprintf("min…max %.3f…%.3f (too few rounds for an interval)", r.Min, r.Max)
+	}
+	fmt.Fprintf(stdout, "%-7s %.3f (%s); harness median %.0f rps, bare median %.0f rps; ratios %v\n",
+		mode+":", r.Median, interval, stats.Describe(sd.harness).Median, stats.Describe(sd.bare).Median, rounded(ratios, 3))
 }
 
 // overhead prints, per cell, the wall time spent beyond warm-ups and trials
