@@ -94,27 +94,34 @@ func Crosschecks(run *results.Run, scenario string) []Crosscheck {
 			}
 			cc.Pairs = append(cc.Pairs, p)
 		}
-		for k, rows := range byGen[base] {
-			var targets []string
-			for t := range rows {
-				if byGen[cross][k][t] != nil {
-					targets = append(targets, t)
-				}
-			}
-			for i, a := range targets {
-				for _, b := range targets[i+1:] {
-					before := cmp.Compare(rows[a].RPS, rows[b].RPS)
-					after := cmp.Compare(byGen[cross][k][a].RPS, byGen[cross][k][b].RPS)
-					if before != after {
-						flip := [2]string{min(a, b), max(a, b)}
-						cc.Flips = append(cc.Flips, flip)
-					}
-				}
-			}
-		}
-		slices.SortFunc(cc.Flips, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-		cc.Flips = slices.Compact(cc.Flips) // one flip per pair of targets, whatever the groups
+		cc.Flips = orderFlips(byGen[base], byGen[cross])
 		out = append(out, cc)
 	}
 	return out
+}
+
+// orderFlips returns, sorted and once each, the pairs of targets whose order
+// by RPS differs between base and cross in some group of cells.
+func orderFlips(base, cross map[rowGroup]map[string]*Row) [][2]string {
+	var flips [][2]string
+	for k, rows := range base {
+		var targets []string
+		for t := range rows {
+			if cross[k][t] != nil {
+				targets = append(targets, t)
+			}
+		}
+		for i, a := range targets {
+			for _, b := range targets[i+1:] {
+				before := cmp.Compare(rows[a].RPS, rows[b].RPS)
+				after := cmp.Compare(cross[k][a].RPS, cross[k][b].RPS)
+				if before != after {
+					flip := [2]string{min(a, b), max(a, b)}
+					flips = append(flips, flip)
+				}
+			}
+		}
+	}
+	slices.SortFunc(flips, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	return slices.Compact(flips) // one flip per pair of targets, whatever the groups
 }

@@ -300,6 +300,12 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.format != "json" {
 		return nil
 	}
+	return writePlanJSON(jsonOut, cells, runnable, est, buildTime, learned)
+}
+
+// writePlanJSON writes plan's JSON: every cell, how many run, and the
+// estimated measuring and build times.
+func writePlanJSON(w io.Writer, cells []matrix.Cell, runnable int, est, buildTime time.Duration, learned bool) error {
 	out := struct {
 		Cells            []planCell `json:"cells"`
 		Runnable         int        `json:"runnable"`
@@ -311,7 +317,7 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		out.Cells = append(out.Cells, planCell{ID: c.ID(), Target: c.Target, Scenario: c.Scenario, CPUs: c.CPUs, Connections: c.Connections,
 			Close: c.Close, Rate: c.Rate, Generator: c.Generator, CPUSet: c.CPUSet.String(), LoadgenSet: c.LoadgenSet.String(), Skip: c.Skip})
 	}
-	return writeJSON(jsonOut, out)
+	return writeJSON(w, out)
 }
 
 // planTargets lists per target its cells and the base images it needs that
@@ -439,15 +445,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer lg.Close()
 	}
 	if *label == "" {
-		info, err := eng.Info(ctx)
-		if err != nil {
+		if *label, err = defaultRunLabel(ctx, eng, place, mf); err != nil {
 			return err
 		}
-		*label = DefaultLabel(info.NCPU, runner.CPUModel())
-		if place.machines != nil {
-			*label = fmt.Sprintf("%dc-%s-from-%s", info.NCPU, place.machines.Target.Name, place.machines.Loadgen.Name)
-		}
-		*label = labelFor(*label, mf.profile, mf.only)
 	}
 	if *out == "" {
 		*out = filepath.Join("results", *label)
@@ -477,13 +477,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if res == nil {
 		return err
 	}
-	err = errors.Join(err, draw(*out, res, stderr))
+	return summarize(stdout, *out, res, errors.Join(err, draw(*out, res, stderr)))
+}
+
+// defaultRunLabel is the label of a run given none: the engine's CPU count
+// and model, or the two machines' names, with the profile and selection.
+func defaultRunLabel(ctx context.Context, eng *engine.Engine, place placement, mf *matrixFlags) (string, error) {
+	info, err := eng.Info(ctx)
+	if err != nil {
+		return "", err
+	}
+	label := DefaultLabel(info.NCPU, runner.CPUModel())
+	if place.machines != nil {
+		label = fmt.Sprintf("%dc-%s-from-%s", info.NCPU, place.machines.Target.Name, place.machines.Loadgen.Name)
+	}
+	return labelFor(label, mf.profile, mf.only), nil
+}
+
+// summarize prints how many of res's cells ended ok, failed and skipped,
+// and returns err, or when nil the outcome those counts make.
+func summarize(stdout io.Writer, out string, res *results.Run, err error) error {
 	counts := map[results.Status]int{}
 	for _, c := range res.Cells {
 		counts[c.Status]++
 	}
 	fmt.Fprintf(stdout, "%d ok, %d failed, %d skipped; results in %s\n",
-		counts[results.OK], counts[results.Failed], counts[results.Skipped], filepath.Join(*out, "README.md"))
+		counts[results.OK], counts[results.Failed], counts[results.Skipped], filepath.Join(out, "README.md"))
 	if err == nil {
 		err = outcome(counts)
 	}

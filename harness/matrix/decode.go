@@ -768,50 +768,56 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 		m.Targets = append(m.Targets, d.target(name, f.Targets[name], m))
 	}
 	for _, name := range d.names("profiles") {
-		pf, path := f.Profiles[name], "profiles."+name
-		p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests, Crosscheck: m.Crosscheck}
-		if d.set(path + ".load") {
-			d.load(pf.Load, path+".load", &p.Load)
-		}
-		if len(pf.CPUs) > 0 {
-			p.CPUs = pf.CPUs
-		}
-		if len(pf.Connections) > 0 {
-			p.Connections = pf.Connections
-		}
-		if len(pf.KeepAlive) > 0 {
-			p.KeepAlive = pf.KeepAlive
-		}
-		if len(pf.Generator) > 0 {
-			p.Generators = pf.Generator
-		}
-		if pf.Rate != nil {
-			p.Rate = d.rates(pf.Rate, path+".rate", p.Generators)
-		}
-		if pf.SLO != nil {
-			p.SLO = d.slo(pf.SLO, path+".slo")
-		}
-		if len(pf.Pinning) > 0 {
-			p.Pinning = pf.Pinning
-		}
-		if len(pf.Protocol) > 0 {
-			p.Protocols = pf.Protocol
-		}
-		if len(pf.Requests) > 0 {
-			p.Requests = pf.Requests
-		}
-		setp(&p.Crosscheck, pf.Crosscheck)
-		if pf.Only != nil {
-			sel, err := ParseSelector(*pf.Only)
-			if err != nil {
-				d.errAt(path+".only", "%v", err)
-			}
-			p.Only = sel
-		}
-		p.Control = d.control(pf.Control, path+".control")
-		p.RelativeTo = d.relatives(pf.Report, path+".report", m, p.Connections, Protocols(&Matrix{Protocols: p.Protocols}), p.Requests)
-		m.Profiles[name] = p
+		m.Profiles[name] = d.profile(name, f.Profiles[name], m)
 	}
+}
+
+// profile reads profile name: the matrix's load settings, with those the
+// profile sets in their place.
+func (d *decoder) profile(name string, pf profileSchema, m *Matrix) Profile {
+	path := "profiles." + name
+	p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests, Crosscheck: m.Crosscheck}
+	if d.set(path + ".load") {
+		d.load(pf.Load, path+".load", &p.Load)
+	}
+	if len(pf.CPUs) > 0 {
+		p.CPUs = pf.CPUs
+	}
+	if len(pf.Connections) > 0 {
+		p.Connections = pf.Connections
+	}
+	if len(pf.KeepAlive) > 0 {
+		p.KeepAlive = pf.KeepAlive
+	}
+	if len(pf.Generator) > 0 {
+		p.Generators = pf.Generator
+	}
+	if pf.Rate != nil {
+		p.Rate = d.rates(pf.Rate, path+".rate", p.Generators)
+	}
+	if pf.SLO != nil {
+		p.SLO = d.slo(pf.SLO, path+".slo")
+	}
+	if len(pf.Pinning) > 0 {
+		p.Pinning = pf.Pinning
+	}
+	if len(pf.Protocol) > 0 {
+		p.Protocols = pf.Protocol
+	}
+	if len(pf.Requests) > 0 {
+		p.Requests = pf.Requests
+	}
+	setp(&p.Crosscheck, pf.Crosscheck)
+	if pf.Only != nil {
+		sel, err := ParseSelector(*pf.Only)
+		if err != nil {
+			d.errAt(path+".only", "%v", err)
+		}
+		p.Only = sel
+	}
+	p.Control = d.control(pf.Control, path+".control")
+	p.RelativeTo = d.relatives(pf.Report, path+".report", m, p.Connections, Protocols(&Matrix{Protocols: p.Protocols}), p.Requests)
+	return p
 }
 
 // engines reads the engines and placement sections: every engine's host
