@@ -195,7 +195,10 @@ func TestSequential(t *testing.T) {
 	if c.Image == nil || c.Image.RuntimeVersion != "fake 1.0" || len(c.Image.Bases) != 1 || c.Image.Bases[0].Used != "debian:bookworm-slim" {
 		t.Errorf("image %+v", c.Image)
 	}
-	if c.Limits == nil || c.Limits.NoFile != 20000 || c.Limits.MemoryBytes != 2<<30 || len(c.Warnings) != 0 {
+	// Silently: no warning about the limit. Other warnings judge the
+	// trials' timing (Little's law on a loaded machine) and may appear.
+	nofileWarned := slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "nofile") })
+	if c.Limits == nil || c.Limits.NoFile != 20000 || c.Limits.MemoryBytes != 2<<30 || nofileWarned {
 		t.Errorf("limits %+v, warnings %q: want the default nofile lowered to the engine's 20000, silently", c.Limits, c.Warnings)
 	}
 	if tr := c.Trials[0]; tr.RPS <= 0 || tr.TargetCPUCores < 0.85 || tr.TargetMemPeakMiB != 10 || tr.GeneratorBound {
