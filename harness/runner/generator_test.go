@@ -85,3 +85,35 @@ func TestServerImageCopied(t *testing.T) {
 		}
 	}
 }
+
+// stallingGenerator is a generator whose every run fails with err.
+type stallingGenerator struct {
+	noGenerator
+	err error
+}
+
+func (g stallingGenerator) Run(context.Context, loadgen.Tool, loadgen.Spec) (loadgen.Result, error) {
+	return loadgen.Result{}, g.err
+}
+
+// A warm-up whose generator hangs past its window while the target still
+// answers (h2load against a small backlog) has warmed the target: no
+// failure. One whose target stopped answering, or that failed otherwise,
+// fails the warm-up.
+func TestWarmUpGeneratorHang(t *testing.T) {
+	s := loadgen.Spec{URL: "http://127.0.0.1:8080/", Connections: 16}
+	for _, c := range []struct {
+		err  error
+		fail bool
+	}{
+		{&StallError{Who: StallGenerator, Tool: "h2load"}, false},
+		{&StallError{Who: StallTarget, Tool: "h2load", Probe: "connection refused"}, true},
+		{errors.New("h2load exited 1"), true},
+		{nil, false},
+	} {
+		err := warm(context.Background(), stallingGenerator{err: c.err}, loadgen.H2load{}, s, 1e9)
+		if (err != nil) != c.fail {
+			t.Errorf("run error %v: warm-up gave %v", c.err, err)
+		}
+	}
+}
