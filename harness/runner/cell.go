@@ -310,7 +310,10 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		}
 		v.rc.Status, v.rc.Reason = results.Failed, err.Error()
 		var te *trialError
+		var skip *skipError
 		switch {
+		case errors.As(err, &skip):
+			v.rc.Status, v.rc.Reason = results.Skipped, skip.why
 		case errors.As(err, &te):
 			v.rc.Reason = fmt.Sprintf("trial %d: %v", te.n, te.err)
 		case r.order.interleave:
@@ -492,8 +495,20 @@ func (r *runner) verifyCell(ctx context.Context, c matrix.Cell, sc matrix.Scenar
 	if len(problems) > 0 {
 		return resp, fmt.Errorf("verify %s: %s", url, strings.Join(problems, "; "))
 	}
+	if ab, ok := tool.(loadgen.Ab); ok && !c.Close {
+		if why := ab.KeepAliveRefused(resp.Header); why != "" {
+			return resp, &skipError{why: why}
+		}
+	}
 	return resp, nil
 }
+
+// skipError is a cell that cannot be measured as asked, found only once
+// its target answered: it is recorded as skipped with the reason, not as
+// failed (the target broke no rule).
+type skipError struct{ why string }
+
+func (e *skipError) Error() string { return e.why }
 
 // measureTrial runs trial k of the cell and records it (kept even when it
 // fails the cell: it shows what failed), then the cell's summary.

@@ -88,6 +88,7 @@ type fakeTarget struct {
 	share5xx  float64         // share of the answers that are 503s: every (1/share5xx)th
 	delay     time.Duration   // how long each answer takes
 	tcpDown   map[string]bool // host:port that never accepts a connection // service alias whose port never opens
+	keepAlive bool            // answers carry Connection: keep-alive, as ab -k needs
 }
 
 func newFake() *fakeEngine {
@@ -326,6 +327,9 @@ func (f *fakeEngine) serve(c *fakeContainer) {
 		f.mu.Unlock()
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("Server", "fake")
+		if t.keepAlive {
+			w.Header().Set("Connection", "keep-alive")
+		}
 		if t.delay > 0 {
 			time.Sleep(t.delay)
 		}

@@ -1027,3 +1027,32 @@ func TestRequestsAxis(t *testing.T) {
 		t.Errorf("runs %q, want the n500 cell's warm-up and trial alone", loads)
 	}
 }
+
+// An ab cell with keep-alive whose target answers the probe's keep-alive
+// request without a Keep-Alive header is skipped before any load, naming
+// the mismatch (ab -k would wait for a close that never comes); a target
+// that answers with one is measured.
+func TestAbKeepAliveMismatch(t *testing.T) {
+	m := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [8]\nrequests: [500]\ngenerator: [ab]", 1), "one", "a", "b")
+	f := newFake()
+	f.targets["b"] = &fakeTarget{keepAlive: true}
+	res, err, _ := run(t, f, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 2 {
+		t.Fatalf("cells %v", res.Cells)
+	}
+	a, b := res.Cells[0], res.Cells[1]
+	if a.Status != results.Skipped || !strings.Contains(a.Reason, "Keep-Alive") || len(a.Trials) != 0 {
+		t.Errorf("a: %s %q, %d trials", a.Status, a.Reason, len(a.Trials))
+	}
+	if b.Status != results.OK {
+		t.Errorf("b: %s %q", b.Status, b.Reason)
+	}
+	for _, l := range f.loads() {
+		if strings.HasPrefix(l, "load a/") {
+			t.Errorf("a was loaded: %q", f.loads())
+		}
+	}
+}
