@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/internal/redact"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/verify"
 )
@@ -70,7 +71,7 @@ func (d *deployment) logs(ctx context.Context, id string, n int) string {
 	if strings.TrimSpace(logs) == "" {
 		return "(no output)"
 	}
-	return strings.TrimRight(logs, "\n")
+	return redact.PEM(strings.TrimRight(logs, "\n")) // a target may print its TLS key
 }
 
 // close removes every replica, even when ctx was cancelled, and confirms

@@ -89,6 +89,7 @@ type fakeTarget struct {
 	delay     time.Duration   // how long each answer takes
 	tcpDown   map[string]bool // host:port that never accepts a connection // service alias whose port never opens
 	keepAlive bool            // answers carry Connection: keep-alive, as ab -k needs
+	exitLog   string          // what an exited container printed; default "panic: cannot bind"
 }
 
 func newFake() *fakeEngine {
@@ -291,6 +292,9 @@ func (f *fakeEngine) Logs(_ context.Context, id string, _ int) (string, error) {
 		return "", errors.New("no such container")
 	}
 	if c.exited {
+		if out := f.target(c.target).exitLog; out != "" {
+			return out, nil
+		}
 		return "panic: cannot bind\n", nil
 	}
 	return "listening\nruntime: fake 1.0\n", nil

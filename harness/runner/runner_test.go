@@ -1056,3 +1056,23 @@ func TestAbKeepAliveMismatch(t *testing.T) {
 		}
 	}
 }
+
+// A target that prints its TLS key and exits, or answers with it, gets no
+// line of the key into its failure reason (results.json, README.md and
+// stderr show that reason).
+func TestKeyRedacted(t *testing.T) {
+	const key = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49\n-----END PRIVATE KEY-----\n"
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	f := newFake()
+	f.targets["a"] = &fakeTarget{body: key}
+	f.targets["b"] = &fakeTarget{exitEarly: true, exitLog: "reading $TLS_KEY_FILE\n" + key}
+	res, err, _ := run(t, f, m, Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Cells {
+		if c.Status != results.Failed || strings.Contains(c.Reason, "MIGHAgEA") || !strings.Contains(c.Reason, "PRIVATE KEY redacted") {
+			t.Errorf("%s: %s %q", c.Target, c.Status, c.Reason)
+		}
+	}
+}
