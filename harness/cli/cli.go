@@ -26,6 +26,7 @@ import (
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/internal/redact"
 	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
@@ -105,7 +106,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		// Errors from the Docker SDK repeat the host they failed on as it
 		// was given, password and all.
-		fmt.Fprintln(stderr, "harness:", matrix.RedactEngines(engine.RedactText(err.Error())))
+		fmt.Fprintln(stderr, "harness:", redact.Text(err.Error()))
 	}
 	return ExitCode(err)
 }
@@ -262,7 +263,7 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		// core count.
 		cells = matrix.ExpandApart(m, sel, online[min(mc.Target.Reserve, len(online)):], online[min(mc.Loadgen.Reserve, len(online)):])
 		fmt.Fprintf(stdout, "two engines: targets on %s (%s, reached at %s), the load generator on %s (%s); plan asks no engine, so the cores below assume each machine has this one's %d CPUs\n\n",
-			mc.Target.Name, engine.Redact(mc.Target.Host), mc.Target.Address, mc.Loadgen.Name, engine.Redact(mc.Loadgen.Host), len(online))
+			mc.Target.Name, redact.URL(mc.Target.Host), mc.Target.Address, mc.Loadgen.Name, redact.URL(mc.Loadgen.Host), len(online))
 	}
 	runner.Unsupported(m, cells) // what a load generator cannot measure as asked
 	for _, l := range leftOut(m, sel, online) {

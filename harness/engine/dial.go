@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/docker/cli/cli/config"
@@ -15,6 +13,8 @@ import (
 	dcontext "github.com/docker/cli/cli/context/docker"
 	"github.com/docker/cli/cli/context/store"
 	"github.com/moby/moby/client"
+
+	"github.com/webbench/webbench/harness/internal/redact"
 )
 
 // IsURL reports whether spec names an engine by URL rather than by a
@@ -42,15 +42,15 @@ func Dial(ctx context.Context, name, spec string) (*Engine, error) {
 	}
 	opts, err := clientOpts(spec)
 	if err != nil {
-		return nil, fmt.Errorf("engine %s (%s): %w", name, Redact(shown), err)
+		return nil, fmt.Errorf("engine %s (%s): %w", name, redact.URL(shown), err)
 	}
 	cli, err := client.New(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("engine %s (%s): docker client: %w", name, Redact(shown), err)
+		return nil, fmt.Errorf("engine %s (%s): docker client: %w", name, redact.URL(shown), err)
 	}
 	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
 		cli.Close()
-		return nil, fmt.Errorf("engine %s (%s) not reachable: %w", name, Redact(shown), err)
+		return nil, fmt.Errorf("engine %s (%s) not reachable: %w", name, redact.URL(shown), err)
 	}
 	return &Engine{cli: cli, Name: name, Spec: spec}, nil
 }
@@ -129,39 +129,14 @@ func ContextHost(name string) (string, error) {
 	return ep.Host, nil
 }
 
-// Redact drops a URL's password and token-like query values, should one
-// be written into it.
-func Redact(spec string) string {
-	if u, err := url.Parse(spec); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-			return RedactText(u.String())
-		}
-	}
-	return RedactText(spec)
-}
-
-var (
-	userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*):[^@/\s]*@`)
-	secretQ  = regexp.MustCompile(`(?i)([?&](?:token|access_token|password|secret|key)=)[^&\s"']*`)
-)
-
-// RedactText drops the passwords of every URL in s and the values of
-// token-like query parameters: what an error from the Docker SDK may carry
-// (it repeats the host it failed to reach, as it was given).
-func RedactText(s string) string {
-	s = userinfo.ReplaceAllString(s, "${1}:xxxxx@")
-	return secretQ.ReplaceAllString(s, "${1}xxxxx")
-}
-
 // Host is what the client talks to: the URL or context it was given, or
 // the environment's DOCKER_HOST (the platform's default socket when unset).
 func (e *Engine) Host() string {
 	if e.Spec != "" && e.Spec != "default" {
-		return Redact(e.Spec)
+		return redact.URL(e.Spec)
 	}
 	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		return Redact(h)
+		return redact.URL(h)
 	}
 	return client.DefaultDockerHost
 }

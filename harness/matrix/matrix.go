@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/webbench/webbench/harness/cellid"
+	"github.com/webbench/webbench/harness/internal/redact"
 )
 
 // SchemaVersion is the only matrix version this harness reads.
@@ -424,45 +425,16 @@ func CheckEngine(spec string) error {
 	if err != nil {
 		// url.Parse's error repeats the URL or a piece of it (a password
 		// read as a port), so none of it is shown.
-		return fmt.Errorf("%q is not a URL (scheme://[user@]host[:port]; a password's / # : must be escaped)", RedactEngine(spec))
+		return fmt.Errorf("%q is not a URL (scheme://[user@]host[:port]; a password's / # : must be escaped)", redact.URL(spec))
 	}
 	if !slices.Contains(EngineSchemes, u.Scheme) {
-		return fmt.Errorf("unsupported scheme %q in %q (use one of %s)", u.Scheme, RedactEngine(spec), strings.Join(EngineSchemes, ", "))
+		return fmt.Errorf("unsupported scheme %q in %q (use one of %s)", u.Scheme, redact.URL(spec), strings.Join(EngineSchemes, ", "))
 	}
 	if (u.Scheme == "tcp" || u.Scheme == "ssh") && u.Hostname() == "" {
-		return fmt.Errorf("%q names no host", RedactEngine(spec))
+		return fmt.Errorf("%q names no host", redact.URL(spec))
 	}
 	return nil
 }
-
-// plainUser is a user name that is no secret: a login, not a token.
-var plainUser = regexp.MustCompile(`^[a-z_][a-z0-9_.-]{0,31}$`)
-
-// RedactEngine is an engine URL fit for a message: everything before the
-// last @ of its authority is the user's (a password may hold / and #,
-// which url.Parse reads as the path's and the fragment's), so a password
-// becomes xxxxx, and so does a user name that looks like a token.
-func RedactEngine(spec string) string {
-	scheme, rest, ok := strings.Cut(spec, "://")
-	i := strings.LastIndex(rest, "@")
-	if !ok || i < 0 {
-		return spec
-	}
-	user := "xxxxx"
-	if name, _, hasPass := strings.Cut(rest[:i], ":"); plainUser.MatchString(name) {
-		user = name
-		if hasPass {
-			user += ":xxxxx"
-		}
-	}
-	return scheme + "://" + user + rest[i:]
-}
-
-var engineURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"']*@[^\s"'@]*`)
-
-// RedactEngines applies RedactEngine to every URL in text that carries a
-// user part.
-func RedactEngines(text string) string { return engineURL.ReplaceAllStringFunc(text, RedactEngine) }
 
 // EngineHost is the host part of a tcp:// or ssh:// engine URL, "" for a
 // socket or a context name.

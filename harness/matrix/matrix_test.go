@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/webbench/webbench/harness/cpuset"
+	"github.com/webbench/webbench/harness/internal/redact"
 )
 
 const good = `version: 1
@@ -939,7 +940,7 @@ func TestEngineErrorsRedact(t *testing.T) {
 			t.Errorf("%s: %v", spec, err)
 		}
 	}
-	if got := RedactEngines("dial ssh://ghp_SECRETTOKEN1234567890abcdefghijklmnopqrstuvwxyz@h:22: refused"); strings.Contains(got, "SECRET") {
+	if got := redact.Text("dial ssh://ghp_SECRETTOKEN1234567890abcdefghijklmnopqrstuvwxyz@h:22: refused"); strings.Contains(got, "SECRET") {
 		t.Errorf("RedactEngines = %q", got)
 	}
 }

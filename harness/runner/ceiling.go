@@ -10,14 +10,14 @@ import (
 	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/cpuset"
-	"github.com/webbench/webbench/harness/verify"
-
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/internal/redact"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
+	"github.com/webbench/webbench/harness/verify"
 )
 
 // ceilingPort is where the fixed-response server listens.
@@ -223,7 +223,7 @@ func (r *runner) reach(ctx context.Context) error {
 		}
 		return fmt.Errorf("the load generator on engine %s (%s) cannot reach the targets' machine, engine %s (%s), at %s: %v "+
 			"(check engines.%s.address and that the targets' machine accepts TCP from the load generator's on the targets' ports)",
-			lg.name, engine.Redact(lg.host), tg.name, engine.Redact(tg.host), url, err, tg.name)
+			lg.name, redact.URL(lg.host), tg.name, redact.URL(tg.host), url, err, tg.name)
 	}
 	id := s.members()[0].id
 	r.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng.Containers, id)

@@ -14,7 +14,6 @@ import (
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/engine"
-	"github.com/webbench/webbench/harness/internal/redact"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
@@ -323,7 +322,6 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		if r.order.interleave {
 			units += r.opt.Matrix.Load.Trials - first // the visits it will not get
 		}
-		v.rc.Reason = redact.PEM(v.rc.Reason) // an answer or a log it quotes may hold a key
 		v.rc.Summary = nil
 		v.done = true
 	} else {

@@ -27,6 +27,7 @@ import (
 	"github.com/webbench/webbench/harness/certs"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/internal/redact"
 	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/lock"
@@ -593,7 +594,7 @@ func usable(n, reserve int) cpuset.Set {
 
 func machine(role string, s *side) results.Machine {
 	info := s.info
-	return results.Machine{Role: role, Engine: s.name, Host: engine.Redact(s.host), Address: s.address,
+	return results.Machine{Role: role, Engine: s.name, Host: redact.URL(s.host), Address: s.address,
 		Hostname: info.Name, OnlineCPUs: info.NCPU, Reserved: s.reserve, Kernel: info.Kernel, OS: info.OS,
 		DockerVersion: info.ServerVersion, StorageDriver: info.Driver}
 }
@@ -670,15 +671,15 @@ func (r *runner) labels(role, target, cell string) map[string]string {
 func (r *runner) save() {
 	// What engines and targets said may carry a host as it was given,
 	// password included: results.json is committed.
-	r.out.Stopped = engine.RedactText(r.out.Stopped)
+	r.out.Stopped = redact.Text(r.out.Stopped)
 	for _, c := range r.out.Cells {
-		c.Reason = engine.RedactText(c.Reason)
+		c.Reason = redact.Text(c.Reason)
 		for i, w := range c.Warnings {
-			c.Warnings[i] = engine.RedactText(w)
+			c.Warnings[i] = redact.Text(w)
 		}
 	}
 	for i, w := range r.out.Warnings {
-		r.out.Warnings[i] = engine.RedactText(w)
+		r.out.Warnings[i] = redact.Text(w)
 	}
 	if err := results.Write(r.opt.OutDir, r.out); err != nil {
 		fmt.Fprintf(r.opt.Log, "error: writing results: %v\n", err)
