@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -40,6 +41,10 @@ const LateAfter = time.Millisecond
 
 // Report is what one run measured.
 type Report struct {
+	// Seconds is the send window: the schedule's duration, or until the
+	// last send when a late one went past it. Answers still arriving after
+	// it count; the time spent waiting for them (the drain) does not, so a
+	// rate sent on schedule reads as that rate.
 	Seconds    float64            `json:"seconds"`
 	Statuses   map[string]int64   `json:"statuses"` // by status code
 	Errors     map[string]int64   `json:"errors"`   // requests without an answer, by kind
@@ -72,14 +77,30 @@ func (p Plan) Intended(k, i int) time.Duration {
 	return time.Duration(float64(k+i*p.Connections) / p.Rate * float64(time.Second))
 }
 
-// Scheduled is how many sends connection k has within the duration.
+// Scheduled is how many sends connection k has within the duration: the
+// count of i with Intended(k, i) < Duration, from the closed form, settled
+// against Intended itself where rounding could move it by one.
 func (p Plan) Scheduled(k int) int64 {
-	var n int64
-	for i := 0; p.Intended(k, i) < p.Duration; i++ {
+	n := int(math.Ceil((p.Rate*p.Duration.Seconds() - float64(k)) / float64(p.Connections)))
+	n = max(n, 0)
+	for n > 0 && p.Intended(k, n-1) >= p.Duration {
+		n--
+	}
+	for p.Intended(k, n) < p.Duration {
 		n++
 	}
-	return n
+	return int64(n)
 }
+
+// highest is the longest latency (µs) the histograms must hold: a send due
+// at the start, made at the end of the schedule, answered at its timeout.
+func (p Plan) highest() int64 {
+	return max((p.Duration + p.Timeout + time.Second).Microseconds(), 60_000_000)
+}
+
+// Unrecorded is the error kind of an answer whose latency the histogram
+// could not hold: counted, never dropped.
+const Unrecorded = "latency_unrecorded"
 
 // Run runs p and reports.
 func Run(ctx context.Context, p Plan) (Report, error) {
@@ -88,19 +109,19 @@ func Run(ctx context.Context, p Plan) (Report, error) {
 	}
 	var bytes atomic.Int64
 	var mu sync.Mutex
-	all := hdrhistogram.New(1, 60_000_000, 3)
+	all := hdrhistogram.New(1, p.highest(), 3)
 	r := Report{Statuses: map[string]int64{}, Errors: map[string]int64{}}
-	var lateSum, lateMax time.Duration
+	var lateSum, lateMax, lastSend time.Duration
 	start := time.Now()
 	var wg sync.WaitGroup
 	for k := range p.Connections {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h := hdrhistogram.New(1, 60_000_000, 3)
+			h := hdrhistogram.New(1, p.highest(), 3)
 			statuses, errs := map[string]int64{}, map[string]int64{}
 			var sent, late int64
-			var lSum, lMax time.Duration
+			var lSum, lMax, last time.Duration
 			tr := &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableKeepAlives: p.Close, DisableCompression: true,
 				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 					c, err := (&net.Dialer{Timeout: p.Timeout}).DialContext(ctx, network, addr)
@@ -143,13 +164,17 @@ func Run(ctx context.Context, p Plan) (Report, error) {
 					lMax = max(lMax, d)
 				}
 				sent++
+				last = time.Since(start)
 				resp, err := client.Get(p.URL)
 				if err == nil {
 					_, err = io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 					if err == nil {
+						if h.RecordValue(max(time.Since(intended).Microseconds(), 1)) != nil {
+							errs[Unrecorded]++
+							continue
+						}
 						statuses[strconv.Itoa(resp.StatusCode)]++
-						h.RecordValue(max(time.Since(intended).Microseconds(), 1))
 						continue
 					}
 				}
@@ -168,11 +193,12 @@ func Run(ctx context.Context, p Plan) (Report, error) {
 			r.Late += late
 			lateSum += lSum
 			lateMax = max(lateMax, lMax)
+			lastSend = max(lastSend, last)
 			r.Scheduled += p.Scheduled(k)
 		}()
 	}
 	wg.Wait()
-	r.Seconds = time.Since(start).Seconds()
+	r.Seconds = max(p.Duration, lastSend).Seconds()
 	r.Bytes = bytes.Load()
 	r.Unsent = r.Scheduled - r.Sent
 	if r.Late > 0 {

@@ -168,3 +168,58 @@ func TestUnsent(t *testing.T) {
 		t.Errorf("%d scheduled, %d sent, %d late, %d unsent: want 100 scheduled, most unsent, sent + unsent = scheduled", r.Scheduled, r.Sent, r.Late, r.Unsent)
 	}
 }
+
+// Every send made on schedule reads as the rate asked, however long the
+// last answers take: the drain after the schedule's end is not in the
+// window. (Counted over the whole run, 100 sends at 100/s against answers
+// of 600 ms read as about 62/s.)
+func TestRateOverSchedule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 1 s of load")
+	}
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(600 * time.Millisecond)
+		w.Write([]byte("ok"))
+	}))
+	defer slow.Close()
+	r, err := Run(context.Background(), Plan{URL: slow.URL, Connections: 100, Rate: 100, Duration: time.Second, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sent != 100 || r.Statuses["200"] != 100 || r.Seconds >= 1.5 {
+		t.Errorf("%d sent, %v answered, window %.2f s: want 100 sent and answered in a window of the schedule's 1 s", r.Sent, r.Statuses, r.Seconds)
+	}
+}
+
+// Scheduled's closed form agrees with counting Intended one send at a time,
+// at rates and connection counts whose divisions round.
+func TestScheduledClosedForm(t *testing.T) {
+	for _, p := range []Plan{
+		{Connections: 4, Rate: 100, Duration: time.Second},
+		{Connections: 7, Rate: 333, Duration: 3 * time.Second},
+		{Connections: 64, Rate: 1000, Duration: 1500 * time.Millisecond},
+		{Connections: 3, Rate: 0.7, Duration: 10 * time.Second},
+		{Connections: 1000, Rate: 10, Duration: time.Second},
+	} {
+		for k := range p.Connections {
+			var n int64
+			for i := 0; p.Intended(k, i) < p.Duration; i++ {
+				n++
+			}
+			if got := p.Scheduled(k); got != n {
+				t.Errorf("%+v connection %d: Scheduled %d, counted %d", p, k, got, n)
+			}
+		}
+	}
+}
+
+// The longest latency a send can have, due at the start, made at the
+// schedule's end and answered at its timeout, is recorded: with a timeout
+// of an hour it is far past the 60 s the histograms once held.
+func TestHighest(t *testing.T) {
+	p := Plan{Duration: 30 * time.Second, Timeout: time.Hour}
+	h := hdrhistogram.New(1, p.highest(), 3)
+	if err := h.RecordValue((p.Duration + p.Timeout).Microseconds()); err != nil {
+		t.Errorf("a latency of the schedule plus the timeout: %v", err)
+	}
+}
