@@ -24,6 +24,10 @@ const GeneratorBoundShare = 0.90
 // generator-bound: its number then measures bombardier, not the server.
 const CeilingBound = 0.85
 
+// MemoryNearLimit is the share of a container's memory limit past which
+// its peak is flagged: the figures then measure the kernel's reclaim.
+const MemoryNearLimit = 0.9
+
 // JudgeBound records the cell's share of the load generator's ceiling
 // (0: none measured) and which rules call it generator-bound.
 //

@@ -655,6 +655,7 @@ func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadg
 			perService[name] = results.ServiceUsage{CPUCores: roundTo(u.CPUCores, 3), MemPeakMiB: roundTo(u.MemPeakMiB, 2)}
 		}
 	}
+	warnings = append(warnings, st.nearMemoryLimit(start, end)...)
 	lCores, ok := r.gen.Usage(start, end)
 	if !ok {
 		warnings = append(warnings, "trial too short for two stats samples: load generator CPU not measured")

@@ -1076,3 +1076,20 @@ func TestKeyRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A target whose memory peaks near its limit (10 MiB of 11) is flagged in
+// its cell's warnings, naming the container and both figures; one far
+// below its limit is not.
+func TestNearMemoryLimit(t *testing.T) {
+	m := testMatrix(t, strings.Replace(twoTargets, "  b: {build: b, port: 8080}", "  b: {build: b, port: 8080, limits: {memory: 11m}}", 1), "one", "a", "b")
+	res, err, _ := run(t, newFake(), m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(c *results.Cell) bool {
+		return slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "peaked at 10 MiB of its 11 MiB memory limit") })
+	}
+	if a, b := res.Cells[0], res.Cells[1]; near(a) || !near(b) || b.Status != results.OK {
+		t.Errorf("a warnings %q; b %s, warnings %q", a.Warnings, b.Status, b.Warnings)
+	}
+}
