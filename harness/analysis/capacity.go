@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +49,9 @@ type CurvePoint struct {
 	// Bound is set when the rate is at or above CeilingBound of the
 	// generator's measured ceiling: what it shows may be the generator's.
 	Bound bool `json:"generator_bound,omitempty"`
+	// Failed: the rate's cell failed (could not sustain it, the server
+	// died…), with or without a trial to show for it.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // Curves builds the fixed-rate curves of a scenario: one per group of two
@@ -84,7 +88,7 @@ func Curves(run *results.Run, scenario string) []*Curve {
 			lat = stats.Describe(xs).Median
 		}
 		p := CurvePoint{Rate: r.Rate, Achieved: goodRate(cell.Trials), LatencyMS: lat, Trials: len(cell.Trials),
-			Bound: c.Ceiling > 0 && float64(r.Rate) >= CeilingBound*c.Ceiling}
+			Bound: c.Ceiling > 0 && float64(r.Rate) >= CeilingBound*c.Ceiling, Failed: cell.Status == results.Failed}
 		for _, t := range cell.Trials {
 			if Meets(t, r.Rate, run.Matrix.SLO) {
 				p.Met++
@@ -93,9 +97,19 @@ func Curves(run *results.Run, scenario string) []*Curve {
 		c.Points = append(c.Points, p)
 		trials[k] = append(trials[k], cell.Trials)
 	}
+	for _, cell := range run.Cells {
+		// A rate whose cell failed before any trial is still a rate tried,
+		// and the one its knee must not be blind to.
+		k := key{cell.Key().TargetName(), cell.ParamText(), cell.CPUs, cell.Connections, cell.Close}
+		if c := byKey[k]; c != nil && cell.Scenario == scenario && cell.Rate > 0 && cell.Status == results.Failed && len(cell.Trials) == 0 {
+			c.Points = append(c.Points, CurvePoint{Rate: cell.Rate, Failed: true})
+			trials[k] = append(trials[k], nil)
+		}
+	}
 	var out []*Curve
 	for _, k := range order {
 		c := byKey[k]
+		sortByRate(c.Points, trials[k])
 		if len(c.Points) < 2 {
 			continue
 		}
@@ -106,6 +120,19 @@ func Curves(run *results.Run, scenario string) []*Curve {
 		out = append(out, c)
 	}
 	return out
+}
+
+// sortByRate orders a curve's points, and their trials alike, by rate.
+func sortByRate(points []CurvePoint, trials [][]results.Trial) {
+	idx := make([]int, len(points))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return points[idx[a]].Rate < points[idx[b]].Rate })
+	ps, ts := slices.Clone(points), slices.Clone(trials)
+	for i, j := range idx {
+		points[i], trials[i] = ps[j], ts[j]
+	}
 }
 
 // capacity sets the curve's capacity: for each trial index, the highest
@@ -219,8 +246,31 @@ const KneeRise = 2.0
 // latencies are each scaled to [0, 1] over the range tried, and the knee is
 // the point farthest below the chord from the first point to the last, the
 // last rate before the latency turns up. It is 0 with fewer than three points, or when the
-// latency stays within KneeRise× over the range (no knee was reached).
+// latency stays within KneeRise× over the range (no knee was reached). A
+// rate that failed is the steepest turn of all: when the latency alone
+// shows no knee, the knee is the last rate below the first failed one
+// that did not fail (0 when the lowest rate failed).
 func Knee(points []CurvePoint) int {
+	knee := kneedle(points)
+	if knee > 0 {
+		return knee
+	}
+	firstFailed := 0
+	for _, p := range points {
+		if p.Failed && (firstFailed == 0 || p.Rate < firstFailed) {
+			firstFailed = p.Rate
+		}
+	}
+	for _, p := range points {
+		if !p.Failed && p.Rate < firstFailed {
+			knee = max(knee, p.Rate)
+		}
+	}
+	return knee
+}
+
+// kneedle is the knee of the points' latencies alone (see Knee).
+func kneedle(points []CurvePoint) int {
 	ps := make([]CurvePoint, 0, len(points))
 	for _, p := range points {
 		if p.LatencyMS > 0 {

@@ -4,6 +4,7 @@ import (
 	"github.com/webbench/webbench/harness/results"
 
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +107,52 @@ func TestKnee(t *testing.T) {
 		if got := Knee(pts(c.ms...)); got != c.want {
 			t.Errorf("Knee(%v) = %d, want %d", c.ms, got, c.want)
 		}
+	}
+}
+
+// A rate that failed counts: when the latencies alone stay within 2×, the
+// knee is the last rate below the first failed one; a knee the latencies
+// show stands; a curve whose lowest rate failed has none.
+func TestKneeCountsFailedRates(t *testing.T) {
+	ok := func(rate int, ms float64) CurvePoint { return CurvePoint{Rate: rate, LatencyMS: ms} }
+	failed := func(rate int) CurvePoint { return CurvePoint{Rate: rate, Failed: true} }
+	for _, c := range []struct {
+		pts  []CurvePoint
+		want int
+	}{
+		{[]CurvePoint{ok(1000, 17), ok(2000, 18), ok(4000, 20), failed(8000)}, 4000},
+		{[]CurvePoint{ok(1000, 17), ok(2000, 18), failed(4000), ok(8000, 19)}, 2000},
+		{[]CurvePoint{ok(1000, 1), ok(2000, 1.1), ok(4000, 300), failed(8000)}, 2000},
+		{[]CurvePoint{failed(1000), ok(2000, 1), ok(4000, 1)}, 0},
+		{[]CurvePoint{ok(1000, 1), ok(2000, 1.2), ok(4000, 1.5)}, 0},
+	} {
+		if got := Knee(c.pts); got != c.want {
+			t.Errorf("Knee(%+v) = %d, want %d", c.pts, got, c.want)
+		}
+	}
+}
+
+// A rate whose cell failed before any trial is a point of its curve, in
+// rate order, so that the knee sees it.
+func TestCurvesKeepTriallessFailures(t *testing.T) {
+	trial := func(ms float64) []results.Trial {
+		return []results.Trial{{Result: results.Result{Requests: 1000, Seconds: 1, LatencyMS: results.Latency{P99: ms}}}}
+	}
+	cell := func(rate int, status results.Status, trials []results.Trial) *results.Cell {
+		return &results.Cell{Target: "a", Scenario: "s", CPUs: 1, Connections: 8, Rate: rate, Status: status, Trials: trials}
+	}
+	run := &results.Run{Cells: []*results.Cell{
+		cell(1000, results.OK, trial(17)), cell(4000, results.Failed, nil), cell(2000, results.OK, trial(18)),
+	}}
+	curves := Curves(run, "s")
+	if len(curves) != 1 {
+		t.Fatalf("%d curves", len(curves))
+	}
+	var rates []int
+	for _, p := range curves[0].Points {
+		rates = append(rates, p.Rate)
+	}
+	if !slices.Equal(rates, []int{1000, 2000, 4000}) || !curves[0].Points[2].Failed || curves[0].Knee != 2000 {
+		t.Errorf("points %+v, knee %d: want 1000, 2000, 4000 (failed), knee 2000", curves[0].Points, curves[0].Knee)
 	}
 }

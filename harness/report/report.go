@@ -520,8 +520,11 @@ func capacityRow(c *analysis.Curve, sp spread, hasParams bool) []any {
 		loop = "open"
 	}
 	knee := "none (latency within 2×)"
-	if c.Knee > 0 {
+	switch {
+	case c.Knee > 0:
 		knee = numfmt.Count(int64(c.Knee)) + "/s"
+	case c.Points[0].Failed:
+		knee = "below " + numfmt.Count(int64(c.Points[0].Rate)) + "/s (it failed)"
 	}
 	tried := numfmt.Count(int64(c.Points[0].Rate)) + "…" + numfmt.Count(int64(c.Points[len(c.Points)-1].Rate)) + "/s (" + strconv.Itoa(len(c.Points)) + ")"
 	row = append(row, loop, strconv.Itoa(c.Cores), connsText(c.Connections, c.Close), tried, knee)
@@ -536,6 +539,9 @@ func capacityRow(c *analysis.Curve, sp spread, hasParams bool) []any {
 	var met []string
 	for _, p := range c.Points {
 		m := fmt.Sprintf("%d/%d", p.Met, p.Trials)
+		if p.Failed && p.Trials == 0 {
+			m = "failed"
+		}
 		if p.Bound {
 			m += " †"
 		}
@@ -549,7 +555,7 @@ func capacityRow(c *analysis.Curve, sp spread, hasParams bool) []any {
 // the capacity columns, notes are its rows' own.
 func capacityNotes(b *strings.Builder, curves []*analysis.Curve, withSLO bool, notes []string) {
 	b.WriteString("\nknee: the last rate before the latency turns up (Kneedle on log rate and log " + curves[0].Percentile +
-		"; none when it stays within 2× over the rates tried). ")
+		"; none when it stays within 2× over the rates tried and none failed; when one failed and the latency shows no turn, the last rate before the first that failed). ")
 	for _, c := range curves {
 		if c.Ceiling > 0 {
 			fmt.Fprintf(b, "† a rate at or above %.0f%% of the load generator's measured ceiling on these cores and connections (%s rps): what it shows may be the generator's. ",
