@@ -290,6 +290,18 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	return r.measure(ctx, cells)
 }
 
+// SameEngineError is two engine names that reach one engine: the target
+// and the load generator would share a machine believed to be two.
+type SameEngineError struct {
+	Names    [2]string // the targets' engine's and the load generator's
+	ID, Root string    // the engine's id and data folder
+}
+
+func (e *SameEngineError) Error() string {
+	return fmt.Sprintf("engines %s and %s are the same engine (id %s, data in %s): place the target and the load generator on one engine name, or on two machines' engines",
+		e.Names[0], e.Names[1], e.ID, e.Root)
+}
+
 // connect asks each side's engine what it is, refuses two names of one
 // engine, and settles the network mode.
 func (r *runner) connect(ctx context.Context) error {
@@ -310,8 +322,7 @@ func (r *runner) connect(ctx context.Context) error {
 	// one host (or of VMs cloned with that file) share it; the data folder
 	// tells one from the other.
 	if tg, lg := r.sides.target.info, r.sides.load.info; lg.ID == tg.ID && lg.Root == tg.Root {
-		return fmt.Errorf("engines %s and %s are the same engine (id %s, data in %s): place the target and the load generator on one engine name, or on two machines' engines",
-			r.sides.target.name, r.sides.load.name, tg.ID, tg.Root)
+		return &SameEngineError{Names: [2]string{r.sides.target.name, r.sides.load.name}, ID: tg.ID, Root: tg.Root}
 	}
 	if r.network.mode != matrix.NetworkHost {
 		// Two machines: no namespace or bridge spans them, and a published

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -104,7 +105,8 @@ func TestTwoEnginesSameEngine(t *testing.T) {
 	m := testMatrix(t, twoTargets, "one", "a", "b")
 	srv, cli := newFake(), newFake()
 	_, err, _ := run(t, srv, m, Options{Machines: twoMachines(), LoadgenEngine: cli.engine()})
-	if err == nil || !strings.Contains(err.Error(), "are the same engine") {
+	var same *SameEngineError
+	if !errors.As(err, &same) || same.Names != [2]string{"server", "client"} {
 		t.Errorf("err = %v", err)
 	}
 }
