@@ -154,11 +154,7 @@ func TestUnsent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 1 s of load")
 	}
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(300 * time.Millisecond)
-		w.Write([]byte("ok"))
-	}))
-	defer slow.Close()
+	slow := slowServer(t, 300*time.Millisecond)
 	r, err := Run(context.Background(), Plan{URL: slow.URL, Connections: 2, Rate: 100, Duration: time.Second, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -177,11 +173,7 @@ func TestRateOverSchedule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 1 s of load")
 	}
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(600 * time.Millisecond)
-		w.Write([]byte("ok"))
-	}))
-	defer slow.Close()
+	slow := slowServer(t, 600*time.Millisecond)
 	r, err := Run(context.Background(), Plan{URL: slow.URL, Connections: 100, Rate: 100, Duration: time.Second, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -222,4 +214,14 @@ func TestHighest(t *testing.T) {
 	if err := h.RecordValue((p.Duration + p.Timeout).Microseconds()); err != nil {
 		t.Errorf("a latency of the schedule plus the timeout: %v", err)
 	}
+}
+
+// slowServer answers "ok" after delay, until the test ends.
+func slowServer(t *testing.T, delay time.Duration) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
