@@ -145,6 +145,41 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 type matrixFlags struct {
 	file, profiles, profile, only, control, generator, crosscheck string
 	maxCells                                                      int64
+	// set are the settings flags (--trials, --set …) in the order given,
+	// applied over the profile.
+	set []matrix.Setting
+}
+
+// setting is the flag --name, which sets the matrix's key to its value:
+// a list of the comma-separated values when list (--rate 0,1000 is
+// rate: [0,1000]), else the value as YAML.
+func (m *matrixFlags) setting(name, key string, list bool) func(string) error {
+	return func(v string) error {
+		value := v
+		if list {
+			value = "[" + v + "]"
+		}
+		m.set = append(m.set, matrix.Setting{Flag: "--" + name + " " + v, Key: key, Value: value})
+		return nil
+	}
+}
+
+// registerSettings declares the flags that set the matrix's settings over
+// the profile. Each becomes a matrix.Setting, checked as the matrix file
+// is (matrix.WithSettings).
+func (m *matrixFlags) registerSettings(fs *flag.FlagSet) {
+	fs.Func("trials", "measured runs `N` of each cell (load.trials, over the profile)", m.setting("trials", "load.trials", false))
+	fs.Func("duration", "length `D` of each trial, e.g. 10s (load.duration, over the profile)", m.setting("duration", "load.duration", false))
+	fs.Func("protocol", "the protocol axis `P[,P…]`: http1, https, h2, h2c (over the profile)", m.setting("protocol", "protocol", true))
+	fs.Func("rate", "the rate axis `R[,R…]` in requests/s, 0 as fast as the generator can (over the profile)", m.setting("rate", "rate", true))
+	fs.Func("connections", "the connections axis `C[,C…]` (over the profile)", m.setting("connections", "connections", true))
+	fs.Func("set", "set the matrix key `KEY=VALUE` over the profile, any key a profile takes, VALUE in YAML: load.warmup=2s, connections=[64,256] (repeatable; a later one wins)", func(kv string) error {
+		s, err := matrix.ParseSet(kv)
+		if err == nil {
+			m.set = append(m.set, s)
+		}
+		return err
+	})
 }
 
 func (m *matrixFlags) register(fs *flag.FlagSet) {
@@ -156,6 +191,7 @@ func (m *matrixFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&m.maxCells, "max-cells", matrix.MaxCells, "refuse a matrix that expands to more than `N` cells")
 	fs.StringVar(&m.crosscheck, "crosscheck", "", "measure every cell a second time with load generator `GEN`, interleaved, and compare (overrides the matrix)")
 	fs.StringVar(&m.generator, "generator", "", "load generators `GENS`, comma-separated, of "+strings.Join(matrix.GeneratorNames, ", ")+" (overrides the matrix's generator axis)")
+	m.registerSettings(fs)
 }
 
 // load reads the matrix and applies the profile and selector; every
@@ -164,6 +200,9 @@ func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
 	mx, err := matrix.OpenWithProfiles(m.file, m.profiles)
 	if err == nil {
 		mx, err = mx.WithProfile(m.profile)
+	}
+	if err == nil {
+		mx, err = mx.WithSettings(m.set)
 	}
 	if err != nil {
 		return nil, nil, withCode(ExitUsage, err)
@@ -198,10 +237,28 @@ func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
 	switch n := matrix.Count(mx, sel); {
 	case n > m.maxCells:
 		return nil, nil, usageErr("%s: the matrix expands to %d cells, more than --max-cells %d", m.file, n, m.maxCells)
-	case n == 0:
+	case n == 0 && m.only != "":
 		return nil, nil, usageErr("%s: --only %q selects no cell", m.file, m.only)
+	case n == 0:
+		return nil, nil, usageErr("%s: the matrix expands to no cell%s", m.file, m.given())
 	}
 	return mx, sel, nil
+}
+
+// given names the profile and settings flags a matrix was read with, to
+// say what made it expand to no cell: " (with --profile p --protocol h2)".
+func (m *matrixFlags) given() string {
+	var given []string
+	if m.profile != "" {
+		given = append(given, "--profile "+m.profile)
+	}
+	for _, s := range m.set {
+		given = append(given, s.Flag)
+	}
+	if len(given) == 0 {
+		return ""
+	}
+	return " (with " + strings.Join(given, " ") + ")"
 }
 
 type planOpts struct {
@@ -492,7 +549,7 @@ func defaultRunLabel(ctx context.Context, eng *engine.Engine, place placement, m
 	if place.machines != nil {
 		label = fmt.Sprintf("%dc-%s-from-%s", info.NCPU, place.machines.Target.Name, place.machines.Loadgen.Name)
 	}
-	return labelFor(label, mf.profile, mf.only), nil
+	return labelFor(label, mf.profile, mf.only, len(mf.set) > 0), nil
 }
 
 // summarize prints how many of res's cells ended ok, failed and skipped,
@@ -600,6 +657,17 @@ func (o *runOpts) resumed(fs *flag.FlagSet) (*results.Run, error) {
 			*v = prev.Matrix.Crosscheck
 		}
 	}
+	// The settings the run was given, then those given now, which win.
+	var recorded []matrix.Setting
+	for _, kv := range prev.Matrix.Set {
+		s, err := matrix.ParseSet(kv)
+		if err != nil {
+			return nil, usageErr("--resume: %s records set %q: %v", filepath.Join(o.resume, "results.json"), kv, err)
+		}
+		s.Flag = filepath.Join(o.resume, "results.json") + ": set " + kv
+		recorded = append(recorded, s)
+	}
+	mf.set = append(recorded, mf.set...)
 	if !set["network"] {
 		o.network = string(prev.Environment.NetworkMode)
 	}
@@ -656,12 +724,16 @@ var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 const QuickProfile = "quick"
 
 // labelFor is the default label of a run of profile with the selection
-// only: a profile's run does not overwrite the machine's quick run, and a
-// try with --only does not overwrite the run of every cell, which may be
-// committed.
-func labelFor(machine, profile, only string) string {
+// only, and with settings given on the command line when set: a profile's
+// run does not overwrite the machine's quick run, and a try with --only or
+// with --trials, --set … does not overwrite the run of every cell with the
+// profile's settings, which may be committed.
+func labelFor(machine, profile, only string, set bool) string {
 	if profile != "" && profile != QuickProfile {
 		machine += "-" + profile
+	}
+	if set {
+		machine += "-set"
 	}
 	if only != "" {
 		machine += "-only"

@@ -378,18 +378,25 @@ func TestFormatJSON(t *testing.T) {
 	}
 }
 
-// A quick try with --only writes beside, not over, the run of every cell.
+// A quick try with --only, or with settings given on the command line,
+// writes beside, not over, the run of every cell.
 func TestLabelFor(t *testing.T) {
-	cases := map[[2]string]string{
-		{"", ""}:                         "2c-x",
-		{QuickProfile, ""}:               "2c-x",
-		{"trials6", ""}:                  "2c-x-trials6",
-		{"", "go-nethttp"}:               "2c-x-only",
-		{"trials6", "go-nethttp,node-*"}: "2c-x-trials6-only",
+	type in struct {
+		profile, only string
+		set           bool
+	}
+	cases := map[in]string{
+		{"", "", false}:                         "2c-x",
+		{QuickProfile, "", false}:               "2c-x",
+		{"trials6", "", false}:                  "2c-x-trials6",
+		{"", "go-nethttp", false}:               "2c-x-only",
+		{"trials6", "go-nethttp,node-*", false}: "2c-x-trials6-only",
+		{"", "", true}:                          "2c-x-set",
+		{QuickProfile, "go-nethttp", true}:      "2c-x-set-only",
 	}
 	for in, want := range cases {
-		if got := labelFor("2c-x", in[0], in[1]); got != want {
-			t.Errorf("labelFor(%q, %q) = %q, want %q", in[0], in[1], got, want)
+		if got := labelFor("2c-x", in.profile, in.only, in.set); got != want {
+			t.Errorf("labelFor(%q, %q, %v) = %q, want %q", in.profile, in.only, in.set, got, want)
 		}
 	}
 }

@@ -28,7 +28,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Error is one problem in a matrix file, at a position.
+// Error is one problem in a matrix file, at a position; or in a setting
+// given on the command line, File then the flag and Line 0.
 type Error struct {
 	File      string
 	Line, Col int
@@ -37,10 +38,14 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	if e.Field != "" {
-		return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Col, e.Field, e.Msg)
+	at := fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
+	if e.Line == 0 {
+		at = e.File // a flag (WithSettings), which has no lines
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s: %s", at, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", at, e.Msg)
 }
 
 // Errors is every problem found in one file, in file order.
@@ -775,10 +780,18 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 // profile reads profile name: the matrix's load settings, with those the
 // profile sets in their place.
 func (d *decoder) profile(name string, pf profileSchema, m *Matrix) Profile {
-	path := "profiles." + name
-	p := Profile{Name: name, Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests, Crosscheck: m.Crosscheck}
-	if d.set(path + ".load") {
-		d.load(pf.Load, path+".load", &p.Load)
+	p := d.overlay("profiles."+name, pf, m)
+	p.Name = name
+	return p
+}
+
+// overlay reads the profile-shaped settings pf found at path over m's
+// own: a profile of the file, or the settings given on the command line
+// (WithSettings).
+func (d *decoder) overlay(path string, pf profileSchema, m *Matrix) Profile {
+	p := Profile{Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests, Crosscheck: m.Crosscheck}
+	if d.set(join(path, "load")) {
+		d.load(pf.Load, join(path, "load"), &p.Load)
 	}
 	if len(pf.CPUs) > 0 {
 		p.CPUs = pf.CPUs
@@ -793,10 +806,10 @@ func (d *decoder) profile(name string, pf profileSchema, m *Matrix) Profile {
 		p.Generators = pf.Generator
 	}
 	if pf.Rate != nil {
-		p.Rate = d.rates(pf.Rate, path+".rate", p.Generators)
+		p.Rate = d.rates(pf.Rate, join(path, "rate"), p.Generators)
 	}
 	if pf.SLO != nil {
-		p.SLO = d.slo(pf.SLO, path+".slo")
+		p.SLO = d.slo(pf.SLO, join(path, "slo"))
 	}
 	if len(pf.Pinning) > 0 {
 		p.Pinning = pf.Pinning
@@ -811,12 +824,12 @@ func (d *decoder) profile(name string, pf profileSchema, m *Matrix) Profile {
 	if pf.Only != nil {
 		sel, err := ParseSelector(*pf.Only)
 		if err != nil {
-			d.errAt(path+".only", "%v", err)
+			d.errAt(join(path, "only"), "%v", err)
 		}
 		p.Only = sel
 	}
-	p.Control = d.control(pf.Control, path+".control")
-	p.RelativeTo = d.relatives(pf.Report, path+".report", m, p.Connections, Protocols(&Matrix{Protocols: p.Protocols}), p.Requests)
+	p.Control = d.control(pf.Control, join(path, "control"))
+	p.RelativeTo = d.relatives(pf.Report, join(path, "report"), m, p.Connections, Protocols(&Matrix{Protocols: p.Protocols}), p.Requests)
 	return p
 }
 

@@ -98,6 +98,10 @@ type Matrix struct {
 	// matrix's (OpenWithProfiles), "" for none.
 	ProfilesFile string   `json:"profiles_file,omitempty"`
 	ProfileOnly  Selector `json:"profile_only,omitempty"` // the applied profile's cell selection
+	// Set are the settings given on the command line over the profile
+	// (WithSettings), as KEY=VALUE in the order given: what results.json
+	// records, and what a resumed run applies again.
+	Set []string `json:"set,omitempty"`
 }
 
 // Aggregate is how a cell's trials make its headline RPS.
@@ -349,15 +353,23 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: no profile %q (have: %s)", m.File, name, strings.Join(m.ProfileNames(), ", "))
 	}
+	c := m.with(p)
+	c.Profile, c.ProfileOnly = name, p.Only
+	return c, nil
+}
+
+// with returns a copy of m with the settings of p in place of its own;
+// p's control and relative_to replace m's only when p sets them.
+func (m *Matrix) with(p Profile) *Matrix {
 	c := *m
-	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Pinning, c.Protocols, c.Requests, c.Crosscheck, c.Profile, c.ProfileOnly = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Pinning, p.Protocols, p.Requests, p.Crosscheck, name, p.Only
+	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Pinning, c.Protocols, c.Requests, c.Crosscheck = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Pinning, p.Protocols, p.Requests, p.Crosscheck
 	if p.Control != nil {
 		c.Control = p.Control
 	}
 	if p.RelativeTo != nil {
 		c.RelativeTo = p.RelativeTo
 	}
-	return &c, nil
+	return &c
 }
 
 // ParseControl reads a control: one or more TARGET[:VARIANT]/SCENARIO

@@ -182,6 +182,13 @@ func matrixLines(b *strings.Builder, m results.Settings) {
 	}
 	fmt.Fprintf(b, "- Matrix: %s, profile %s; each trial %s, warm-up %s, %d trial(s), %s shown; %s\n",
 		mdtext.Code(m.File), mdtext.Code(profile), m.PerTrial(), m.Load.Warmup, m.Load.Trials, agg, where)
+	if len(m.Set) > 0 {
+		flags := make([]string, len(m.Set))
+		for i, kv := range m.Set {
+			flags[i] = mdtext.Code("--set " + kv)
+		}
+		fmt.Fprintf(b, "- Settings given on the command line, over the profile: %s\n", strings.Join(flags, " "))
+	}
 	if m.Only != "" {
 		fmt.Fprintf(b, "- Cells selected with %s\n", mdtext.Code("--only "+m.Only))
 	}

@@ -200,6 +200,23 @@ func TestRelativeTable(t *testing.T) {
 // Whatever a user or a machine supplied reaches the README escaped: no
 // HTML tag opens, no pipe splits a table row, no backtick ends a code span,
 // and a forged huge number reads as a number.
+// The settings a run was given on the command line are said beside its
+// profile, as --set repeats them.
+func TestMarkdownSettingsGiven(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := string(markdownOf(t, run)); strings.Contains(md, "on the command line") {
+		t.Errorf("a run given no settings says it was")
+	}
+	run.Matrix.Set = []string{"load.trials=1", "connections=[64, 256]"}
+	want := "- Settings given on the command line, over the profile: `--set load.trials=1` `--set connections=[64, 256]`\n"
+	if md := string(markdownOf(t, run)); !strings.Contains(md, want) {
+		t.Errorf("README lacks %q:\n%s", want, md)
+	}
+}
+
 func TestMarkdownInjection(t *testing.T) {
 	run, err := results.Read("testdata/run")
 	if err != nil {
@@ -210,6 +227,7 @@ func TestMarkdownInjection(t *testing.T) {
 	run.Environment.CPUModel = "cpu|model`" + evil
 	run.Environment.HarnessVersion = "v1`|" + evil
 	run.Matrix.Only = "a`b|c"
+	run.Matrix.Set = []string{"load.trials=`" + evil}
 	for _, c := range run.Cells {
 		c.Target = "a|b|c" + evil
 		c.Params = []cellid.KV{{Name: "records", Value: evil + "|x`"}}

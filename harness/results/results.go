@@ -147,11 +147,16 @@ func (e Environment) Machine(role string) (Machine, bool) {
 
 // Settings is the expanded matrix the run used.
 type Settings struct {
-	File        string            `json:"file"`
-	Path        string            `json:"path,omitempty"` // the matrix file as given to run (-f), for --resume
-	Profile     string            `json:"profile,omitempty"`
-	Profiles    string            `json:"profiles_file,omitempty"` // the profiles file (-profiles) the profile came from
-	Only        string            `json:"only,omitempty"`
+	File     string `json:"file"`
+	Path     string `json:"path,omitempty"` // the matrix file as given to run (-f), for --resume
+	Profile  string `json:"profile,omitempty"`
+	Profiles string `json:"profiles_file,omitempty"` // the profiles file (-profiles) the profile came from
+	Only     string `json:"only,omitempty"`
+	// Set are the settings the command line gave over the profile
+	// (--trials, --duration, --protocol, --rate, --connections, --set),
+	// each as --set takes it, KEY=VALUE, in the order given; the fields
+	// below hold their outcome.
+	Set         []string          `json:"set,omitempty"`
 	Load        LoadSettings      `json:"load"`
 	CPUs        []int             `json:"cpus"`
 	Connections []int             `json:"connections"`

@@ -18,7 +18,7 @@ func SettingsOf(m *matrix.Matrix, only string) results.Settings {
 	ls := results.LoadSettings{Duration: results.Duration(l.Duration), Requests: l.Requests, Warmup: results.Duration(l.Warmup),
 		Trials: l.Trials, Timeout: results.Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: results.Duration(l.ReadyTimeout),
 		Aggregate: results.Aggregate(l.Aggregate), MaxErrorRate: l.MaxErrorRate}
-	s := results.Settings{File: filepath.Base(m.File), Path: m.File, Profile: m.Profile, Profiles: m.ProfilesFile, Only: only, Control: strings.Join(m.Control, ","),
+	s := results.Settings{File: filepath.Base(m.File), Path: m.File, Profile: m.Profile, Profiles: m.ProfilesFile, Only: only, Set: m.Set, Control: strings.Join(m.Control, ","),
 		Load: ls, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests, Crosscheck: m.Crosscheck, Images: m.Images,
 		RelativeTo: m.RelativeTo}
 	for _, o := range m.SLO {
