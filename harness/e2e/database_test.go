@@ -13,7 +13,7 @@ import (
 // database is TechEmpower's database tests over a real PostgreSQL (the
 // official image or its stand-in) seeded with TFB's tables: go-pgx at the
 // queries parameter's clamps, and a test-only server whose fortunes page
-// is not escaped.
+// is not escaped and whose updates are answered but never written.
 const database = `version: 1
 images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm, postgres: postgres:17-bookworm}
 load: {duration: 2s, warmup: 0, trials: 1, timeout: 2s, ready_timeout: 90s}
@@ -33,7 +33,7 @@ targets:
       server: {build: ROOT/harness/e2e/testdata/db-faulty}
     entry: server
     port: 8080
-    scenarios: [fortunes]
+    scenarios: [fortunes, updates]
 scenarios:
   db:
     path: /db
@@ -52,9 +52,11 @@ scenarios:
 `
 
 // TestDatabase: go-pgx's database cells verify by TFB's rules and are
-// measured, with the database recorded beside the server; the server
-// whose fortunes are not escaped fails its cell, the reason naming the
-// broken rule; nothing is left on the engine.
+// measured, with the database recorded beside the server, and its updates
+// are seen written in the database; the server whose fortunes are not
+// escaped fails its cell, and the one whose updates are never written
+// fails those, each reason naming the broken rule; nothing is left on the
+// engine.
 func TestDatabase(t *testing.T) {
 	eng := connect(t)
 	file := writeRooted(t, database)
@@ -87,5 +89,34 @@ func TestDatabase(t *testing.T) {
 	if c := cells["db-faulty/fortunes/1cpu/c16"]; c == nil || c.Status != results.Failed ||
 		!strings.Contains(c.Reason, string(verify.RulePage)+": fortunes") || !strings.Contains(c.Reason, "&lt;script") {
 		t.Errorf("db-faulty/fortunes = %+v, want failed by the %s rule, showing the escaped script it wanted", c, verify.RulePage)
+	}
+	checkWrites(t, cells)
+}
+
+// checkWrites: go-pgx's updates cells record rows of World changed in the
+// database; db-faulty's, whose answers pass every rule an answer can be
+// held to, fail by the written rule with none changed.
+func checkWrites(t *testing.T, cells map[string]*results.Cell) {
+	t.Helper()
+	for _, q := range []string{"1", "501"} {
+		if c := cells["db-go-pgx/updates?queries="+q+"/1cpu/c16"]; c != nil {
+			t.Logf("db-go-pgx/updates?queries=%s: %s, writes %+v", q, c.Status, c.Writes)
+			if w := c.Writes; w == nil || w.Method != results.WritesWorldDiff || w.Answered <= 0 || w.RowsChanged <= 0 {
+				t.Errorf("db-go-pgx/updates?queries=%s: writes %+v, want rows changed by the updates answered", q, w)
+			}
+		}
+		c := cells["db-faulty/updates?queries="+q+"/1cpu/c16"]
+		if c == nil {
+			t.Errorf("db-faulty/updates?queries=%s: no such cell", q)
+			continue
+		}
+		if c.Status != results.Failed || !strings.Contains(c.Reason, string(verify.RuleWritten)+": updates: the server answered ") ||
+			!strings.Contains(c.Reason, "but the database shows no row written") {
+			t.Errorf("db-faulty/updates?queries=%s: %s (%q), want failed by the %s rule", q, c.Status, c.Reason, verify.RuleWritten)
+			continue
+		}
+		if w := c.Writes; w == nil || w.Answered <= 0 || w.RowsChanged != 0 {
+			t.Errorf("db-faulty/updates?queries=%s: writes %+v, want updates answered and no row changed", q, w)
+		}
 	}
 }

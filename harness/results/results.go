@@ -238,6 +238,7 @@ type Cell struct {
 	Protocol      string      `json:"protocol,omitempty"`         // https, h2 or h2c; "": cleartext HTTP/1.1
 	Requests      int64       `json:"requests,omitempty"`         // the requests axis's count per trial; 0: the load's
 	Negotiated    *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
+	Writes        *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
 	Status        Status      `json:"status"`
 	Reason        string      `json:"reason,omitempty"`
 	Warnings      []string    `json:"warnings,omitempty"`
@@ -273,6 +274,20 @@ type Negotiated struct {
 	ALPN    string `json:"alpn,omitempty"`         // h2, http/1.1
 	Subject string `json:"cert_subject,omitempty"` // of the leaf the probe verified
 }
+
+// Writes is what the database of a cell of TFB's updates test showed its
+// trials wrote, counted from the database itself (an answer cannot show
+// whether a server wrote what it answered), summed over the cell's visits,
+// each of which starts a freshly seeded database.
+type Writes struct {
+	Method      string `json:"method"`       // how the rows were counted: WritesWorldDiff
+	Answered    int64  `json:"answered"`     // update requests the trials answered (good responses)
+	RowsChanged int64  `json:"rows_changed"` // rows of World the database shows changed over the trials
+}
+
+// WritesWorldDiff is Writes.Method when World was read whole from the
+// database before and after the trials and compared row by row.
+const WritesWorldDiff = "world-diff"
 
 // GeneratorName is the name of the load generator that measured c.
 func (c *Cell) GeneratorName() string {

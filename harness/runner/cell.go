@@ -409,8 +409,9 @@ func (r *runner) remove(ctx context.Context, s stack) {
 }
 
 // runCell starts fresh containers of the target for the cell, warms them
-// up and runs trials trials (numbered from first); the containers are
-// removed before it returns.
+// up and runs trials trials (numbered from first), then, for TFB's updates
+// test, holds them to what the database shows written (dbcheck.go); the
+// containers are removed before it returns.
 func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, trials, first int) error {
 	sc := r.scenario(c.Scenario)
 	if r.state.leftover != nil {
@@ -459,13 +460,20 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 	if err := warm(ctx, r.gen, tool, spec, r.opt.Matrix.Load.Warmup); err != nil {
 		return err
 	}
+	writes, err := r.watchWrites(ctx, s, sc, rc)
+	if err != nil {
+		return err
+	}
 	for k := first; k < first+trials; k++ {
 		r.opt.Progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.opt.Matrix.Load.Trials))
 		if err := r.measureTrial(ctx, s, c, rc, tool, spec, judge, k); err != nil {
 			return err
 		}
 	}
-	return s.running(ctx, "during the trials")
+	if err := s.running(ctx, "during the trials"); err != nil {
+		return err
+	}
+	return writes.check(ctx, rc)
 }
 
 // verifyCell asks url for one answer as the cell's generator will ask

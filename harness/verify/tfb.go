@@ -54,6 +54,7 @@ const (
 	RuleContentType Rule = "content-type" // fortunes not declared text/html; charset=utf-8
 	RuleUTF8        Rule = "utf-8"        // fortunes not UTF-8
 	RulePage        Rule = "page"         // fortunes not TFB's page once normalised
+	RuleWritten     Rule = "written"      // updates answered, but the database shows no row of World written
 )
 
 // Problem is one broken rule, with what was seen.
@@ -209,6 +210,20 @@ func NormalizeHTML(page []byte) string {
 			}
 		}
 	}
+}
+
+// CheckWritten is TFB's rule that every update is written, as far as the
+// database can tell it: answered update requests were measured, and
+// changed is how many rows of World the database shows changed meanwhile.
+// An answer alone cannot tell a server that writes from one that answers
+// new numbers and keeps them; the database can. Any row changed passes:
+// distinct rows changed do not grow with the requests (ids repeat), so no
+// count of them proves every update was written.
+func CheckWritten(answered, changed int64) []Problem {
+	if answered > 0 && changed == 0 {
+		return []Problem{problem(RuleWritten, "updates: the server answered %d update requests but the database shows no row written: TFB requires each update to be written", answered)}
+	}
+	return nil
 }
 
 // fortunes checks a fortunes answer: UTF-8 HTML, declared so, equal to

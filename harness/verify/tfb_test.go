@@ -274,3 +274,26 @@ func TestCheckFortunesReason(t *testing.T) {
 		t.Errorf("problems %q, want one %s problem showing the escaped script expected", problems, RulePage)
 	}
 }
+
+// TestCheckWritten: updates answered with no row of World changed break the
+// written rule, naming how many were answered; any row changed, or no
+// update answered, breaks nothing.
+func TestCheckWritten(t *testing.T) {
+	for _, tc := range []struct {
+		answered, changed int64
+		want              []Rule
+	}{
+		{1200, 0, []Rule{RuleWritten}},
+		{1200, 1, nil},
+		{1200, 9000, nil},
+		{0, 0, nil},
+	} {
+		got := CheckWritten(tc.answered, tc.changed)
+		if !slices.Equal(rules(got), tc.want) {
+			t.Errorf("CheckWritten(%d, %d) = %v, want rules %v", tc.answered, tc.changed, got, tc.want)
+		}
+		if len(got) > 0 && !strings.Contains(got[0].String(), "answered 1200 update requests") {
+			t.Errorf("CheckWritten(%d, %d) = %q, want the count answered", tc.answered, tc.changed, got[0])
+		}
+	}
+}
