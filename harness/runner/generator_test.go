@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/buildtime"
@@ -115,5 +117,35 @@ func TestWarmUpGeneratorHang(t *testing.T) {
 		if (err != nil) != c.fail {
 			t.Errorf("run error %v: warm-up gave %v", c.err, err)
 		}
+	}
+}
+
+// hangingExec is a Containers whose every exec waits until its context
+// ends, as a busy engine's can.
+type hangingExec struct{ Containers }
+
+func (hangingExec) Exec(ctx context.Context, _ string, _ []string) (engine.ExecResult, error) {
+	<-ctx.Done()
+	return engine.ExecResult{}, ctx.Err()
+}
+
+// A probe whose exec the engine never returns fails, saying so, instead of
+// hanging the run (one TestDatabase run hung 12 minutes that way).
+func TestProbeExecBounded(t *testing.T) {
+	defer func(g time.Duration) { probeExecGrace = g }(probeExecGrace)
+	probeExecGrace = 10 * time.Millisecond
+	g := &containerGenerator{id: "loadgen", home: &side{eng: Engine{Containers: hangingExec{}}}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Probe(context.Background(), "http://t:8080/", Ask{Kind: probeTCP, Timeout: 10 * time.Millisecond})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "did not return the probe's exec") {
+			t.Errorf("err = %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the probe still waits on its exec after a minute")
 	}
 }

@@ -255,6 +255,10 @@ func (e *goneError) Error() string {
 
 func (e *goneError) Unwrap() error { return e.err }
 
+// probeExecGrace is how long past a probe's own timeout the harness waits
+// for the engine to return its exec.
+var probeExecGrace = 30 * time.Second
+
 // Probe asks the probe in the generator's container for one answer from
 // target.
 func (g *containerGenerator) Probe(ctx context.Context, target string, ask Ask) (verify.Response, error) {
@@ -277,8 +281,15 @@ func (g *containerGenerator) Probe(ctx context.Context, target string, ask Ask) 
 			cmd = append(cmd, "-ca", caPath)
 		}
 	}
-	res, err := g.home.eng.Containers.Exec(ctx, g.id, append(cmd, target))
+	// The probe bounds its own wait; this bounds the engine's: an exec
+	// whose output never ends (a busy engine) must not hang the run.
+	ectx, cancel := context.WithTimeout(ctx, ask.Timeout+probeExecGrace)
+	defer cancel()
+	res, err := g.home.eng.Containers.Exec(ectx, g.id, append(cmd, target))
 	if err != nil {
+		if ctx.Err() == nil && ectx.Err() != nil {
+			return verify.Response{}, fmt.Errorf("probe: the engine did not return the probe's exec within %s", ask.Timeout+probeExecGrace)
+		}
 		return verify.Response{}, err
 	}
 	var resp verify.Response
