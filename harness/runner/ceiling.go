@@ -148,7 +148,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 			return ce, fmt.Errorf("the fixed-response server failed: %s", problem)
 		}
 		ce.TrialRPS = append(ce.TrialRPS, roundTo(res.RPS, 1))
-		if cores, ok := r.gen.Usage(start, time.Now()); ok {
+		if cores, ok := r.gen.Usage(r.loadStart(start), time.Now()); ok {
 			cpu = append(cpu, cores)
 		}
 	}

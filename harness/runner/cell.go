@@ -618,6 +618,7 @@ func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadg
 	start := time.Now()
 	res, err := r.gen.Run(ctx, tool, s)
 	end := time.Now()
+	start = r.loadStart(start)
 	if err != nil {
 		return results.Trial{}, res, nil, err
 	}

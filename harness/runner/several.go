@@ -140,6 +140,16 @@ func (r *runner) generatorModels() {
 	}
 }
 
+// loadStart is when the load of the run that began at start really
+// began: a fleet's start instant, later than the call by startLead,
+// whose wait must count in no CPU figure.
+func (r *runner) loadStart(start time.Time) time.Time {
+	if f, ok := r.gen.Generator.(*fleet); ok && f.last != nil && f.last.StartAt.After(start) {
+		return f.last.StartAt
+	}
+	return start
+}
+
 // splitOf is how c's load is divided among the generators, nil when one
 // generator carries it.
 func (r *runner) splitOf(c matrix.Cell) []results.Share {
