@@ -59,7 +59,7 @@ type loadgenBuild struct {
 func (g *containerGenerator) Start(ctx context.Context, cores cpuset.Set, tools []loadgen.Tool) (Started, error) {
 	var st Started
 	var err error
-	if g.home.loadgenImage, err = g.buildImage(ctx, g.home); err != nil {
+	if g.home.loadgenImage, err = g.homeImage(ctx); err != nil {
 		return st, err
 	}
 	if g.targets.loadgenImage == "" { // two engines: the ceiling's server runs on the targets'
@@ -111,6 +111,25 @@ func (g *containerGenerator) serverImage(ctx context.Context) (string, error) {
 		return id, nil
 	}
 	return g.buildImage(ctx, g.targets)
+}
+
+// homeImage puts the load generator image on the generator's engine: a
+// further generator's (one of several) gets the very image the targets'
+// engine has from the first, copied by id, so that every generator runs
+// the same bits (and an engine without a network need not build it);
+// otherwise, or when it cannot be copied, it is built there.
+func (g *containerGenerator) homeImage(ctx context.Context) (string, error) {
+	id := g.targets.loadgenImage
+	if g.home.copyIn == nil || id == "" || g.home == g.targets {
+		return g.buildImage(ctx, g.home)
+	}
+	if _, err := g.home.copyIn(ctx, id); err != nil {
+		fmt.Fprintf(g.build.log, "warning: %v\n", err)
+	}
+	if _, _, ok, _ := g.home.eng.Images.ImageLabels(ctx, id); ok {
+		return id, nil
+	}
+	return g.buildImage(ctx, g.home)
 }
 
 // buildImage builds the load generator image on s's engine and returns

@@ -393,16 +393,16 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 	if dir == "" {
 		dir = lock.Dir()
 	}
-	byID := map[string]cpuset.Set{}
+	byID, firstOf := map[string]cpuset.Set{}, map[string]string{}
 	var ids []string
 	for _, s := range r.distinct() {
 		if _, seen := byID[s.info.ID]; seen {
 			if other := byID[s.info.ID]; cpuset.Overlaps(other, s.cores) {
 				fmt.Fprintf(r.opt.Log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
-					r.sides.target.name, r.sides.load.name, other, s.cores)
+					firstOf[s.info.ID], s.name, other, s.cores)
 			}
 		} else {
-			ids = append(ids, s.info.ID)
+			ids, firstOf[s.info.ID] = append(ids, s.info.ID), s.name
 		}
 		byID[s.info.ID] = cpuset.Union(byID[s.info.ID], s.cores)
 	}
