@@ -62,7 +62,7 @@ func judgeBound(r *Row, c *results.Cell, e evidence) {
 	}
 	lgCores := 0
 	if set, err := cpuset.Parse(c.LoadgenCPUSet); err == nil {
-		lgCores = len(set)
+		lgCores = len(set) * max(len(c.Split), 1) // several generators: their CPU is summed, and so are their cores
 	}
 	lgCPU := stats.Describe(lg).Median
 	server := 0.0

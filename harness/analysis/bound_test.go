@@ -48,6 +48,22 @@ func TestBoundedBy(t *testing.T) {
 	}
 }
 
+// With the load from two generators, their CPU is summed (1.2 cores) and
+// so are their cores (two of one core each): 60% of theirs, not 120% of
+// one.
+func TestBoundedBySeveralGenerators(t *testing.T) {
+	c := &results.Cell{Target: "t", Scenario: "s", CPUs: 1, Connections: 16, Status: results.OK, LoadgenCPUSet: "1",
+		Split: []results.Share{{Engine: "a", CPUSet: "1", Connections: 8}, {Engine: "b", CPUSet: "1", Connections: 8}}}
+	for range 3 {
+		c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: 300}, TargetCPUCores: 0.05, LoadgenCPUCores: 1.2})
+	}
+	c.Summary = Summarize(c.Trials, results.AggregateMedian)
+	r := RowOf(&results.Run{}, c)
+	if r.Bound != BoundWaiting || r.BoundWhy == nil || r.BoundWhy.GeneratorCores != 2 || math.Abs(r.BoundWhy.GeneratorShare-0.6) > 1e-9 {
+		t.Errorf("bounded by %q, figures %+v; want waiting, the generators at 60%% of their 2 cores", r.Bound, r.BoundWhy)
+	}
+}
+
 // What a target costs: half a core for 10 s over 50,000 good answers is
 // 100 µs an answer; startup is the median over visits; the steady memory
 // is the last trial's; image sizes are per service, in MiB.

@@ -319,8 +319,14 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		// plan asks no engine: each machine is assumed to have this one's
 		// core count.
 		cells = matrix.ExpandApart(m, sel, online[min(mc.Target.Reserve, len(online)):], online[min(mc.Loadgen.Reserve, len(online)):])
-		fmt.Fprintf(stdout, "two engines: targets on %s (%s, reached at %s), the load generator on %s (%s); plan asks no engine, so the cores below assume each machine has this one's %d CPUs\n\n",
-			mc.Target.Name, redact.URL(mc.Target.Host), mc.Target.Address, mc.Loadgen.Name, redact.URL(mc.Loadgen.Host), len(online))
+		gens := fmt.Sprintf("the load generator on %s (%s)", mc.Loadgen.Name, redact.URL(mc.Loadgen.Host))
+		names := map[string]bool{mc.Target.Name: true, mc.Loadgen.Name: true}
+		for _, g := range mc.More {
+			gens += fmt.Sprintf(", one on %s (%s)", g.Name, redact.URL(g.Host))
+			names[g.Name] = true
+		}
+		fmt.Fprintf(stdout, "%d engines: targets on %s (%s, reached at %s), %s; plan asks no engine, so the cores below assume each machine has this one's %d CPUs\n\n",
+			len(names), mc.Target.Name, redact.URL(mc.Target.Host), mc.Target.Address, gens, len(online))
 	}
 	runner.Unsupported(m, cells) // what a load generator cannot measure as asked
 	for _, l := range leftOut(m, sel, online) {
@@ -494,14 +500,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	eng, lg, err := place.connect(ctx)
+	engines, err := place.connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
-	if lg != nil {
-		defer lg.Close()
-	}
+	defer engines.Close()
+	eng, lg := engines.tgt, engines.lg
 	if *label == "" {
 		if *label, err = defaultRunLabel(ctx, eng, place, mf); err != nil {
 			return err
@@ -531,7 +535,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,
 		HarnessVersion: version(), Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed, Unblocked: o.unblocked,
 		Resume: prev, NoWait: *noWait, Reserve: place.reserve, NoCeiling: o.noCeiling,
-	}.OnMachines(place.machines, runner.Split(lg), copier(eng, lg, stderr)))
+	}.OnMachines(place.machines, runner.Split(lg), copier(eng, lg, stderr), engines.moreEngines(stderr)...))
 	if res == nil {
 		return err
 	}
@@ -546,8 +550,12 @@ func defaultRunLabel(ctx context.Context, eng *engine.Engine, place placement, m
 		return "", err
 	}
 	label := DefaultLabel(info.NCPU, runner.CPUModel())
-	if place.machines != nil {
-		label = fmt.Sprintf("%dc-%s-from-%s", info.NCPU, place.machines.Target.Name, place.machines.Loadgen.Name)
+	if ms := place.machines; ms != nil {
+		from := ms.Loadgen.Name
+		for _, g := range ms.More {
+			from += "-" + g.Name
+		}
+		label = fmt.Sprintf("%dc-%s-from-%s", info.NCPU, ms.Target.Name, from)
 	}
 	return labelFor(label, mf.profile, mf.only, len(mf.set) > 0), nil
 }

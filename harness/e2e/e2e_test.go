@@ -746,7 +746,7 @@ func TestMain(m *testing.M) {
 	if runs("TestRunLeavesTestsGreen") {
 		go prepared()
 	}
-	engine2 := (runs("TestTwoEngines") || runs("TestSSHEngine")) && secondEngineMissing() == ""
+	engine2 := (runs("TestTwoEngines") || runs("TestSSHEngine") || runs("TestSeveralGenerators")) && secondEngineMissing() == ""
 	if engine2 {
 		go secondEngineUp()
 	}

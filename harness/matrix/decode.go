@@ -169,9 +169,9 @@ type (
 		Reserve *int    `yaml:"reserve" check:"min=0,max=4096" doc:"Cores of this machine kept free of targets and load generators, the lowest-numbered (for the OS, interrupts, sshd)." example:"1"`
 	}
 	placementSchema struct {
-		Target  *string `yaml:"target" check:"required,str" why:"the engines key targets run on" doc:"The engines key the targets run on." example:"server"`
-		Loadgen *string `yaml:"loadgen" check:"required,str" why:"the engines key the load generator runs on" doc:"The engines key the load generator runs on." example:"client"`
-		Link    *string `yaml:"link" check:"str" doc:"How you describe the network between the two machines; results print it, nothing measures it." example:"10 GbE, same zone"`
+		Target  *string      `yaml:"target" check:"required,str" why:"the engines key targets run on" doc:"The engines key the targets run on." example:"server"`
+		Loadgen *namesSchema `yaml:"loadgen" check:"required,nonempty,unique,str" why:"the engines key the load generator runs on, or a list of them" doc:"The engines key the load generator runs on, or a list of them: each cell's connections (and rate) are then divided among a generator on each, started together, their trials merged." example:"[client1, client2]"`
+		Link    *string      `yaml:"link" check:"str" doc:"How you describe the network between the two machines; results print it, nothing measures it." example:"10 GbE, same zone"`
 	}
 	limitsSchema struct {
 		Memory *string `yaml:"memory" doc:"Memory of each target container, in bytes or with a unit (512m, 2g); no swap; at least 6m." example:"512m"` // bytes, or with a unit: 256m, 2g
@@ -256,6 +256,22 @@ type sweepSchema struct {
 	From  *int `yaml:"from" check:"required,min=1,max=10000000" doc:"First rate of the sweep, in requests/s." example:"2000"`
 	To    *int `yaml:"to" check:"required,min=1,max=10000000" doc:"Last rate of the sweep, above from." example:"48000"`
 	Steps *int `yaml:"steps" check:"required,min=2,max=100" doc:"Rates in the sweep, geometric from from to to." example:"7"`
+}
+
+// namesSchema is one name or a list of names as written: placement.loadgen
+// takes either.
+type namesSchema []string
+
+func (n *namesSchema) UnmarshalYAML(node *yaml.Node) error {
+	if node.Kind == yaml.SequenceNode {
+		return node.Decode((*[]string)(n))
+	}
+	var one string
+	if err := node.Decode(&one); err != nil {
+		return err
+	}
+	*n = namesSchema{one}
+	return nil
 }
 
 func (r *rateSchema) UnmarshalYAML(n *yaml.Node) error {
@@ -531,6 +547,14 @@ func (d *decoder) walk(n *yaml.Node, t reflect.Type, path, check, why string) {
 			d.walk(n, reflect.TypeFor[sweepSchema](), path, "", "")
 		} else {
 			d.walk(n, reflect.TypeFor[[]int](), path, check, why)
+		}
+		return
+	}
+	if t == reflect.TypeFor[namesSchema]() { // a name, or a list of names
+		if n.Kind == yaml.SequenceNode {
+			d.walk(n, reflect.TypeFor[[]string](), path, check, why)
+		} else {
+			d.walk(n, reflect.TypeFor[string](), path, check, why)
 		}
 		return
 	}
@@ -863,17 +887,38 @@ func (d *decoder) engines(f *fileSchema, m *Matrix) {
 	default:
 		p := &Placement{}
 		setp(&p.Target, f.Placement.Target)
-		setp(&p.Loadgen, f.Placement.Loadgen)
 		setp(&p.Link, f.Placement.Link)
-		for field, name := range map[string]string{"target": p.Target, "loadgen": p.Loadgen} {
-			if _, ok := m.Engines[name]; !ok && name != "" {
-				d.errAt("placement."+field, "no engine %q (have: %s)", name, strings.Join(d.names("engines"), ", "))
-			}
+		if f.Placement.Loadgen != nil {
+			p.Loadgens = *f.Placement.Loadgen
 		}
-		if t, ok := m.Engines[p.Target]; ok && p.Target != p.Loadgen && t.Address == "" {
-			d.errAt("engines."+p.Target, "set address: where the load generator on engine %q reaches this machine (an IP or host name)", p.Loadgen)
-		}
+		d.placed(p, m)
 		m.Placement = p
+	}
+}
+
+// placed checks that placement p names engines, and that a target engine
+// a load generator does not share has an address to be reached at.
+func (d *decoder) placed(p *Placement, m *Matrix) {
+	known := func(field, name string) bool {
+		if _, ok := m.Engines[name]; !ok && name != "" && !d.bad[field] {
+			d.errAt(field, "no engine %q (have: %s)", name, strings.Join(d.names("engines"), ", "))
+			return false
+		}
+		return true
+	}
+	known("placement.target", p.Target)
+	elsewhere := ""
+	for i, name := range p.Loadgens {
+		field := "placement.loadgen"
+		if d.at[field] != nil && d.at[field].Kind == yaml.SequenceNode {
+			field = fmt.Sprintf("%s[%d]", field, i)
+		}
+		if known(field, name) && name != p.Target && elsewhere == "" {
+			elsewhere = name
+		}
+	}
+	if t, ok := m.Engines[p.Target]; ok && elsewhere != "" && t.Address == "" {
+		d.errAt("engines."+p.Target, "set address: where the load generator on engine %q reaches this machine (an IP or host name)", elsewhere)
 	}
 }
 

@@ -414,8 +414,12 @@ type EngineSpec struct {
 
 // Placement says on which engine targets and the load generator run.
 type Placement struct {
-	Target, Loadgen string // engines keys
-	Link            string // the network between the two machines, as the user describes it
+	Target string // engines key
+	// Loadgens are the engines keys of the load generator: one, or
+	// several that divide each cell's load among them, in the order given
+	// (the first takes a split's remainder).
+	Loadgens []string
+	Link     string // the network between the machines, as the user describes it
 }
 
 // EngineSchemes are the URL schemes an engine may be given by, as

@@ -524,7 +524,7 @@ placement: {target: server, loadgen: client, link: "10 GbE"}
 	if !reflect.DeepEqual(m.Engines, want) {
 		t.Errorf("engines %+v, want %+v", m.Engines, want)
 	}
-	if p := *m.Placement; p != (Placement{Target: "server", Loadgen: "client", Link: "10 GbE"}) {
+	if p := *m.Placement; !reflect.DeepEqual(p, Placement{Target: "server", Loadgens: []string{"client"}, Link: "10 GbE"}) {
 		t.Errorf("placement %+v", p)
 	}
 	cells := ExpandApart(m, Selector{"one/plaintext"}, cpuset.Range(1, 3), cpuset.Range(0, 2))
@@ -545,6 +545,14 @@ placement: {target: server, loadgen: client, link: "10 GbE"}
 		{"placement: {target: server, loadgen: client, link: \"10 GbE\"}\n", "", "engines: engines need a placement"},
 		{`{host: "unix:///var/run/docker.sock"}`, `{address: 10.0.0.6}`, "engines.client.host: missing: a DOCKER_HOST-style URL"},
 		{`host: "ssh://bench@10.0.0.5"`, `host: "my context"`, `is neither a URL`},
+		// Several generators: each entry an engines key, no repeats, not
+		// empty, names only; the target then needs an address as soon as
+		// any generator is elsewhere.
+		{"loadgen: client", "loadgen: [client, clinet]", `matrix.yaml:35:47: placement.loadgen[1]: no engine "clinet" (have: server, client)`},
+		{"loadgen: client", "loadgen: [client, client]", `matrix.yaml:35:47: placement.loadgen[1]: duplicate value "client" (also at line 35, column 39)`},
+		{"loadgen: client", "loadgen: []", "placement.loadgen: must not be empty"},
+		{"loadgen: client", "loadgen: [client, 7]", "placement.loadgen[1]: want a string, got int"},
+		{"loadgen: client", "loadgen: {a: client}", "placement.loadgen: want a scalar, got a mapping"},
 	} {
 		text := strings.Replace(two, tc.edit, tc.from, 1)
 		if text == two {
@@ -553,6 +561,31 @@ placement: {target: server, loadgen: client, link: "10 GbE"}
 		if _, err := parse(t, text); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s → %s: error %v, want %q", tc.edit, tc.from, err, tc.want)
 		}
+	}
+}
+
+// placement.loadgen takes a list of engines keys as well as one: the
+// targets' own engine may be among them, and the targets' engine needs an
+// address as soon as any generator runs elsewhere.
+func TestSeveralGenerators(t *testing.T) {
+	engines := good + `engines:
+  server: {host: "unix:///var/run/docker.sock"}
+  client: {host: "ssh://bench@10.0.0.6"}
+`
+	m, err := parse(t, engines+"placement: {target: server, loadgen: [server, client]}\n")
+	if err == nil || !strings.Contains(err.Error(), `engines.server: set address: where the load generator on engine "client" reaches this machine`) {
+		t.Errorf("a generator elsewhere, the target without an address: %v", err)
+	}
+	if m, err = parse(t, engines+"placement: {target: server, loadgen: [server]}\n"); err != nil || !slices.Equal(m.Placement.Loadgens, []string{"server"}) {
+		t.Errorf("the one generator on the targets' engine: %v %+v", err, m)
+	}
+	text := strings.Replace(engines, `host: "unix:///var/run/docker.sock"}`, `host: "unix:///var/run/docker.sock", address: 10.0.0.5}`, 1)
+	m, err = parse(t, text+"placement:\n  target: server\n  loadgen:\n    - client\n    - server\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Placement.Loadgens, []string{"client", "server"}) {
+		t.Errorf("loadgens %v, want [client server] in the file's order", m.Placement.Loadgens)
 	}
 }
 

@@ -29,8 +29,9 @@ import (
 // (jsonschema tags would say it a second time, and drift); the decoder
 // applies a field's check to the entries of its lists and the values of
 // its mappings and names to their keys, which no field tag of the
-// Reflector can say; durations are strings, and rateSchema's YAML shape
-// (a list or a sweep) is its UnmarshalYAML, not its fields.
+// Reflector can say; durations are strings, and the YAML shapes of
+// rateSchema (a list or a sweep) and namesSchema (a name or a list) are
+// their UnmarshalYAML, not their fields.
 type Reference struct {
 	Keys   []Key              // in schema order, a mapping before its keys
 	Schema *jsonschema.Schema // of the whole file, draft 2020-12
@@ -284,6 +285,10 @@ func (w *walker) value(t reflect.Type, path string, c check) (*jsonschema.Schema
 		list, _ := w.value(reflect.TypeFor[[]int](), path, c)
 		sweep := w.object(reflect.TypeFor[sweepSchema](), path)
 		return &jsonschema.Schema{OneOf: []*jsonschema.Schema{list, sweep}}, "list of integer, or mapping (a sweep)"
+	case t == reflect.TypeFor[namesSchema](): // a name, or a list of names
+		one, _ := w.value(reflect.TypeFor[string](), path, c)
+		list, _ := w.value(reflect.TypeFor[[]string](), path, c)
+		return &jsonschema.Schema{OneOf: []*jsonschema.Schema{one, list}}, "string, or list of string"
 	case t.Kind() == reflect.Struct:
 		return w.object(t, path), "mapping"
 	case t.Kind() == reflect.Map:

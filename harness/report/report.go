@@ -801,30 +801,59 @@ func notOK(b *strings.Builder, run *results.Run) {
 	}
 }
 
-// machines writes the two machines of a run on two engines side by side.
+// machines writes the machines of a run on several engines side by side:
+// the targets', then each load generator's.
 func machines(b *strings.Builder, env results.Environment) {
 	tg, _ := env.Machine(results.RoleTarget)
-	lg, _ := env.Machine(results.RoleLoadgen)
+	var lgs []results.Machine
+	for _, m := range env.Machines {
+		if m.Role == results.RoleLoadgen {
+			lgs = append(lgs, m)
+		}
+	}
 	link := env.Link
 	if link == "" {
 		link = "not described (--link or placement.link)"
 	}
-	fmt.Fprintf(b, "- Two machines: targets on engine %s, the load generator on engine %s, each on its machine's host network; the link between them: %s\n\n",
-		mdtext.Code(tg.Engine), mdtext.Code(lg.Engine), mdtext.Text(link))
-	rows := [][3]string{
-		{"engine", tg.Engine + " (" + tg.Host + ")", lg.Engine + " (" + lg.Host + ")"},
-		{"reached at", tg.Address, ""},
-		{"host name", tg.Hostname, lg.Hostname},
-		{"CPU", tg.CPUModel, lg.CPUModel},
-		{"online CPUs", cores(tg), cores(lg)},
-		{"kernel", tg.Kernel, lg.Kernel},
-		{"OS", tg.OS, lg.OS},
-		{"Docker", tg.DockerVersion + " (" + tg.StorageDriver + ")", lg.DockerVersion + " (" + lg.StorageDriver + ")"},
+	head := []any{"", "targets"}
+	if len(lgs) == 1 {
+		fmt.Fprintf(b, "- Two machines: targets on engine %s, the load generator on engine %s, each on its machine's host network; the link between them: %s\n\n",
+			mdtext.Code(tg.Engine), mdtext.Code(lgs[0].Engine), mdtext.Text(link))
+		head = append(head, "load generator")
+	} else {
+		names := make([]string, len(lgs))
+		for i, m := range lgs {
+			names[i] = mdtext.Code(m.Engine)
+			head = append(head, "load generator "+mdtext.Text(m.Engine))
+		}
+		fmt.Fprintf(b, "- Several load generators: targets on engine %s; each cell's load divided among generators on engines %s, started together, their trials merged (each trial's spread is in results.json); each on its machine's host network; the links: %s\n\n",
+			mdtext.Code(tg.Engine), strings.Join(names, ", "), mdtext.Text(link))
+	}
+	rows := []struct {
+		name string
+		of   func(m results.Machine) string
+	}{
+		{"engine", func(m results.Machine) string { return m.Engine + " (" + m.Host + ")" }},
+		{"reached at", func(m results.Machine) string { return m.Address }},
+		{"host name", func(m results.Machine) string { return m.Hostname }},
+		{"CPU", func(m results.Machine) string { return m.CPUModel }},
+		{"online CPUs", cores},
+		{"kernel", func(m results.Machine) string { return m.Kernel }},
+		{"OS", func(m results.Machine) string { return m.OS }},
+		{"Docker", func(m results.Machine) string { return m.DockerVersion + " (" + m.StorageDriver + ")" }},
 	}
 	t := newTable(b)
-	t.Header("", "targets", "load generator")
+	t.Header(head...)
 	for _, r := range rows {
-		t.Append(r[0], mdtext.Text(r[1]), mdtext.Text(r[2]))
+		cells := []any{r.name, mdtext.Text(r.of(tg))}
+		for _, m := range lgs {
+			v := r.of(m)
+			if r.name == "reached at" {
+				v = "" // the targets' address is where every generator reached them
+			}
+			cells = append(cells, mdtext.Text(v))
+		}
+		t.Append(cells...)
 	}
 	t.Render()
 	b.WriteString("\n")

@@ -159,6 +159,32 @@ func TestMarkdownTwoMachines(t *testing.T) {
 	}
 }
 
+// A run whose load came from several generators shows every generator
+// machine beside the targets'.
+func TestMarkdownSeveralGenerators(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Environment.Machines = []results.Machine{
+		{Role: results.RoleTarget, Engine: "server", Host: "tcp://10.0.0.5:2375", Address: "10.0.0.5", CPUModel: "CPU A", OnlineCPUs: 8},
+		{Role: results.RoleLoadgen, Engine: "server", Host: "tcp://10.0.0.5:2375", CPUModel: "CPU A", OnlineCPUs: 8},
+		{Role: results.RoleLoadgen, Engine: "client2", Host: "ssh://bench@10.0.0.7", CPUModel: "CPU C", OnlineCPUs: 16},
+	}
+	md := squash(string(markdownOf(t, run)))
+	for _, want := range []string{
+		"targets on engine `server`; each cell's load divided among generators on engines `server`, `client2`, started together",
+		"| | targets | load generator server | load generator client2 |",
+		"| CPU | CPU A | CPU A | CPU C |",
+		"| online CPUs | 8 | 8 | 16 |",
+		"| reached at | 10.0.0.5 | | |",
+	} {
+		if !strings.Contains(md, squash(want)) {
+			t.Errorf("README lacks %q:\n%s", want, md[:min(len(md), 2500)])
+		}
+	}
+}
+
 // A ratio table pairs each cell with its baseline trial by trial.
 func TestRelativeTable(t *testing.T) {
 	run, err := results.Read("testdata/run")

@@ -237,6 +237,7 @@ type Cell struct {
 	Pinning       string      `json:"pinning,omitempty"`          // together: the generator on the target's cores; none: neither pinned; "": apart
 	Protocol      string      `json:"protocol,omitempty"`         // https, h2 or h2c; "": cleartext HTTP/1.1
 	Requests      int64       `json:"requests,omitempty"`         // the requests axis's count per trial; 0: the load's
+	Split         []Share     `json:"split,omitempty"`            // the load's division among several generators; none: one
 	Negotiated    *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
 	Writes        *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
 	Status        Status      `json:"status"`
@@ -326,6 +327,10 @@ type Trial struct {
 	// Services splits the target's CPU and memory by service (summed over
 	// its replicas), for a target of several services.
 	Services map[string]ServiceUsage `json:"services,omitempty"`
+	// Spread is how a load from several generators went: their start,
+	// skew and overlap, and each one's figures (LoadgenCPUCores above is
+	// their sum). Nil for one generator.
+	Spread *Spread `json:"spread,omitempty"`
 }
 
 // ServiceUsage is what one service of a target (all its replicas) used
@@ -368,6 +373,7 @@ type Ceiling struct {
 	Generator   string  `json:"generator,omitempty"` // none: bombardier (schema 1)
 	Pinning     string  `json:"pinning,omitempty"`   // as the cells': the fixed server and the generator together, or unpinned
 	Protocol    string  `json:"protocol,omitempty"`  // as the cells': https, h2 or h2c; "": cleartext HTTP/1.1
+	Split       []Share `json:"split,omitempty"`     // as the cells': every generator against the server
 	NetworkMode Network `json:"network_mode"`
 	RPS         float64 `json:"ceiling_rps,omitempty"` // median of the trials
 	// Rate is the rate a generator that only keeps a schedule (openloop)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/webbench/webbench/harness/analysis"
@@ -17,7 +18,6 @@ import (
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
-	"github.com/webbench/webbench/harness/verify"
 )
 
 // ceilingPort is where the fixed-response server listens.
@@ -126,6 +126,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		}
 		ce.Rate = rate
 	}
+	ce.Split = r.splitOf(c)
 	s, url, err := r.startFixed(ctx, c.CPUSet, cellid.Proto(c.Protocol))
 	defer r.remove(ctx, s)
 	if err != nil {
@@ -147,7 +148,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 			return ce, fmt.Errorf("the fixed-response server failed: %s", problem)
 		}
 		ce.TrialRPS = append(ce.TrialRPS, roundTo(res.RPS, 1))
-		if cores, ok := r.gen.Usage(start, time.Now()); ok {
+		if cores, ok := r.gen.Usage(r.loadStart(start), time.Now()); ok {
 			cpu = append(cpu, cores)
 		}
 	}
@@ -212,10 +213,7 @@ func (r *runner) reach(ctx context.Context) error {
 	s, url, err := r.startFixed(ctx, tg.usable()[:1], cellid.ProtoHTTP1)
 	defer r.remove(ctx, s)
 	if err == nil {
-		var resp verify.Response
-		if resp, err = r.gen.Probe(ctx, url, Ask{Kind: probeHTTP, Timeout: r.opt.Matrix.Load.Timeout, Protocol: cellid.ProtoHTTP1}); err == nil && resp.Status != 200 {
-			err = fmt.Errorf("answered status %d, not the fixed-response server's 200: is another server listening on port %d of that machine?", resp.Status, ceilingPort)
-		}
+		lg, err = r.reachedBy(ctx, url)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -227,8 +225,37 @@ func (r *runner) reach(ctx context.Context) error {
 	}
 	id := s.members()[0].id
 	r.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng.Containers, id)
+	var names []string
+	for i, g := range r.sides.gens {
+		if names = append(names, g.name); g == tg {
+			r.out.Environment.Machines[i+1].CPUModel = r.out.Environment.CPUModel
+		}
+	}
 	r.out.Environment.Machines[0].CPUModel = r.out.Environment.CPUModel
 	r.gen.MaxNoFile = hardNoFile(ctx, tg.eng.Containers, id)
-	fmt.Fprintf(r.opt.Log, "engine %s reaches the targets' machine (engine %s) at %s\n", lg.name, tg.name, tg.address)
+	fmt.Fprintf(r.opt.Log, "engine %s reaches the targets' machine (engine %s) at %s\n", strings.Join(names, ", "), tg.name, tg.address)
 	return nil
+}
+
+// reachedBy asks the fixed-response server at url for its answer from
+// every load generator in turn; when one does not get it, it returns that
+// generator's side and why.
+func (r *runner) reachedBy(ctx context.Context, url string) (*side, error) {
+	probe := func(g Generator) error {
+		resp, err := g.Probe(ctx, url, Ask{Kind: probeHTTP, Timeout: r.opt.Matrix.Load.Timeout, Protocol: cellid.ProtoHTTP1})
+		if err == nil && resp.Status != 200 {
+			err = fmt.Errorf("answered status %d, not the fixed-response server's 200: is another server listening on port %d of that machine?", resp.Status, ceilingPort)
+		}
+		return err
+	}
+	f, ok := r.gen.Generator.(*fleet)
+	if !ok {
+		return r.sides.load, probe(r.gen)
+	}
+	for _, m := range f.members {
+		if err := probe(m.gen); err != nil {
+			return m.side, err
+		}
+	}
+	return r.sides.load, nil
 }

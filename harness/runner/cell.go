@@ -213,6 +213,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 			continue
 		}
 		rc := newCell(c)
+		rc.Split = r.splitOf(c)
 		rc.Generator.Version = r.gen.Versions[c.Generator]
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services, Sizes: img.Sizes}
 		lim := limitsOf(t.Limits)
@@ -625,6 +626,7 @@ func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadg
 	start := time.Now()
 	res, err := r.gen.Run(ctx, tool, s)
 	end := time.Now()
+	start = r.loadStart(start)
 	if err != nil {
 		return results.Trial{}, res, nil, err
 	}
@@ -669,7 +671,7 @@ func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadg
 		warnings = append(warnings, "trial too short for two stats samples: load generator CPU not measured")
 	}
 	started := start.UTC().Truncate(time.Millisecond)
-	return results.Trial{
+	tr := results.Trial{
 		StartedAt:          &started,
 		Result:             resultOf(res),
 		TargetCPUCores:     roundTo(tCores, 3),
@@ -678,5 +680,7 @@ func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadg
 		LoadgenCPUCores:    roundTo(lCores, 3),
 		GeneratorBound:     pinned && lCores >= analysis.GeneratorBoundShare*float64(r.opt.Matrix.Load.LoadgenCPUs),
 		Services:           perService,
-	}, res, warnings, nil
+	}
+	warnings = append(warnings, r.spread(&tr, tool.Name(), start, end, pinned)...)
+	return tr, res, warnings, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/merge"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/verify"
 )
@@ -58,7 +59,7 @@ type loadgenBuild struct {
 func (g *containerGenerator) Start(ctx context.Context, cores cpuset.Set, tools []loadgen.Tool) (Started, error) {
 	var st Started
 	var err error
-	if g.home.loadgenImage, err = g.buildImage(ctx, g.home); err != nil {
+	if g.home.loadgenImage, err = g.homeImage(ctx); err != nil {
 		return st, err
 	}
 	if g.targets.loadgenImage == "" { // two engines: the ceiling's server runs on the targets'
@@ -110,6 +111,25 @@ func (g *containerGenerator) serverImage(ctx context.Context) (string, error) {
 		return id, nil
 	}
 	return g.buildImage(ctx, g.targets)
+}
+
+// homeImage puts the load generator image on the generator's engine: a
+// further generator's (one of several) gets the very image the targets'
+// engine has from the first, copied by id, so that every generator runs
+// the same bits (and an engine without a network need not build it);
+// otherwise, or when it cannot be copied, it is built there.
+func (g *containerGenerator) homeImage(ctx context.Context) (string, error) {
+	id := g.targets.loadgenImage
+	if g.home.copyIn == nil || id == "" || g.home == g.targets {
+		return g.buildImage(ctx, g.home)
+	}
+	if _, err := g.home.copyIn(ctx, id); err != nil {
+		fmt.Fprintf(g.build.log, "warning: %v\n", err)
+	}
+	if _, _, ok, _ := g.home.eng.Images.ImageLabels(ctx, id); ok {
+		return id, nil
+	}
+	return g.buildImage(ctx, g.home)
 }
 
 // buildImage builds the load generator image on s's engine and returns
@@ -303,27 +323,46 @@ func (g *containerGenerator) Probe(ctx context.Context, target string, ask Ask) 
 // so that a trial that stops cannot hang the run; the target is then
 // probed to say which end stopped.
 func (g *containerGenerator) Run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loadgen.Result, error) {
+	res, _, err := g.RunAt(ctx, tool, s, time.Time{})
+	return res, err
+}
+
+// RunAt is Run starting at the instant at, as the generator's machine's
+// clock reads it (zero: at once), and says when the tool really ran there
+// (startingAt); the wait is not counted against its deadline.
+func (g *containerGenerator) RunAt(ctx context.Context, tool loadgen.Tool, s loadgen.Spec, at time.Time) (loadgen.Result, merge.Window, error) {
+	var w merge.Window
 	if g.id == "" {
-		return loadgen.Result{}, errNoGenerator
+		return loadgen.Result{}, w, errNoGenerator
 	}
 	deadline := loadgen.Deadline(s)
 	cmd := append([]string{"timeout", "-s", "KILL", strconv.Itoa(int(deadline.Seconds()))}, tool.Command(s)...)
-	ectx, cancel := context.WithTimeout(ctx, deadline+execGrace)
+	wait := deadline + execGrace
+	if !at.IsZero() {
+		cmd, wait = startingAt(at, cmd), wait+max(time.Until(at), 0)
+	}
+	ectx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	res, err := g.home.eng.Containers.Exec(ectx, g.id, cmd)
 	if err != nil {
 		if ctx.Err() == nil && ectx.Err() != nil {
-			return loadgen.Result{}, stalled(ctx, g, tool.Name(), s, deadline+execGrace, false)
+			return loadgen.Result{}, w, stalled(ctx, g, tool.Name(), s, deadline+execGrace, false)
 		}
-		return loadgen.Result{}, err
+		return loadgen.Result{}, w, err
+	}
+	if !at.IsZero() {
+		if w, res.Stderr, err = windowOf(res.Stderr); err != nil && res.ExitCode == 0 {
+			return loadgen.Result{}, w, err
+		}
 	}
 	if res.ExitCode == 137 { // killed by timeout -s KILL
-		return loadgen.Result{}, stalled(ctx, g, tool.Name(), s, deadline, true)
+		return loadgen.Result{}, w, stalled(ctx, g, tool.Name(), s, deadline, true)
 	}
 	if res.ExitCode != 0 {
-		return loadgen.Result{}, fmt.Errorf("%s exited %d: %s", tool.Name(), res.ExitCode, strings.TrimSpace(string(res.Stderr)))
+		return loadgen.Result{}, w, fmt.Errorf("%s exited %d: %s", tool.Name(), res.ExitCode, strings.TrimSpace(string(res.Stderr)))
 	}
-	return tool.Parse(res.Stdout, s)
+	out, err := tool.Parse(res.Stdout, s)
+	return out, w, err
 }
 
 // Usage is the cores the generator's container used between start and end.

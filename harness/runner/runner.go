@@ -89,6 +89,9 @@ type Options struct {
 	Machines      *Machines
 	LoadgenEngine Engine
 	Copy          func(ctx context.Context, ref string, toLoadgen bool) (bool, error)
+	// More are the engines of Machines.More, in its order, when a cell's
+	// load comes from several generators.
+	More []MoreEngine
 	// Reserve is how many of the single engine's lowest-numbered cores no
 	// cell uses (with Machines, each engine's own Reserve counts).
 	Reserve int
@@ -96,18 +99,22 @@ type Options struct {
 
 // OnMachines returns o set to run on two machines' engines, the load
 // generator's being lg, when machines is not nil.
-func (o Options) OnMachines(machines *Machines, lg Engine, copy func(ctx context.Context, ref string, toLoadgen bool) (bool, error)) Options {
-	if machines != nil && !lg.none() {
-		o.Machines, o.LoadgenEngine, o.Copy = machines, lg, copy
+func (o Options) OnMachines(machines *Machines, lg Engine, copy func(ctx context.Context, ref string, toLoadgen bool) (bool, error), more ...MoreEngine) Options {
+	if machines != nil && (!lg.none() || len(machines.More) > 0) {
+		o.Machines, o.LoadgenEngine, o.Copy, o.More = machines, lg, copy, more
 	}
 	return o
 }
 
-// Machines are the two engines of a run that puts targets and the load
+// Machines are the engines of a run that puts targets and the load
 // generator on different machines.
 type Machines struct {
 	Target, Loadgen matrix.EngineSpec
 	Link            string // the network between them, as the user describes it
+	// More are the further generator engines of a run whose cells' load
+	// comes from several, after Loadgen (see fleet). Loadgen or any of
+	// them may name the targets' engine.
+	More []matrix.EngineSpec
 }
 
 // Progress is told where the run is, in units of work: a cell visit that
@@ -131,15 +138,7 @@ func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 // start is Run with gen as the load generator; nil is the container one.
 func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*results.Run, error) {
 	r := &runner{opt: opt, gen: startedGenerator{Generator: gen}}
-	r.sides.target = &side{eng: eng, reserve: opt.Reserve}
-	r.sides.load = r.sides.target
-	if ms := opt.Machines; ms != nil && !opt.LoadgenEngine.none() {
-		r.sides.machines = ms
-		r.sides.target = &side{eng: eng, name: ms.Target.Name, host: ms.Target.Host, address: ms.Target.Address, reserve: ms.Target.Reserve}
-		r.sides.load = &side{eng: opt.LoadgenEngine, name: ms.Loadgen.Name, host: ms.Loadgen.Host, address: ms.Loadgen.Address, reserve: ms.Loadgen.Reserve}
-	} else {
-		r.opt.Copy = nil // one engine: nothing to copy from
-	}
+	r.placeSides(eng)
 	if r.opt.Log == nil {
 		r.opt.Log = io.Discard
 	}
@@ -162,6 +161,9 @@ type side struct {
 	cores        cpuset.Set          // what the run's cells use here
 	resolver     *baseimage.Resolver // base images on this engine
 	loadgenImage string              // the load generator image's id on this engine, once there
+	// copyIn brings an image to a further generator's engine from the
+	// targets' (MoreEngine.Copy); nil for the others.
+	copyIn func(ctx context.Context, ref string) (bool, error)
 }
 
 // where is " on engine NAME", or "" on one engine.
@@ -193,6 +195,10 @@ type runner struct {
 type sides struct {
 	target, load *side
 	machines     *Machines // the two machines, when the run spans two; nil on one engine
+	// gens are the sides of every load generator, load first: more than
+	// one when a cell's load comes from several engines. A generator on
+	// the targets' engine has the targets' side.
+	gens []*side
 }
 
 // network is the run's network: its mode, and the bridge network's name,
@@ -217,13 +223,16 @@ type visitState struct {
 	certs    *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
 }
 
-// sides are the run's distinct sides: the targets', then the load
-// generator's when it is another engine.
+// sides are the run's distinct sides: the targets', then each load
+// generator's that is another engine.
 func (r *runner) distinct() []*side {
-	if r.sides.load == r.sides.target {
-		return []*side{r.sides.target}
+	out := []*side{r.sides.target}
+	for _, s := range append([]*side{r.sides.load}, r.sides.gens...) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
 	}
-	return []*side{r.sides.target, r.sides.load}
+	return out
 }
 
 // infraGone says what of the run's own infrastructure vanished: an engine,
@@ -321,8 +330,13 @@ func (r *runner) connect(ctx context.Context) error {
 	// The id comes from the host's /etc/docker/key.json: two engines of
 	// one host (or of VMs cloned with that file) share it; the data folder
 	// tells one from the other.
-	if tg, lg := r.sides.target.info, r.sides.load.info; lg.ID == tg.ID && lg.Root == tg.Root {
-		return &SameEngineError{Names: [2]string{r.sides.target.name, r.sides.load.name}, ID: tg.ID, Root: tg.Root}
+	all := r.distinct()
+	for i, a := range all {
+		for _, b := range all[i+1:] {
+			if a.info.ID == b.info.ID && a.info.Root == b.info.Root {
+				return &SameEngineError{Names: [2]string{a.name, b.name}, ID: a.info.ID, Root: a.info.Root}
+			}
+		}
 	}
 	if r.network.mode != matrix.NetworkHost {
 		// Two machines: no namespace or bridge spans them, and a published
@@ -347,6 +361,7 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 		cells = matrix.Expand(r.opt.Matrix, sel, r.sides.target.usable())
 	}
 	Unsupported(r.opt.Matrix, cells)
+	r.spreadCells(cells)
 	selection := Selection(r.opt.Matrix, r.opt.Only, r.network.mode, cells)
 	if prev := r.opt.Resume; prev != nil && prev.Selection != selection {
 		return nil, "", fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.opt.Matrix, r.opt.Only, r.network.mode))
@@ -378,16 +393,16 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 	if dir == "" {
 		dir = lock.Dir()
 	}
-	byID := map[string]cpuset.Set{}
+	byID, firstOf := map[string]cpuset.Set{}, map[string]string{}
 	var ids []string
 	for _, s := range r.distinct() {
 		if _, seen := byID[s.info.ID]; seen {
 			if other := byID[s.info.ID]; cpuset.Overlaps(other, s.cores) {
 				fmt.Fprintf(r.opt.Log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
-					r.sides.target.name, r.sides.load.name, other, s.cores)
+					firstOf[s.info.ID], s.name, other, s.cores)
 			}
 		} else {
-			ids = append(ids, s.info.ID)
+			ids, firstOf[s.info.ID] = append(ids, s.info.ID), s.name
 		}
 		byID[s.info.ID] = cpuset.Union(byID[s.info.ID], s.cores)
 	}
@@ -423,8 +438,10 @@ func (r *runner) begin(selection string) {
 	if r.sides.machines != nil {
 		r.out.Environment.Hostname = info.Name
 		r.out.Environment.Link = r.sides.machines.Link
-		r.out.Environment.Machines = []results.Machine{
-			machine(results.RoleTarget, r.sides.target), machine(results.RoleLoadgen, r.sides.load)}
+		r.out.Environment.Machines = []results.Machine{machine(results.RoleTarget, r.sides.target)}
+		for _, s := range r.sides.gens {
+			r.out.Environment.Machines = append(r.out.Environment.Machines, machine(results.RoleLoadgen, s))
+		}
 	}
 }
 
@@ -463,8 +480,8 @@ func (r *runner) resolvers(standinLog io.Writer) {
 		r.timing.book = buildtime.Open(buildtime.Path())
 	}
 	for _, s := range r.distinct() {
-		opt := baseimage.Options{Log: r.opt.Log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.timing.book}
-		if toLoadgen := s == r.sides.load; r.opt.Copy != nil {
+		opt := baseimage.Options{Log: r.opt.Log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.timing.book, Copy: s.copyIn}
+		if toLoadgen := s == r.sides.load; r.opt.Copy != nil && (toLoadgen || s == r.sides.target) {
 			opt.Copy = func(ctx context.Context, ref string) (bool, error) { return r.opt.Copy(ctx, ref, toLoadgen) }
 		}
 		s.resolver = baseimage.NewResolver(s.eng.Images, images, opt)
@@ -728,7 +745,7 @@ func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (runni
 		return false, err
 	}
 	if r.gen.Generator == nil {
-		r.gen.Generator = r.containerGenerator()
+		r.gen.Generator = r.loadGenerator()
 	}
 	if r.gen.Started, err = r.gen.Start(ctx, set, tools); err != nil {
 		return false, err
@@ -737,20 +754,22 @@ func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (runni
 		used = append(used, tool.Name()+" "+r.gen.Versions[tool.Name()])
 	}
 	r.out.Environment.LoadGenerator = strings.Join(used, ", ")
-	if ms := r.out.Environment.Machines; len(ms) > 1 {
-		ms[1].CPUModel = r.gen.CPUModel
-	}
+	r.generatorModels()
 	return true, nil
 }
 
-// containerGenerator is the run's load generator as a container on the
-// load generator's engine.
-func (r *runner) containerGenerator() *containerGenerator {
+// containerGenerator is a load generator as a container on home, the
+// load generator's engine or a further generator's.
+func (r *runner) containerGenerator(home *side) *containerGenerator {
 	files, env := r.caFiles()
+	copy := r.opt.Copy
+	if home != r.sides.load {
+		copy = nil // the first generator puts its image on the targets' engine
+	}
 	return &containerGenerator{
 		spec: generatorSpec(r.id, r.network.name, r.labels("loadgen", "", ""), files, env),
-		home: r.sides.load, targets: r.sides.target,
-		build: loadgenBuild{log: r.opt.Log, logTo: r.buildLog, times: r.timing.book, images: r.out.Images, copy: r.opt.Copy},
+		home: home, targets: r.sides.target,
+		build: loadgenBuild{log: r.opt.Log, logTo: r.buildLog, times: r.timing.book, images: r.out.Images, copy: copy},
 	}
 }
 

@@ -1,0 +1,3 @@
+module counter
+
+go 1.26

@@ -1,0 +1,197 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/webbench/webbench/harness/analysis"
+	"github.com/webbench/webbench/harness/cpuset"
+	"github.com/webbench/webbench/harness/loadgen"
+	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/results"
+)
+
+// MoreEngine is a further load generator engine of a run whose cells'
+// load comes from several (Machines.More): the engine, none when it is
+// the targets' own, and how an image reaches it from the targets' engine
+// (nil: never copied).
+type MoreEngine struct {
+	Engine Engine
+	Copy   func(ctx context.Context, ref string) (bool, error)
+}
+
+// placeSides makes the run's sides from its engines: one side on one
+// engine; on several machines one per engine, where a load generator
+// placed on the targets' engine shares the targets' side.
+func (r *runner) placeSides(eng Engine) {
+	opt := r.opt
+	r.sides.target = &side{eng: eng, reserve: opt.Reserve}
+	r.sides.load = r.sides.target
+	ms := opt.Machines
+	if ms == nil || opt.LoadgenEngine.none() && len(ms.More) == 0 {
+		r.opt.Copy = nil // one engine: nothing to copy from
+		r.sides.gens = []*side{r.sides.load}
+		return
+	}
+	r.sides.machines = ms
+	r.sides.target = sideOf(eng, ms.Target)
+	r.sides.load = r.sides.target
+	if !opt.LoadgenEngine.none() && ms.Loadgen.Name != ms.Target.Name {
+		r.sides.load = sideOf(opt.LoadgenEngine, ms.Loadgen)
+	} else {
+		r.opt.Copy = nil
+	}
+	r.sides.gens = []*side{r.sides.load}
+	for i, spec := range ms.More {
+		s := r.sides.target
+		if i < len(opt.More) && !opt.More[i].Engine.none() && spec.Name != ms.Target.Name {
+			s = sideOf(opt.More[i].Engine, spec)
+			s.copyIn = opt.More[i].Copy
+		}
+		r.sides.gens = append(r.sides.gens, s)
+	}
+}
+
+func sideOf(eng Engine, spec matrix.EngineSpec) *side {
+	return &side{eng: eng, name: spec.Name, host: spec.Host, address: spec.Address, reserve: spec.Reserve}
+}
+
+// several says whether a cell's load comes from several generators.
+func (r *runner) several() bool { return len(r.sides.gens) > 1 }
+
+// spreadCells skips, naming why, the cells whose load cannot be divided
+// among the generators (fewer connections than generators, a share the
+// tool cannot hold) or whose generator on the targets' machine would share
+// the target's cores, and adds every other generator's cores to its
+// side's, to be locked.
+func (r *runner) spreadCells(cells []matrix.Cell) {
+	if !r.several() {
+		return
+	}
+	for i, c := range cells {
+		if c.Skip != "" {
+			continue
+		}
+		if why := r.unspread(c); why != "" {
+			cells[i].Skip = why
+			continue
+		}
+		for _, g := range r.sides.gens[1:] {
+			set, _ := memberCores(g, len(c.LoadgenSet))
+			g.cores = cpuset.Union(g.cores, set)
+		}
+	}
+}
+
+// unspread says why c's load cannot come from the run's generators, ""
+// when it can.
+func (r *runner) unspread(c matrix.Cell) string {
+	tool := loadgen.Tools[c.Generator]
+	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(r.sides.gens))
+	if err != nil {
+		return fmt.Sprintf("its load cannot be divided among %d load generators: %v", len(r.sides.gens), err)
+	}
+	for i, g := range r.sides.gens {
+		set, err := memberCores(g, len(c.LoadgenSet))
+		switch {
+		case err != nil:
+			return fmt.Sprintf("the load generator on engine %s: %v", g.name, err)
+		case g == r.sides.target && cpuset.Overlaps(set, c.CPUSet):
+			return fmt.Sprintf("the load generator on engine %s, the targets' own, would share the target's cores (%s and %s)", g.name, set, c.CPUSet)
+		}
+		if why := tool.Unsupported(specs[i]); why != "" {
+			return fmt.Sprintf("the share of the load generator on engine %s: %s", g.name, why)
+		}
+	}
+	return ""
+}
+
+// loadGenerator is the run's load generator: a container on the load
+// generator's engine, or a fleet of one on each generator engine.
+func (r *runner) loadGenerator() Generator {
+	if !r.several() {
+		return r.containerGenerator(r.sides.load)
+	}
+	f := &fleet{}
+	for _, s := range r.sides.gens {
+		f.members = append(f.members, fleetMember{engine: s.name, side: s, gen: r.containerGenerator(s)})
+	}
+	return f
+}
+
+// generatorModels records the processor of each load generator machine
+// that is not the targets' (reach records that one).
+func (r *runner) generatorModels() {
+	ms := r.out.Environment.Machines
+	if len(ms) < 2 {
+		return
+	}
+	f, ok := r.gen.Generator.(*fleet)
+	if !ok {
+		ms[1].CPUModel = r.gen.CPUModel
+		return
+	}
+	for i, st := range f.started {
+		if i+1 < len(ms) && st.CPUModel != "" {
+			ms[i+1].CPUModel = st.CPUModel
+		}
+	}
+}
+
+// loadStart is when the load of the run that began at start really
+// began: a fleet's start instant, later than the call by startLead,
+// whose wait must count in no CPU figure.
+func (r *runner) loadStart(start time.Time) time.Time {
+	if f, ok := r.gen.Generator.(*fleet); ok && f.last != nil && f.last.StartAt.After(start) {
+		return f.last.StartAt
+	}
+	return start
+}
+
+// splitOf is how c's load is divided among the generators, nil when one
+// generator carries it.
+func (r *runner) splitOf(c matrix.Cell) []results.Share {
+	if !r.several() {
+		return nil
+	}
+	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(r.sides.gens))
+	if err != nil {
+		return nil // spreadCells skipped the cell
+	}
+	out := make([]results.Share, len(specs))
+	for i, g := range r.sides.gens {
+		set, _ := memberCores(g, len(c.LoadgenSet))
+		out[i] = results.Share{Engine: g.name, CPUSet: set.String(), Connections: specs[i].Connections, Rate: specs[i].Rate, Requests: specs[i].Requests}
+	}
+	return out
+}
+
+// spread records in tr how the fleet's last run went, each generator's
+// CPU between start and end included, and makes the trial generator-bound
+// when any generator is (its CPU at analysis.GeneratorBoundShare of its
+// own cores, pinned apart). It returns the trial's warnings; nothing for
+// one generator.
+func (r *runner) spread(tr *results.Trial, tool string, start, end time.Time, pinned bool) []string {
+	f, ok := r.gen.Generator.(*fleet)
+	if !ok || f.last == nil {
+		return nil
+	}
+	sp := f.last
+	f.last = nil
+	tr.GeneratorBound = false
+	for i, m := range f.members {
+		cores, ok := m.gen.Usage(start, end)
+		g := &sp.Generators[i]
+		g.LoadgenCPUCores = roundTo(cores, 3)
+		g.GeneratorBound = pinned && ok && cores >= analysis.GeneratorBoundShare*float64(r.opt.Matrix.Load.LoadgenCPUs)
+		tr.GeneratorBound = tr.GeneratorBound || g.GeneratorBound
+	}
+	tr.Spread = sp
+	if len(sp.NoLatency) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("no latency percentiles: the load came from %d generators, and %s exported no full distribution of its latencies (on engine %s); percentiles of several generators are merged from full distributions, never averaged",
+		len(f.members), tool, strings.Join(sp.NoLatency, ", "))}
+}
