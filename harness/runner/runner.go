@@ -481,11 +481,12 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 			per = r.opt.Matrix.Load.Trials
 		}
 		if old := r.kept[c.ID()]; old != nil {
-			if old.Status == results.Failed || !r.order.interleave {
+			switch {
+			case old.Status == results.Failed || r.whole(old):
 				per = 0
-			} else {
+			case r.order.interleave:
 				per -= min(len(old.Trials), per)
-			}
+			} // cell by cell, a cell measured in part has its one visit to come
 		}
 		units += per
 	}
@@ -516,6 +517,9 @@ func (r *runner) createNetwork(ctx context.Context) error {
 // measure starts the load generator, builds each target, measures the
 // ceilings and then every cell's visits, saving as it goes.
 func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run, error) {
+	// From the start: a run killed before it saved anything else (builds
+	// take minutes) leaves a results.json that --resume takes.
+	r.save()
 	stop := func(err error) (*results.Run, error) {
 		if ctx.Err() != nil {
 			r.out.Interrupted = true
