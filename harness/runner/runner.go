@@ -2,8 +2,8 @@
 // builds each target once, and takes every cell through start, readiness,
 // verification, warm-up and trials, recording each cell as ok, failed or
 // skipped. It talks to the engine through the Engine interface and writes
-// results.json after every visit, and nothing else: drawing is the
-// command's. Nothing about one cell stops the next; everything the run
+// results.json as measuring starts and after every trial and visit, and
+// nothing else: drawing is the command's. Nothing about one cell stops the next; everything the run
 // creates is removed when it ends, even when it is interrupted.
 package runner
 
@@ -120,8 +120,8 @@ type Progress interface {
 }
 
 // Run measures the matrix and returns what it measured, writing
-// OutDir/results.json after every cell visit and nothing else (rendering
-// is the caller's). The error is set only when the run could not start at
+// OutDir/results.json as measuring starts and after every trial and cell
+// visit, and nothing else (rendering is the caller's). The error is set only when the run could not start at
 // all or was interrupted (ctx.Err()); a cell's failure is recorded in its
 // cell, not returned.
 func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
