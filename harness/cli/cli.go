@@ -694,9 +694,11 @@ func draw(out string, res *results.Run, stderr io.Writer) error {
 	if err := safefile.NoLinks(out, "charts"); err != nil {
 		return fmt.Errorf("writing README.md and charts: %w", err)
 	}
-	if err := report.WriteDir(out, res); err != nil {
+	left, err := report.WriteDir(out, res)
+	if err != nil {
 		return fmt.Errorf("writing README.md and charts: %w", err)
 	}
+	warnLeft(stderr, out, left)
 	parent := filepath.Dir(filepath.Clean(out))
 	if err := safefile.Check(filepath.Join(parent, "README.md"), MaxIndexSize); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("updating the index beside %s: %w", out, err)
@@ -716,6 +718,14 @@ func draw(out string, res *results.Run, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "index updated: %s\n", filepath.Join(parent, "README.md"))
 	}
 	return nil
+}
+
+// warnLeft warns with what the report's caps left out of dir's README.md
+// and charts, which the README also says at its top.
+func warnLeft(stderr io.Writer, dir string, left []string) {
+	for _, l := range left {
+		fmt.Fprintf(stderr, "warning: %s is capped: %s\n", filepath.Join(dir, "README.md"), l)
+	}
 }
 
 // MaxIndexSize bounds the README.md that index rewrites (the committed
@@ -794,9 +804,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		if err := safefile.NoLinks(dir, "charts"); err != nil {
 			return usageErr("report: %v", err)
 		}
-		if err := report.WriteDir(dir, run); err != nil {
+		left, err := report.WriteDir(dir, run)
+		if err != nil {
 			return err
 		}
+		warnLeft(stderr, dir, left)
 		fmt.Fprintln(stdout, filepath.Join(dir, "README.md"))
 		return nil
 	}

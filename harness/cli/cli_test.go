@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/webbench/webbench/harness/results"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/numfmt"
+	"github.com/webbench/webbench/harness/report"
+	"github.com/webbench/webbench/harness/results"
 )
 
 func runMain(args ...string) (int, string, string) {
@@ -440,5 +443,35 @@ func TestIndexAndReportRefuseWhatHangsOrDestroys(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(elsewhere, "keep.svg")); err != nil {
 		t.Errorf("report deleted a file through the link: %v", err)
+	}
+}
+
+// A run past a cap of the report (issue 40: 200,000 cells made a 61 MB
+// README) is rendered within it, and report warns with what was left out,
+// which the README says at its top.
+func TestReportWarnsCapped(t *testing.T) {
+	run, err := results.Read(filepath.Join("..", "..", "results", "2c-amd-epyc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := run.Cells
+	run.Cells = nil
+	for i := range report.DefaultCaps.Cells + 1 {
+		c := *cells[i%len(cells)]
+		c.Target = fmt.Sprintf("%s-%d", c.Target, i)
+		run.Cells = append(run.Cells, &c)
+	}
+	dir := t.TempDir()
+	if err := results.Write(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runMain("report", dir)
+	want := fmt.Sprintf("warning: %s is capped: 1 of the run's %s cells are left out", filepath.Join(dir, "README.md"), numfmt.Count(int64(len(run.Cells))))
+	if code != ExitOK || !strings.Contains(stderr, want) {
+		t.Errorf("report: exit %d, stderr %q; want it to warn %q", code, stderr, want)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	if !strings.Contains(string(md), "**Not all of this run is shown.**") {
+		t.Error("the README does not say what was left out")
 	}
 }

@@ -35,46 +35,71 @@ type Chart struct {
 // target per scenario (bars with the 95% interval, or min…max with fewer
 // than 6 trials, as whiskers), RPS against cores and against a param (one
 // line per target) where the run varied them, and latency percentiles per
-// target.
+// target. It stops at DefaultCaps' charts and bytes of SVG (Render says
+// so).
 func Charts(run *results.Run) ([]Chart, error) {
-	var out []Chart
-	for _, sc := range scenarios(run) {
-		add := func(c Chart, err error) error {
+	d, err := DefaultCaps.drawCharts(run)
+	if err != nil {
+		return nil, err
+	}
+	return d.charts, nil
+}
+
+// drawn is the charts of one render, and where the caps stopped them.
+type drawn struct {
+	charts  []Chart
+	bytes   int
+	stopped string // the scenario whose chart passed a cap; "" when none did
+	after   int    // how many scenarios follow it
+}
+
+// drawCharts draws the charts of each scenario in turn until one would
+// pass cp's count or bytes of charts: drawing stops there, so that a run
+// of many cells costs no more than the caps allow.
+func (cp Caps) drawCharts(run *results.Run) (*drawn, error) {
+	d := &drawn{}
+	scs := scenarios(run)
+	for i, sc := range scs {
+		for _, draw := range chartsOf(run, sc) {
+			c, err := draw()
 			if err != nil {
-				return fmt.Errorf("chart %s: %w", c.File, err)
+				return nil, fmt.Errorf("chart %s: %w", c.File, err)
 			}
-			if c.SVG != nil {
-				out = append(out, c)
+			if c.SVG == nil {
+				continue // nothing to draw: a single core count, no param
 			}
-			return nil
-		}
-		if err := add(latencyCurves(run, sc)); err != nil {
-			return nil, err
-		}
-		rows := analysis.FullSpeed(analysis.Rows(run, sc))
-		if len(rows) == 0 {
-			continue
-		}
-		if err := add(rpsBars(sc, rows)); err != nil {
-			return nil, err
-		}
-		if err := add(rpsVs(sc, rows, "cores", func(r *analysis.Row) (float64, bool) { return float64(r.CPUs), true })); err != nil {
-			return nil, err
-		}
-		if err := add(rpsVs(sc, rows, "param", paramValue)); err != nil {
-			return nil, err
-		}
-		// Percentiles come from the generators that report them (h2load
-		// gives only mean and max): no line of zeros for the others.
-		timed := slices.DeleteFunc(slices.Clone(rows), func(r *analysis.Row) bool { return r.P50.Median == 0 })
-		groups := latencyGroups(timed)
-		for _, g := range groups {
-			if err := add(latency(sc, timed, g, len(groups) > 1)); err != nil {
-				return nil, err
+			if len(d.charts) == cp.Charts || d.bytes+len(c.SVG) > cp.ChartBytes {
+				d.stopped, d.after = sc, len(scs)-1-i
+				return d, nil
 			}
+			d.charts, d.bytes = append(d.charts, c), d.bytes+len(c.SVG)
 		}
 	}
-	return out, nil
+	return d, nil
+}
+
+// chartsOf lists how to draw each chart of scenario sc, in their order,
+// so that none is drawn past a cap.
+func chartsOf(run *results.Run, sc string) []func() (Chart, error) {
+	draws := []func() (Chart, error){func() (Chart, error) { return latencyCurves(run, sc) }}
+	rows := analysis.FullSpeed(analysis.Rows(run, sc))
+	if len(rows) == 0 {
+		return draws
+	}
+	draws = append(draws,
+		func() (Chart, error) { return rpsBars(sc, rows) },
+		func() (Chart, error) {
+			return rpsVs(sc, rows, "cores", func(r *analysis.Row) (float64, bool) { return float64(r.CPUs), true })
+		},
+		func() (Chart, error) { return rpsVs(sc, rows, "param", paramValue) })
+	// Percentiles come from the generators that report them (h2load
+	// gives only mean and max): no line of zeros for the others.
+	timed := slices.DeleteFunc(slices.Clone(rows), func(r *analysis.Row) bool { return r.P50.Median == 0 })
+	groups := latencyGroups(timed)
+	for _, g := range groups {
+		draws = append(draws, func() (Chart, error) { return latency(sc, timed, g, len(groups) > 1) })
+	}
+	return draws
 }
 
 // okabeIto is the colour-blind-safe palette of Okabe and Ito (2008), in

@@ -26,7 +26,7 @@ func TestWriteDirRefusesLinkedCharts(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(dir, "charts")); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteDir(dir, run); !errors.Is(err, safefile.ErrLink) {
+	if _, err := WriteDir(dir, run); !errors.Is(err, safefile.ErrLink) {
 		t.Errorf("WriteDir through a linked charts/: %v, want %v", err, safefile.ErrLink)
 	}
 	if _, err := os.Stat(mine); err != nil {

@@ -27,22 +27,24 @@ import (
 	"github.com/webbench/webbench/harness/results"
 )
 
-// WriteDir writes README.md and charts/*.svg into dir, from run alone.
-func WriteDir(dir string, run *results.Run) error {
-	charts, err := Charts(run)
+// WriteDir writes README.md and charts/*.svg into dir, from run alone,
+// within the caps of Render; it returns what they left out (Rendered.Left),
+// for the command to warn with.
+func WriteDir(dir string, run *results.Run) ([]string, error) {
+	r, err := Render(run)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(charts) > 0 {
+	if len(r.Charts) > 0 {
 		if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	drawn := map[string]bool{}
-	for _, c := range charts {
+	for _, c := range r.Charts {
 		drawn[c.File] = true
 		if err := results.WriteFileAtomic(filepath.Join(dir, "charts", c.File), c.SVG); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// charts/ holds what this run draws and nothing else: a chart of an
@@ -51,21 +53,17 @@ func WriteDir(dir string, run *results.Run) error {
 	// A linked charts/ (or a link in it) would make that removal reach
 	// files elsewhere: refused.
 	if err := safefile.NoLinks(dir, "charts"); err != nil {
-		return err
+		return nil, err
 	}
 	stale, _ := filepath.Glob(filepath.Join(dir, "charts", "*.svg"))
 	for _, f := range stale {
 		if !drawn[filepath.Base(f)] {
 			if err := os.Remove(f); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	var b strings.Builder
-	if err := markdown(&b, run, charts); err != nil {
-		return err
-	}
-	return results.WriteFileAtomic(filepath.Join(dir, "README.md"), []byte(b.String()))
+	return r.Left, results.WriteFileAtomic(filepath.Join(dir, "README.md"), r.README)
 }
 
 // markdown renders a run's README.md: its header, then the tables of

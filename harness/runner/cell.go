@@ -229,8 +229,8 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 }
 
 // keptCell is the cell a resumed run measured, and whether it is done: ok
-// with every trial (resume keeps no failed cell, and a partly measured one
-// only when trials are interleaved).
+// with every trial (resume keeps no failed cell; a partly measured one,
+// saved after each trial, gets its other trials).
 func (r *runner) keptCell(c matrix.Cell) (rc *results.Cell, done bool) {
 	rc = r.kept[c.ID()]
 	if rc == nil {
@@ -262,7 +262,9 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 			if v.done {
 				continue
 			}
-			if err := r.visit(ctx, v, r.opt.Matrix.Load.Trials, 1); err != nil {
+			// A cell a killed run measured in part gets its other trials.
+			had := len(v.rc.Trials)
+			if err := r.visit(ctx, v, r.opt.Matrix.Load.Trials-had, had+1); err != nil {
 				return err
 			}
 		}
@@ -296,10 +298,12 @@ func (r *runner) sortCells(index map[string]int) {
 // records the outcome. It returns an error only when the run is interrupted.
 func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 	start := time.Now()
-	err := r.runCell(ctx, v.t, v.c, v.rc, trials, first)
+	err := r.runCell(ctx, v, trials, first)
 	v.rc.Seconds = roundTo(v.rc.Seconds+time.Since(start).Seconds(), 2)
 	if ctx.Err() != nil {
-		return ctx.Err() // an interrupted visit is not recorded: it measured nothing whole
+		// An interrupted visit records nothing more: the trials it
+		// finished are saved (savedTrial), the one cut short is not.
+		return ctx.Err()
 	}
 	units := 1
 	if err != nil {
@@ -329,13 +333,29 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		v.rc.Status = results.OK
 		v.done = first+trials > r.opt.Matrix.Load.Trials
 	}
+	r.list(v)
+	r.save()
+	r.opt.Progress.Done(v.rc, units)
+	return nil
+}
+
+// list puts v's cell among the run's cells, once.
+func (r *runner) list(v *visit) {
 	if !v.listed {
 		r.out.Cells = append(r.out.Cells, v.rc)
 		v.listed = true
 	}
+}
+
+// savedTrial writes results.json once a trial of v is recorded, its cell
+// ok so far, so that a run killed in a later trial (SIGKILL, a second
+// Ctrl-C: nothing saves then) loses that trial alone: --resume keeps the
+// trials recorded, and the cell is done only with every trial (whole). A
+// visit that fails afterwards records the cell failed.
+func (r *runner) savedTrial(v *visit) {
+	v.rc.Status = results.OK
+	r.list(v)
 	r.save()
-	r.opt.Progress.Done(v.rc, units)
-	return nil
 }
 
 func newCell(c matrix.Cell) *results.Cell {
@@ -409,11 +429,12 @@ func (r *runner) remove(ctx context.Context, s stack) {
 	}
 }
 
-// runCell starts fresh containers of the target for the cell, warms them
-// up and runs trials trials (numbered from first), then, for TFB's updates
-// test, holds them to what the database shows written (dbcheck.go); the
-// containers are removed before it returns.
-func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell, trials, first int) error {
+// runCell starts fresh containers of v's target for its cell, warms them
+// up and runs trials trials (numbered from first), saving after each, then,
+// for TFB's updates test, holds them to what the database shows written
+// (dbcheck.go); the containers are removed before it returns.
+func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) error {
+	t, c, rc := v.t, v.c, v.rc
 	sc := r.scenario(c.Scenario)
 	if r.state.leftover != nil {
 		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.state.leftover)
@@ -470,6 +491,7 @@ func (r *runner) runCell(ctx context.Context, t matrix.Target, c matrix.Cell, rc
 		if err := r.measureTrial(ctx, s, c, rc, tool, spec, judge, k); err != nil {
 			return err
 		}
+		r.savedTrial(v)
 	}
 	if err := s.running(ctx, "during the trials"); err != nil {
 		return err

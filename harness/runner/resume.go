@@ -14,9 +14,10 @@ import (
 )
 
 // resume takes over an earlier run's results: the environment it started
-// in, its seed and order, its ceilings, and its cells that are finished
-// (failed, or ok with every trial) or partly measured (ok with some
-// trials, interleaved); skipped cells are judged again.
+// in, its seed and order, its ceilings, and its cells ok with every trial
+// or with some (interleaved, or killed in the middle of a cell's trials:
+// they get the rest); failed cells are measured again, skipped ones judged
+// again.
 func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 	env := r.out.Environment
 	r.out.Environment = prev.Environment
@@ -30,7 +31,7 @@ func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 	r.order.interleave, r.order.seed = prev.Matrix.Order == results.Interleaved, prev.Matrix.Seed
 	r.out.Matrix.Blocked, r.order.blocked = prev.Matrix.Blocked, prev.Matrix.Blocked
 	r.out.Ceilings = slices.DeleteFunc(slices.Clone(prev.Ceilings), func(c results.Ceiling) bool { return c.Error != "" })
-	kept, warnings := keptCells(prev.Cells, r.opt.Matrix, cells, r.order.interleave)
+	kept, warnings := keptCells(prev.Cells, r.opt.Matrix, cells)
 	r.kept = map[string]*results.Cell{}
 	for _, c := range kept {
 		r.kept[c.ID()] = c
@@ -47,13 +48,13 @@ func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 // by id) and that hold up (see untrusted); each other one that was
 // measured is named in a warning, to be measured again. Skipped cells and
 // cells with no trial are judged again without a word.
-func keptCells(prev []*results.Cell, m *matrix.Matrix, made map[string]bool, interleave bool) (kept []*results.Cell, warnings []string) {
+func keptCells(prev []*results.Cell, m *matrix.Matrix, made map[string]bool) (kept []*results.Cell, warnings []string) {
 	ids := map[string]bool{}
 	for _, c := range prev {
 		if c == nil || c.Status == results.Skipped || c.Status == results.OK && len(c.Trials) == 0 {
 			continue
 		}
-		if why := untrusted(c, m, made, ids, interleave); why != "" {
+		if why := untrusted(c, m, made, ids); why != "" {
 			warnings = append(warnings, fmt.Sprintf("resume: cell %s of results.json not kept (%s); it is measured again", c.ID(), why))
 			continue
 		}
@@ -118,7 +119,7 @@ func shortID(id string) string {
 // than asked, each consistent with itself and with the load asked. A
 // failed cell is measured again: a failure cannot be checked from the
 // file, and measuring it again costs one visit.
-func untrusted(c *results.Cell, m *matrix.Matrix, made, kept map[string]bool, interleave bool) string {
+func untrusted(c *results.Cell, m *matrix.Matrix, made, kept map[string]bool) string {
 	load := m.Load.Counted(c.Requests) // the requests axis's count, in place of the load's
 	switch {
 	case !made[c.ID()]:
@@ -131,8 +132,6 @@ func untrusted(c *results.Cell, m *matrix.Matrix, made, kept map[string]bool, in
 		return fmt.Sprintf("unknown status %q", c.Status)
 	case len(c.Trials) > load.Trials:
 		return fmt.Sprintf("%d trials where the matrix asks %d", len(c.Trials), load.Trials)
-	case !interleave && len(c.Trials) < load.Trials:
-		return fmt.Sprintf("%d of %d trials, and trials run cell by cell", len(c.Trials), load.Trials)
 	}
 	for i, t := range c.Trials {
 		switch {

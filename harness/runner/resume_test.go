@@ -1,6 +1,10 @@
 package runner
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -42,7 +46,7 @@ func TestKeptCells(t *testing.T) {
 		}
 	}
 	cells[7].Trials[1].Requests = 1000 // 1e9 rps from 1,000 requests in 10 s
-	kept, warnings := keptCells(cells, m, made, true)
+	kept, warnings := keptCells(cells, m, made)
 	if !slices.Equal(kept, []*results.Cell{whole, part}) {
 		t.Errorf("kept %v, want a and b", kept)
 	}
@@ -56,8 +60,73 @@ func TestKeptCells(t *testing.T) {
 			t.Errorf("warning %d: %q, want it to say %q", i, warnings[i], w)
 		}
 	}
-	// Cell by cell, a partly measured cell cannot be finished in order.
-	if kept, _ := keptCells([]*results.Cell{whole, part}, m, made, false); !slices.Equal(kept, []*results.Cell{whole}) {
-		t.Errorf("sequential: kept %v, want a alone", kept)
+}
+
+// A run killed at any moment (SIGKILL, or a second Ctrl-C: nothing saves
+// then) leaves a results.json that --resume reads and continues from,
+// losing only the trial that was running. Here a run of two cells of three
+// trials, cell by cell, is killed as a load starts: the file is taken as
+// the kill finds it, and the resume runs from that file alone.
+func TestKilledRunResumes(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	all := []string{"load a/plaintext/1cpu/c8", "load a/plaintext/1cpu/c8", "load a/plaintext/1cpu/c8",
+		"load b/plaintext/1cpu/c8", "load b/plaintext/1cpu/c8", "load b/plaintext/1cpu/c8"}
+	for _, kill := range []int{1, 3} { // before any trial was recorded; in a's third, two recorded
+		t.Run(fmt.Sprintf("at load %d", kill), func(t *testing.T) {
+			f := newFake()
+			f.span = 600 * time.Millisecond // half the matrix's 1s or more: a resume keeps such trials
+			ctx, cancel := context.WithCancel(context.Background())
+			out, left := t.TempDir(), t.TempDir()
+			loads := 0
+			f.onRun = func(string, int) {
+				if loads++; loads == kill {
+					data, err := os.ReadFile(filepath.Join(out, "results.json"))
+					if err != nil {
+						t.Errorf("no results.json when load %d starts: %v", kill, err)
+					}
+					os.WriteFile(filepath.Join(left, "results.json"), data, 0o644)
+					cancel()
+				}
+			}
+			runCtx(ctx, t, f, m, Options{Sequential: true, NoCeiling: true, OutDir: out})
+			prev, err := results.Read(left)
+			if err != nil {
+				t.Fatalf("results.json as the kill left it: %v", err)
+			}
+			var kept []results.Trial
+			for _, c := range prev.Cells {
+				kept = append(kept, c.Trials...)
+				if c.Status != results.OK {
+					t.Errorf("%s saved %s, want ok with its trials so far", c.ID(), c.Status)
+				}
+			}
+			if len(kept) != kill-1 || prev.FinishedAt != nil {
+				t.Fatalf("%d trials saved before load %d, want %d; finished %v", len(kept), kill, kill-1, prev.FinishedAt)
+			}
+			f2 := newFake()
+			f2.span = f.span
+			res, err, p := run(t, f2, m, Options{OutDir: left, Resume: prev, NoCeiling: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The cell measured in part is not done: its other trials run,
+			// and no trial runs twice.
+			if got := f2.loads(); !slices.Equal(got, all[kill-1:]) {
+				t.Errorf("the resume ran %q, want %q", got, all[kill-1:])
+			}
+			if p.units != 2 || p.done != 2 {
+				t.Errorf("progress: %d units, %d done; want a visit of each cell", p.units, p.done)
+			}
+			for _, c := range res.Cells {
+				if c.Status != results.OK || len(c.Trials) != 3 {
+					t.Errorf("%s: %s with %d trials, want ok with 3", c.ID(), c.Status, len(c.Trials))
+				}
+			}
+			for i, tr := range kept {
+				if !res.Cells[0].Trials[i].StartedAt.Equal(*tr.StartedAt) {
+					t.Errorf("a's trial %d was measured again", i+1)
+				}
+			}
+		})
 	}
 }

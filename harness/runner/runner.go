@@ -2,8 +2,8 @@
 // builds each target once, and takes every cell through start, readiness,
 // verification, warm-up and trials, recording each cell as ok, failed or
 // skipped. It talks to the engine through the Engine interface and writes
-// results.json after every visit, and nothing else: drawing is the
-// command's. Nothing about one cell stops the next; everything the run
+// results.json as measuring starts and after every trial and visit, and
+// nothing else: drawing is the command's. Nothing about one cell stops the next; everything the run
 // creates is removed when it ends, even when it is interrupted.
 package runner
 
@@ -127,8 +127,8 @@ type Progress interface {
 }
 
 // Run measures the matrix and returns what it measured, writing
-// OutDir/results.json after every cell visit and nothing else (rendering
-// is the caller's). The error is set only when the run could not start at
+// OutDir/results.json as measuring starts and after every trial and cell
+// visit, and nothing else (rendering is the caller's). The error is set only when the run could not start at
 // all or was interrupted (ctx.Err()); a cell's failure is recorded in its
 // cell, not returned.
 func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
@@ -498,11 +498,12 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 			per = r.opt.Matrix.Load.Trials
 		}
 		if old := r.kept[c.ID()]; old != nil {
-			if old.Status == results.Failed || !r.order.interleave {
+			switch {
+			case old.Status == results.Failed || r.whole(old):
 				per = 0
-			} else {
+			case r.order.interleave:
 				per -= min(len(old.Trials), per)
-			}
+			} // cell by cell, a cell measured in part has its one visit to come
 		}
 		units += per
 	}
@@ -533,6 +534,9 @@ func (r *runner) createNetwork(ctx context.Context) error {
 // measure starts the load generator, builds each target, measures the
 // ceilings and then every cell's visits, saving as it goes.
 func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run, error) {
+	// From the start: a run killed before it saved anything else (builds
+	// take minutes) leaves a results.json that --resume takes.
+	r.save()
 	stop := func(err error) (*results.Run, error) {
 		if ctx.Err() != nil {
 			r.out.Interrupted = true
