@@ -234,6 +234,11 @@ func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
 	if err != nil {
 		return nil, nil, withCode(ExitUsage, err)
 	}
+	if m.only != "" {
+		// What the user names replaces the profile's selection: a target
+		// of one's own must not vanish because a profile's only: predates it.
+		mx.ProfileOnly = nil
+	}
 	switch n := matrix.Count(mx, sel); {
 	case n > m.maxCells:
 		return nil, nil, usageErr("%s: the matrix expands to %d cells, more than --max-cells %d", m.file, n, m.maxCells)

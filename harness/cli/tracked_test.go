@@ -67,3 +67,20 @@ func TestPlanNamesWhatIsLeftOut(t *testing.T) {
 		t.Errorf("plan names a selected target as left out")
 	}
 }
+
+// A target the profile's only: leaves out is measured when --only names
+// it: the README's "your own target" step (make matrix runs the quick
+// profile) once measured go-nethttp alone and said nothing but a
+// "left out" line about the newcomer's target.
+func TestOnlyReplacesProfileOnly(t *testing.T) {
+	code, out, stderr := runMain("plan", "-f", filepath.Join("..", "..", "matrix.yaml"), "--profile", "quick", "--only", "db-go-pgx,go-nethttp")
+	if code != ExitOK {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "db-go-pgx/") || !strings.Contains(out, "go-nethttp/") {
+		t.Errorf("plan --profile quick --only db-go-pgx,go-nethttp lists not both:\n%s", out)
+	}
+	if strings.Contains(out, "db-go-pgx: left out") {
+		t.Errorf("plan still leaves out the target --only names:\n%s", out)
+	}
+}

@@ -238,7 +238,7 @@ type (
 		Requests    []int64       `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000" doc:"Replaces the requests axis." example:"[1000000]"`
 		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the generator axis." example:"[ab, bombardier]"`
 		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the cross-check generator." example:"h2load"`
-		Only        *string       `yaml:"only" check:"str" doc:"The cells the profile measures, in the --only syntax (NAME or TARGET[:VARIANT]/SCENARIO terms, globs allowed, comma-separated); with --only too, a cell must be picked by both." example:"'serial-*'"`
+		Only        *string       `yaml:"only" check:"str" doc:"The cells the profile measures, in the --only syntax (NAME or TARGET[:VARIANT]/SCENARIO terms, globs allowed, comma-separated); an --only given on the command line replaces it." example:"'serial-*'"`
 		Control     *string       `yaml:"control" check:"str" doc:"Replaces the file's control." example:"serial-go/noprocess"`
 		Report      *reportSchema `yaml:"report" doc:"Replaces the file's report." example:"{relative_to: [{scenario: noprocess}]}"`
 	}
