@@ -544,6 +544,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if res == nil {
 		return err
 	}
+	if unsaved := (*runner.UnsavedError)(nil); errors.As(err, &unsaved) {
+		return summarize(stdout, *out, res, err) // no README drawn from what is not on disk
+	}
 	return summarize(stdout, *out, res, errors.Join(err, draw(*out, res, stderr)))
 }
 

@@ -221,7 +221,18 @@ type visitState struct {
 	leftover error                  // a container a visit could not remove: the next visit must not run
 	ceilings map[ceilingKey]float64 // the load generator's ceiling RPS
 	certs    *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
+	unsaved  error                  // why the last write of results.json failed; nil when it succeeded
 }
+
+// UnsavedError is a run whose results.json could not be written at its
+// end: what it measured is in memory only, so it is no success.
+type UnsavedError struct{ Err error }
+
+func (e *UnsavedError) Error() string {
+	return "results.json could not be written, so this run's measurements are not on disk: " + e.Err.Error()
+}
+
+func (e *UnsavedError) Unwrap() error { return e.Err }
 
 // sides are the run's distinct sides: the targets', then each load
 // generator's that is another engine.
@@ -584,6 +595,9 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 	now := time.Now().UTC().Truncate(time.Second)
 	r.out.FinishedAt = &now
 	r.save()
+	if r.state.unsaved != nil {
+		return r.out, &UnsavedError{Err: r.state.unsaved}
+	}
 	return r.out, nil
 }
 
@@ -713,8 +727,9 @@ func (r *runner) save() {
 	for i, w := range r.out.Warnings {
 		r.out.Warnings[i] = redact.Text(w)
 	}
-	if err := results.Write(r.opt.OutDir, r.out); err != nil {
-		fmt.Fprintf(r.opt.Log, "error: writing results: %v\n", err)
+	r.state.unsaved = results.Write(r.opt.OutDir, r.out)
+	if r.state.unsaved != nil {
+		fmt.Fprintf(r.opt.Log, "error: writing results: %v\n", r.state.unsaved)
 	}
 }
 

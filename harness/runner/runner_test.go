@@ -1093,3 +1093,18 @@ func TestNearMemoryLimit(t *testing.T) {
 		t.Errorf("a warnings %q; b %s, warnings %q", a.Warnings, b.Status, b.Warnings)
 	}
 }
+
+// A run whose results.json cannot be written is no success: it ends with
+// an UnsavedError (the cells stay in memory, for the message), not nil.
+func TestUnsavedRunFails(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b")
+	out := t.TempDir()
+	if err := os.Mkdir(filepath.Join(out, "results.json"), 0o755); err != nil { // a folder where the file goes
+		t.Fatal(err)
+	}
+	res, err, _ := run(t, newFake(), m, Options{OutDir: out})
+	var unsaved *UnsavedError
+	if !errors.As(err, &unsaved) || res == nil || len(res.Cells) != 2 {
+		t.Errorf("err = %v, cells %v", err, res)
+	}
+}
