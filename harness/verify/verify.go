@@ -31,6 +31,9 @@ type Response struct {
 	// Negotiated is what the probe and the server agreed: the answer's
 	// HTTP version and, over TLS, the handshake's outcome.
 	Negotiated *results.Negotiated `json:"negotiated,omitempty"`
+	// ClosedAfter: the server closed the connection after answering an
+	// HTTP/1.0 keep-alive request (the probe asked as ab -k asks).
+	ClosedAfter bool `json:"closed_after,omitempty"`
 }
 
 // VerificationFailed begins the probe's error when the server's certificate

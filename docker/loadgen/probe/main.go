@@ -55,6 +55,11 @@ type response struct {
 	WireBytes  int64       `json:"wire_bytes"`
 	Negotiated *negotiated `json:"negotiated,omitempty"`
 	Error      string      `json:"error,omitempty"`
+	// ClosedAfter: the server closed the connection after its answer to
+	// an HTTP/1.0 keep-alive request (-http10), so ab -k, which then
+	// reads each answer to the close, does not wait for one that never
+	// comes.
+	ClosedAfter bool `json:"closed_after,omitempty"`
 }
 
 type negotiated struct {
@@ -131,7 +136,8 @@ func get10(rawURL string, timeout time.Duration, closeConn bool) response {
 		return response{Error: err.Error()}
 	}
 	var read atomic.Int64
-	resp, err := http.ReadResponse(bufio.NewReader(wire.CountingConn{Conn: conn, N: &read}), nil)
+	br := bufio.NewReader(wire.CountingConn{Conn: conn, N: &read})
+	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		return response{Error: err.Error()}
 	}
@@ -140,8 +146,20 @@ func get10(rawURL string, timeout time.Duration, closeConn bool) response {
 	if err != nil {
 		return response{Status: resp.StatusCode, Header: resp.Header, Error: "read body: " + err.Error()}
 	}
-	return response{Status: resp.StatusCode, Header: resp.Header, Body: body, WireBytes: read.Load(),
+	out := response{Status: resp.StatusCode, Header: resp.Header, Body: body, WireBytes: read.Load(),
 		Negotiated: &negotiated{HTTP: resp.Proto}}
+	if !closeConn {
+		out.ClosedAfter = closedAfter(conn, br)
+	}
+	return out
+}
+
+// closedAfter says whether the server closed conn after its answer: an end
+// of stream within a short wait, rather than silence.
+func closedAfter(conn net.Conn, br *bufio.Reader) bool {
+	conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	_, err := br.ReadByte()
+	return errors.Is(err, io.EOF)
 }
 
 func dial(addr string, timeout time.Duration) response {

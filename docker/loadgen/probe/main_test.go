@@ -182,3 +182,35 @@ func TestHTTP10(t *testing.T) {
 		t.Error("-http10 over https: want an error")
 	}
 }
+
+// After an answer to ab's keep-alive request, the probe tells a server
+// that closes the connection (ab -k then reads to the close, and works)
+// from one that keeps it open without a Keep-Alive header (ab -k hangs).
+func TestClosedAfter(t *testing.T) {
+	for _, closes := range []bool{true, false} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 4096)
+			c.Read(buf)
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			if closes {
+				c.Close()
+				return
+			}
+			time.Sleep(2 * time.Second)
+			c.Close()
+		}()
+		r := get10("http://"+ln.Addr().String()+"/", 2*time.Second, false)
+		ln.Close()
+		if r.Error != "" || r.ClosedAfter != closes {
+			t.Errorf("server closes %v: %+v", closes, r)
+		}
+	}
+}
