@@ -140,7 +140,7 @@ func (t *timing) report(w io.Writer) {
 		return
 	}
 	off := func(est, actual time.Duration) string {
-		if actual <= 0 {
+		if actual < time.Second { // a share of nothing ("builds 0s, took 0s (-100%)") says nothing
 			return ""
 		}
 		return fmt.Sprintf(" (%+.0f%%)", 100*(est.Seconds()-actual.Seconds())/actual.Seconds())

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/results"
@@ -173,5 +174,17 @@ func TestRounds(t *testing.T) {
 		if !differ {
 			t.Errorf("blocked=%v: the rounds never change with the seed", blocked)
 		}
+	}
+}
+
+// The estimate against the actual gives no share of a phase that took
+// under a second (nothing built: "builds 0s, took 0s (-100%)" said
+// nothing true), and gives it for one that took longer.
+func TestTimingReportNoShareOfNothing(t *testing.T) {
+	var b strings.Builder
+	tm := timing{builds: 300 * time.Millisecond, estCells: 200 * time.Second, cells: 191 * time.Second}
+	tm.report(&b)
+	if !strings.Contains(b.String(), "builds 0s, took 0s; cells 3m20s, took 3m11s (+5%)") {
+		t.Errorf("report: %q", b.String())
 	}
 }
