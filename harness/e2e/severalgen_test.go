@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/webbench/webbench/harness/cli"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/merge"
 	"github.com/webbench/webbench/harness/results"
@@ -103,17 +102,8 @@ func TestSeveralGenerators(t *testing.T) {
 	}
 	hostEnd := strings.TrimSuffix(second.Addr, ".2") + ".1" // this machine's end of the veth pair
 	out := t.TempDir()
-	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--sequential", "--loadgen-engine", "default,"+second.Host,
+	run := runOnEngines(ctx, t, eng, eng2, out, "run", "-f", file, "--sequential", "--loadgen-engine", "default,"+second.Host,
 		"--target-address", hostEnd, "--link", "veth pair between two network namespaces of one machine")
-	noLeftovers(t, eng)
-	noLeftovers(t, eng2)
-	if code != cli.ExitOK {
-		t.Fatalf("exit %d, want 0", code)
-	}
-	run, err := results.Read(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	checkGeneratorMachines(t, run, second.Host)
 	for _, ce := range run.Ceilings {
 		if ce.Error != "" || ce.RPS <= 0 || len(ce.Split) != 2 {

@@ -122,17 +122,8 @@ func TestTwoEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	code, _ := runCLI(ctx, t, "run", "-f", file, "--out", out, "--label", "e2e-two",
+	run := runOnEngines(ctx, t, eng, eng2, out, "run", "-f", file, "--label", "e2e-two",
 		"--target-engine", second.Host, "--link", "veth pair between two network namespaces of one machine")
-	noLeftovers(t, eng)
-	noLeftovers(t, eng2)
-	if code != cli.ExitOK {
-		t.Fatalf("exit %d, want 0", code)
-	}
-	run, err := results.Read(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := run.Environment
 	tg, ok1 := env.Machine(results.RoleTarget)
 	lg, ok2 := env.Machine(results.RoleLoadgen)
@@ -231,4 +222,21 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// runOnEngines runs the harness with args into out, checks that it left
+// nothing on either engine and exited 0, and returns what it wrote.
+func runOnEngines(ctx context.Context, t *testing.T, eng, eng2 *engine.Engine, out string, args ...string) *results.Run {
+	t.Helper()
+	code, _ := runCLI(ctx, t, append(args, "--out", out)...)
+	noLeftovers(t, eng)
+	noLeftovers(t, eng2)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
