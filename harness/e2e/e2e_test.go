@@ -554,6 +554,13 @@ targets:
     entry: client
     port: 8080
     scenarios: [reflection]
+  serial-go-fasthttp-server:
+    services:
+      records-api: {build: ROOT/targets/serialization/records-api, port: 8080}
+      client: {build: ROOT/targets/serialization/go, env: {HTTP_SERVER: fasthttp}}
+    entry: client
+    port: 8080
+    scenarios: [reflection]
 scenarios:
   plaintext:
     path: /plaintext
@@ -586,7 +593,8 @@ func TestTopologies(t *testing.T) {
 		t.Errorf("nginx alone (return 200, no backend): %+v, want ok with rps", c)
 	}
 	for _, id := range []string{"fastcgi-go/plaintext/1cpu/c16", "serial-go/reflection?records=3/1cpu/c16", "serial-go/reflection?records=50/1cpu/c16",
-		"serial-go-fasthttp/reflection?records=50/1cpu/c16"} { // the client calling upstream with fasthttp's client
+		"serial-go-fasthttp/reflection?records=50/1cpu/c16",          // the client calling upstream with fasthttp's client
+		"serial-go-fasthttp-server/reflection?records=50/1cpu/c16"} { // the client served by fasthttp's server
 		c := cells[id]
 		if c == nil || c.Status != results.OK || c.Summary == nil || c.Summary.RPS <= 0 {
 			t.Errorf("%s = %+v, want ok with rps", id, c)
