@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/webbench/webbench/harness/analysis"
-	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
@@ -30,10 +29,11 @@ type visit struct {
 	listed bool // in r.out.Cells
 }
 
-// prepareTarget builds a target's services and returns its runnable
-// cells; cells that cannot run (skipped, build failed) are recorded at
-// once. It returns an error only when the run is interrupted.
-func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []matrix.Cell, loadgenErr error) ([]*visit, error) {
+// prepareTarget readies a target for its build: cells that cannot run
+// (skipped, no base image, no load generator) are recorded at once. It
+// returns the build to start, or the target's visits when it needs none,
+// and an error only when the run is interrupted.
+func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []matrix.Cell, loadgenErr error) (*buildJob, []*visit, error) {
 	runnable, todo := 0, 0
 	for _, c := range cells {
 		if c.Skip == "" {
@@ -46,31 +46,41 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 	fail := func(status results.Status, reason string) { r.recordUnrun(cells, status, reason) }
 	if runnable == 0 {
 		fail(results.Skipped, "")
-		return nil, nil
+		return nil, nil, nil
 	}
 	if todo == 0 { // resumed, and every cell of the target is measured
-		return r.visitsOf(t, cells, nil), nil
+		return nil, r.visitsOf(t, cells, nil), nil
 	}
 	// An interrupt is no cell's fault: nothing is recorded for it, so that
 	// --resume runs these cells.
 	if loadgenErr != nil {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fail(results.Failed, loadgenErr.Error())
-		return nil, nil
+		return nil, nil, nil
 	}
 	r.opt.Progress.Phase(cells[0], "build "+t.Name)
+	bases, why := r.targetBases(ctx, t)
+	if why != "" {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		fail(results.Skipped, why)
+		return nil, nil, nil
+	}
+	return &buildJob{t: t, cells: cells, bases: bases, done: make(chan builtTarget, 1)}, nil, nil
+}
+
+// targetBases resolves the base images t's services are built on, or says
+// why t cannot be built.
+func (r *runner) targetBases(ctx context.Context, t matrix.Target) (map[string]*results.BaseImage, string) {
 	bases := map[string]*results.BaseImage{}
 	for _, key := range t.Images() {
 		b := r.base(ctx, key)
 		if b.Used == "" {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			fail(results.Skipped, fmt.Sprintf("base image %s (%s) unavailable: %s (the engine's words: base_images.%s.error in results.json)",
-				key, b.Official, results.ShortCause(b.Error), key))
-			return nil, nil
+			return nil, fmt.Sprintf("base image %s (%s) unavailable: %s (the engine's words: base_images.%s.error in results.json)",
+				key, b.Official, results.ShortCause(b.Error), key)
 		}
 		bases[key] = b
 	}
@@ -79,22 +89,10 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 	// target is skipped naming it and the fix, before any build.
 	for _, ref := range t.Undeclared() {
 		if why := r.undeclaredBase(ctx, ref); why != "" {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			fail(results.Skipped, fmt.Sprintf("its Dockerfile names %s in FROM, which is not under images: and %s; %s", ref, why, matrix.UndeclaredFix(ref)))
-			return nil, nil
+			return nil, fmt.Sprintf("its Dockerfile names %s in FROM, which is not under images: and %s; %s", ref, why, matrix.UndeclaredFix(ref))
 		}
 	}
-	img, failed, err := r.buildServices(ctx, t, bases)
-	if err != nil {
-		return nil, err
-	}
-	if failed != "" {
-		fail(results.Failed, failed)
-		return nil, nil
-	}
-	return r.visitsOf(t, cells, img), nil
+	return bases, ""
 }
 
 // recordUnrun records cells that cannot run, with status and reason (a
@@ -120,16 +118,19 @@ func (r *runner) recordUnrun(cells []matrix.Cell, status results.Status, reason 
 	}
 }
 
-// buildServices builds each service of t on the targets' engine, on the
-// base images resolved in bases. failed says why a build failed; the
-// error is set only when the run is interrupted.
-func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[string]*results.BaseImage) (img *results.Image, failed string, err error) {
-	img = &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
-	slices.SortFunc(img.Bases, func(a, b *results.BaseImage) int { return strings.Compare(a.Key, b.Key) })
+// buildServices builds each service of j's target on the targets' engine,
+// on the base images resolved for it; builds of one context wait for each
+// other, so that the second is served from the first's cache. It runs
+// beside other targets' builds, so it changes nothing of the runner's:
+// what it did is in the result, for finishBuild to record.
+func (r *runner) buildServices(ctx context.Context, j *buildJob, same *contextLocks) (b builtTarget) {
+	t := j.t
+	b.img = &results.Image{Bases: slices.Collect(maps.Values(j.bases)), Services: map[string]string{}}
+	slices.SortFunc(b.img.Bases, func(x, y *results.BaseImage) int { return strings.Compare(x.Key, y.Key) })
 	for _, svc := range t.Services {
 		args := map[string]string{}
 		for _, key := range svc.Images {
-			args[strings.ToUpper(key)+"_IMAGE"] = bases[key].Used
+			args[strings.ToUpper(key)+"_IMAGE"] = j.bases[key].Used
 		}
 		name, tag := t.Name, imageTag(t, svc)
 		if len(t.Services) > 1 {
@@ -137,36 +138,40 @@ func (r *runner) buildServices(ctx context.Context, t matrix.Target, bases map[s
 		}
 		logf, err := r.buildLog(name)
 		if err != nil {
-			return nil, "", err
+			b.err = err
+			return b
 		}
+		unlock := same.lock(svc.Build)
 		started := time.Now()
 		built, err := r.sides.target.eng.Images.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
+		unlock()
 		logf.Close()
-		if err == nil && !built.Cached && !built.Warm { // a warm rebuild teaches nothing about a first one
-			r.timing.book.Record(buildtime.Image, time.Since(started))
-			fmt.Fprintf(r.opt.Log, "built image %s in %s\n", tag, time.Since(started).Round(time.Second))
-		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, "", ctx.Err()
+				b.err = ctx.Err()
+				return b
 			}
 			what := "build failed"
 			if len(t.Services) > 1 {
 				what = "build of service " + svc.Name + " failed"
 			}
-			return nil, fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err), nil
+			b.failed = fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err)
+			return b
 		}
-		img.Services[svc.Name] = built.ID
+		if !built.Cached && !built.Warm { // a warm rebuild teaches nothing about a first one
+			b.took = append(b.took, imageBuild{tag, time.Since(started)})
+		}
+		b.img.Services[svc.Name] = built.ID
 		if size, err := r.sides.target.eng.Images.ImageSize(ctx, built.ID); err == nil {
-			if img.Sizes == nil {
-				img.Sizes = map[string]int64{}
+			if b.img.Sizes == nil {
+				b.img.Sizes = map[string]int64{}
 			}
-			img.Sizes[svc.Name] = size
+			b.img.Sizes[svc.Name] = size
 		}
 	}
-	img.ID = img.Services[t.Entry]
-	return img, "", nil
+	b.img.ID = b.img.Services[t.Entry]
+	return b
 }
 
 // undeclaredBase says why ref, a base image no images key declares, is not

@@ -571,16 +571,12 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 	for _, c := range cells {
 		byTarget[c.Target] = append(byTarget[c.Target], c)
 	}
-	var runnable []*visit
 	defer func() { r.timing.builds = time.Since(started) - r.timing.cells }()
-	for _, t := range r.opt.Matrix.Targets {
-		vs, err := r.prepareTarget(ctx, t, byTarget[t.Name], loadgenErr)
-		if err != nil {
-			r.out.Interrupted = true
-			r.save()
-			return r.out, err
-		}
-		runnable = append(runnable, vs...)
+	runnable, err := r.prepareTargets(ctx, byTarget, loadgenErr)
+	if err != nil {
+		r.out.Interrupted = true
+		r.save()
+		return r.out, err
 	}
 	measuring := time.Now()
 	defer func() { r.timing.cells = time.Since(measuring) }()

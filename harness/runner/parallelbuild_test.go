@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webbench/webbench/harness/buildtime"
+)
+
+// Builds of one context take turns; builds of two contexts do not wait
+// on each other.
+func TestContextLocks(t *testing.T) {
+	var same contextLocks
+	unlockA := same.lock("targets/a")
+	other := make(chan struct{})
+	go func() { same.lock("targets/b")(); close(other) }()
+	<-other // another context locks while a is held (else this test hangs)
+
+	var mu sync.Mutex
+	held, most := 0, 0
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			unlock := same.lock("targets/a")
+			mu.Lock()
+			held++
+			most = max(most, held)
+			mu.Unlock()
+			time.Sleep(time.Millisecond)
+			mu.Lock()
+			held--
+			mu.Unlock()
+			unlock()
+		}()
+	}
+	unlockA()
+	wg.Wait()
+	if most != 1 {
+		t.Errorf("%d builds of one context at once, want 1", most)
+	}
+}
+
+// Side by side, three builds of 60 s that ended in 60 s of wall time are
+// booked at 20 s each, so that the estimate's sum gives the 60 s again;
+// builds one after another are booked as they took.
+func TestBookBuildsShares(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wall time.Duration
+		want time.Duration
+	}{
+		{"side by side", 60 * time.Second, 20 * time.Second},
+		{"one after another", 180 * time.Second, 60 * time.Second},
+	} {
+		r := &runner{}
+		r.timing.book = buildtime.Open(filepath.Join(t.TempDir(), "times.json"))
+		took := []imageBuild{{"a", time.Minute}, {"b", time.Minute}, {"c", time.Minute}}
+		r.bookBuilds(took, tc.wall)
+		got, learned := r.timing.book.Guess(buildtime.Image)
+		if !learned || got.Round(time.Second) != tc.want {
+			t.Errorf("%s: booked %s (learned %v), want %s", tc.name, got, learned, tc.want)
+		}
+	}
+}
