@@ -575,8 +575,12 @@ func summarize(stdout io.Writer, out string, res *results.Run, err error) error 
 	for _, c := range res.Cells {
 		counts[c.Status]++
 	}
-	fmt.Fprintf(stdout, "%d ok, %d failed, %d skipped; results in %s\n",
-		counts[results.OK], counts[results.Failed], counts[results.Skipped], filepath.Join(out, "README.md"))
+	partial := ""
+	if n := counts[results.Partial]; n > 0 {
+		partial = fmt.Sprintf(", %d partial (measured in part)", n)
+	}
+	fmt.Fprintf(stdout, "%d ok, %d failed, %d skipped%s; results in %s\n",
+		counts[results.OK], counts[results.Failed], counts[results.Skipped], partial, filepath.Join(out, "README.md"))
 	if err == nil {
 		err = outcome(counts)
 	}

@@ -215,6 +215,34 @@ func TestGateAllFailed(t *testing.T) {
 	}
 }
 
+// A cell measured in part (a killed or running run's) is compared with
+// nothing and fails the gate as partial, in either run: not as failed, and
+// not as a finished cell whose figures could pass.
+func TestGatePartial(t *testing.T) {
+	a := &results.Run{Cells: []*results.Cell{cell("go", 1, six...), cell("node", 1, six...)}}
+	part := cell("node", 1, six[:2]...)
+	part.Status, part.TrialsAsked = results.Partial, 6
+	b := &results.Run{Cells: []*results.Cell{cell("go", 1, six...), part}}
+	c := gateOf(a, b)
+	if k := kinds(c); !slices.Equal(k, []ProblemKind{CellPartial}) || c.Problems[0].Done != 2 || c.Problems[0].Asked != 6 || c.Problems[0].Run != "b" {
+		t.Errorf("partial in b: %+v", c.Problems)
+	}
+	if s := c.Problems[0].String(); !strings.Contains(s, "measured in part in b (2 of 6 trials)") {
+		t.Errorf("partial worded %q", s)
+	}
+	for _, sc := range c.Scenarios {
+		for _, l := range sc.Lines {
+			if strings.HasPrefix(l.Cell, "node/") && len(l.Delta) > 1 && l.Delta[1] != 0 {
+				t.Errorf("the partial cell was compared: %+v", l)
+			}
+		}
+	}
+	c = gateOf(b, a)
+	if k := kinds(c); !slices.Equal(k, []ProblemKind{CellPartial}) || c.Problems[0].Run != "a" {
+		t.Errorf("partial in the first run: %+v", c.Problems)
+	}
+}
+
 // B empty, or every cell skipped: nothing measured.
 func TestGateEmptyOrSkipped(t *testing.T) {
 	a := &results.Run{Cells: []*results.Cell{cell("go", 1, six...)}}

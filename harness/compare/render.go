@@ -71,8 +71,14 @@ func (p Problem) String() string {
 		return fmt.Sprintf("%s in %s: %s by %+.1f%%, beyond the floor", p.Cell, p.Run, what, 100*p.Delta)
 	case CellFailed, CellSkipped:
 		return fmt.Sprintf("%s: ok in the first run, %s in %s (%s)", p.Cell, p.Kind, p.Run, p.Reason)
+	case CellPartial:
+		return fmt.Sprintf("%s: measured in part in %s (%d of %d trials), compared with nothing; `bin/harness run --resume` finishes it", p.Cell, p.Run, p.Done, p.Asked)
 	case NothingMeasured:
-		return fmt.Sprintf("%s measured nothing: %d cell(s), %d failed, %d skipped", p.Run, p.Cells, p.Failed, p.Skipped)
+		out := fmt.Sprintf("%s measured nothing: %d cell(s), %d failed, %d skipped", p.Run, p.Cells, p.Failed, p.Skipped)
+		if p.Partial > 0 {
+			out += fmt.Sprintf(", %d measured in part", p.Partial)
+		}
+		return out
 	case NotComparable:
 		var ds []string
 		for _, d := range p.Differs {

@@ -27,7 +27,11 @@ import (
 // Schema is the results.json version this harness writes. Version 2 added
 // the generator axis: a cell's generator, in its id unless it is the
 // default, and each ceiling's. Version 1 files (every cell measured by
-// bombardier) are read as they were.
+// bombardier) are read as they were. The partial status (and a cell's
+// trials_asked) came within version 2: a harness that reads 2 but not
+// partial refuses such a cell by name (Decode's unknown status) rather
+// than misread it, and this one reads a short ok cell of a run that never
+// finished as partial, so no reading changed meaning.
 const Schema = 2
 
 // Status is how a cell ended.
@@ -38,7 +42,22 @@ const (
 	OK      Status = "ok"
 	Failed  Status = "failed"
 	Skipped Status = "skipped"
+	// Partial is a cell measured in part: fewer trials than the load asks
+	// (Cell.TrialsAsked), because its run was killed or interrupted, or is
+	// still running (results.json is written after every trial). Its
+	// figures are no cell's result: renderers list it apart, compare does
+	// not compare it, and `run --resume` measures the rest.
+	Partial Status = "partial"
 )
+
+// Measured is the status of a cell with done of asked trials measured
+// and none failed: ok once every trial is, partial before.
+func Measured(done, asked int) Status {
+	if done < asked {
+		return Partial
+	}
+	return OK
+}
 
 // Order is how a run's trials were scheduled.
 type Order string
@@ -242,6 +261,7 @@ type Cell struct {
 	Writes        *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
 	Status        Status      `json:"status"`
 	Reason        string      `json:"reason,omitempty"`
+	TrialsAsked   int         `json:"trials_asked,omitempty"` // of a partial cell: the trials the load asks (len(trials) were measured)
 	Warnings      []string    `json:"warnings,omitempty"`
 	Image         *Image      `json:"image,omitempty"`
 	Limits        *Limits     `json:"limits,omitempty"` // of each of the target's containers
@@ -459,12 +479,13 @@ func Decode(data []byte) (*Run, error) {
 	for i, c := range run.Cells {
 		// A cell of no known status would be listed nowhere: refuse it
 		// rather than drop it from every table.
-		if c.Status != OK && c.Status != Failed && c.Status != Skipped {
-			return nil, fmt.Errorf("cell %d (%s): status %q is none of ok, failed, skipped", i+1, c.ID(), c.Status)
+		if c.Status != OK && c.Status != Failed && c.Status != Skipped && c.Status != Partial {
+			return nil, fmt.Errorf("cell %d (%s): status %q is none of ok, failed, skipped, partial", i+1, c.ID(), c.Status)
 		}
-		if c.Status == OK && len(c.Trials) == 0 {
-			return nil, fmt.Errorf("cell %d (%s): status ok with no trial: a run records a cell ok only once it measured one", i+1, c.ID())
+		if (c.Status == OK || c.Status == Partial) && len(c.Trials) == 0 {
+			return nil, fmt.Errorf("cell %d (%s): status %s with no trial: a run records a cell %[3]s only once it measured one", i+1, c.ID(), c.Status)
 		}
+		partly(c, run.Matrix.Load.Trials, run.FinishedAt == nil || run.Interrupted || run.Stopped != "")
 		if c.Image != nil {
 			c.Image.Bases = slices.DeleteFunc(c.Image.Bases, func(b *BaseImage) bool { return b == nil })
 		}
@@ -485,6 +506,20 @@ func Decode(data []byte) (*Run, error) {
 		}
 	}
 	return &run, nil
+}
+
+// partly marks partial a cell ok with fewer trials than asked of a run
+// that did not end (cut short: killed, interrupted, stopped): harnesses
+// before the partial status wrote a killed run's cells so (results.json
+// is written after every trial), and a reader would take its figures for
+// the cell's. A partial cell's own count of asked trials is kept.
+func partly(c *Cell, asked int, cut bool) {
+	switch {
+	case c.Status == OK && cut && len(c.Trials) < asked:
+		c.Status, c.TrialsAsked = Partial, asked
+	case c.Status == Partial && c.TrialsAsked == 0:
+		c.TrialsAsked = asked
+	}
 }
 
 // ShortCause says in a few words why a base image could not be had, from

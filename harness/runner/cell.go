@@ -107,7 +107,7 @@ func (r *runner) recordUnrun(cells []matrix.Cell, status results.Status, reason 
 		case done && c.Skip == "":
 			continue
 		case rc != nil: // partly measured: listed already
-			rc.Status, rc.Reason, rc.Summary = status, reason, nil
+			rc.Status, rc.Reason, rc.Summary, rc.TrialsAsked = status, reason, nil, 0
 			continue
 		}
 		rc = newCell(c)
@@ -330,7 +330,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		v.rc.Summary = nil
 		v.done = true
 	} else {
-		v.rc.Status = results.OK
+		r.measured(v.rc)
 		v.done = first+trials > r.opt.Matrix.Load.Trials
 	}
 	r.list(v)
@@ -348,14 +348,24 @@ func (r *runner) list(v *visit) {
 }
 
 // savedTrial writes results.json once a trial of v is recorded, its cell
-// ok so far, so that a run killed in a later trial (SIGKILL, a second
-// Ctrl-C: nothing saves then) loses that trial alone: --resume keeps the
-// trials recorded, and the cell is done only with every trial (whole). A
-// visit that fails afterwards records the cell failed.
+// partial (ok with its last trial), so that a run killed in a later trial
+// (SIGKILL, a second Ctrl-C: nothing saves then) loses that trial alone:
+// --resume keeps the trials recorded, and the cell is done only with
+// every trial (whole). A visit that fails afterwards records the cell
+// failed.
 func (r *runner) savedTrial(v *visit) {
-	v.rc.Status = results.OK
+	r.measured(v.rc)
 	r.list(v)
 	r.save()
+}
+
+// measured sets the status of rc, whose trials so far all passed: partial
+// (with the trials asked) until it has every trial, then ok.
+func (r *runner) measured(rc *results.Cell) {
+	rc.Status, rc.TrialsAsked = results.Measured(len(rc.Trials), r.opt.Matrix.Load.Trials), 0
+	if rc.Status == results.Partial {
+		rc.TrialsAsked = r.opt.Matrix.Load.Trials
+	}
 }
 
 func newCell(c matrix.Cell) *results.Cell {
