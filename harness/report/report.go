@@ -7,6 +7,7 @@ package report
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -29,9 +30,10 @@ import (
 
 // WriteDir writes README.md and charts/*.svg into dir, from run alone,
 // within the caps of Render; it returns what they left out (Rendered.Left),
-// for the command to warn with.
-func WriteDir(dir string, run *results.Run) ([]string, error) {
-	r, err := Render(run)
+// for the command to warn with. Cancelling ctx stops the render, before
+// anything is written: it returns ctx's error and dir is as it was.
+func WriteDir(ctx context.Context, dir string, run *results.Run) ([]string, error) {
+	r, err := Render(ctx, run)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -442,7 +443,7 @@ func TestPartialCellNotShownAsOK(t *testing.T) {
 		t.Errorf("the partial cell %s is shown before its own section:\n%s", id, head)
 	}
 	var csv bytes.Buffer
-	if err := CSV(&csv, run); err != nil {
+	if err := CSV(context.Background(), &csv, run); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(csv.String(), id+",") {
