@@ -138,10 +138,16 @@ func scenarioTable(b *strings.Builder, c *Comparison, sc Scenario) (bool, error)
 	return untestable, t.Render()
 }
 
-// Markdown renders the comparison for a reviewer.
-func Markdown(w io.Writer, c *Comparison) error {
+// Markdown renders the comparison for a reviewer, within DefaultCaps; it
+// returns what the caps left out, one sentence each (the page says the
+// same at its top), for the command to warn with.
+func Markdown(w io.Writer, c *Comparison) ([]string, error) { return DefaultCaps.markdown(w, c) }
+
+func (cp Caps) markdown(w io.Writer, c *Comparison) ([]string, error) {
+	c, left := cp.within(c)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Comparison: %s\n\n", mdtext.Text(strings.Join(c.Names, " vs ")))
+	b.WriteString(cp.notice(left))
 	b.WriteString("## Environment\n\nFacts that differ between the runs are in bold: a different base image or runtime version explains many \"regressions\".\n\n")
 	t := table(&b)
 	t.Header(append([]any{"fact"}, anys(texts(c.Names))...)...)
@@ -155,11 +161,11 @@ func Markdown(w io.Writer, c *Comparison) error {
 			row = append(row, v)
 		}
 		if err := t.Append(row...); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := t.Render(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, e := range c.Env {
 		if e.Field == "load generator" && e.Differs {
@@ -178,7 +184,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 	for _, sc := range c.Scenarios {
 		u, err := scenarioTable(&b, c, sc)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		untestable = untestable || u
 	}
@@ -193,7 +199,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 		}
 	}
 	_, err := io.WriteString(w, b.String())
-	return err
+	return left, err
 }
 
 // CSV renders one row per matched cell and run.
