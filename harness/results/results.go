@@ -50,6 +50,24 @@ const (
 	Partial Status = "partial"
 )
 
+// Why is why a cell failed or was bounded, as a short stable code that
+// renderers word. The English of Reason and BoundBy is kept beside it:
+// files before it hold only that, and a failure the runner has no code
+// for (a build, a verification) has its sentence alone.
+type Why string
+
+// Why codes.
+const (
+	WhyErrorRate     Why = "error-rate"     // more of a trial's requests failed than load.max_error_rate allows
+	WhyNoResponses   Why = "no-responses"   // a trial had no answer, not even an error
+	WhyRateNotHeld   Why = "rate-not-held"  // a trial's generator could not keep the fixed rate
+	WhyTargetStopped Why = "target-stopped" // the target's container stopped during a trial (OOM-killed, exited)
+
+	BoundCeiling       Why = "ceiling"        // RPS at ≥ analysis.CeilingBound of the load generator's ceiling
+	BoundSharedCeiling Why = "shared-ceiling" // the same, the generator sharing the target's cores (the pair bounds it)
+	BoundLoadgenCPU    Why = "loadgen-cpu"    // generator CPU ≥ analysis.GeneratorBoundShare in Summary.GeneratorBound trials
+)
+
 // Measured is the status of a cell with done of asked trials measured
 // and none failed: ok once every trial is, partial before.
 func Measured(done, asked int) Status {
@@ -261,6 +279,7 @@ type Cell struct {
 	Writes        *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
 	Status        Status      `json:"status"`
 	Reason        string      `json:"reason,omitempty"`
+	Why           Why         `json:"why,omitempty"`          // the kind of a failed cell's reason, when the runner has one
 	TrialsAsked   int         `json:"trials_asked,omitempty"` // of a partial cell: the trials the load asks (len(trials) were measured)
 	Warnings      []string    `json:"warnings,omitempty"`
 	Image         *Image      `json:"image,omitempty"`
@@ -376,7 +395,8 @@ type Summary struct {
 	TargetMemPeakMiB float64   `json:"target_mem_peak_mib"`
 	GeneratorBound   int       `json:"generator_bound_trials,omitempty"` // trials whose generator CPU passed GeneratorBoundShare
 	CeilingShare     float64   `json:"ceiling_share,omitempty"`          // RPS ÷ the load generator's measured ceiling
-	BoundBy          []string  `json:"bound_by,omitempty"`               // the rules that call the cell generator-bound
+	BoundBy          []string  `json:"bound_by,omitempty"`               // the rules that call the cell generator-bound, worded
+	Bounds           []Why     `json:"bounds,omitempty"`                 // the same rules, as codes (none in files before them)
 	// Merged is the latency of every request of the trials together,
 	// from their HDR histograms (open-loop cells; see Merged).
 	Merged *Latency `json:"latency_ms_merged,omitempty"`
