@@ -151,5 +151,5 @@ func pooled(a, b *results.Cell, agg results.Aggregate) evidence {
 		}
 	}
 	JudgeBound(s, ceiling, a.Pinning != "")
-	return evidence{trials: trials, targetCPU: s.TargetCPUCores, boundBy: s.BoundBy}
+	return evidence{trials: trials, targetCPU: s.TargetCPUCores, boundBy: BoundText(s)}
 }

@@ -3,7 +3,6 @@ package analysis
 import (
 	"github.com/webbench/webbench/harness/results"
 
-	"fmt"
 	"sort"
 	"strings"
 
@@ -305,12 +304,9 @@ func RowOf(run *results.Run, c *results.Cell) *Row {
 	r.Aggregate = results.AggregateMedian
 	if s := c.Summary; s != nil {
 		r.GeneratorBound, r.Errors, r.TargetCPU, r.PeakMiB = s.GeneratorBound, s.Errors, s.TargetCPUCores, s.TargetMemPeakMiB
-		r.ErrorRate, r.CeilingShare, r.BoundBy = s.ErrorRate, s.CeilingShare, s.BoundBy
-		if r.ErrorRate == 0 && s.Errors > 0 { // results written before error_rate: derive it
+		r.ErrorRate, r.CeilingShare, r.BoundBy = s.ErrorRate, s.CeilingShare, BoundText(s) // worded from the codes when the file has them
+		if r.ErrorRate == 0 && s.Errors > 0 {                                              // results written before error_rate: derive it
 			r.ErrorRate = legacyErrorRate(c.Trials, s.Aggregate, s.RPS)
-		}
-		if len(r.BoundBy) == 0 && s.GeneratorBound > 0 { // results written before bound_by
-			r.BoundBy = []string{fmt.Sprintf("load generator CPU ≥ %.0f%% in %d trial(s)", 100*GeneratorBoundShare, s.GeneratorBound)}
 		}
 		if s.Aggregate != "" {
 			r.Aggregate = s.Aggregate

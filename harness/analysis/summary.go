@@ -37,20 +37,52 @@ const MemoryNearLimit = 0.9
 // the ceiling is the generator's beside the fixed-response server on the
 // same cores: a cell near it is bounded by the pair, which the message says.
 func JudgeBound(s *results.Summary, ceiling float64, shared bool) {
-	s.CeilingShare, s.BoundBy = 0, nil
+	s.CeilingShare, s.Bounds = 0, nil
 	if ceiling > 0 {
 		s.CeilingShare = s.RPS / ceiling
 		if s.CeilingShare >= CeilingBound {
-			what := "the load generator's ceiling"
+			s.Bounds = append(s.Bounds, results.BoundCeiling)
 			if shared {
-				what = "the ceiling of the load generator sharing these cores with the fixed-response server"
+				s.Bounds[len(s.Bounds)-1] = results.BoundSharedCeiling
 			}
-			s.BoundBy = append(s.BoundBy, fmt.Sprintf("at %.0f%% of %s (≥ %.0f%%)", 100*s.CeilingShare, what, 100*CeilingBound))
 		}
 	}
 	if s.GeneratorBound > 0 {
-		s.BoundBy = append(s.BoundBy, fmt.Sprintf("load generator CPU ≥ %.0f%% in %d trial(s)", 100*GeneratorBoundShare, s.GeneratorBound))
+		s.Bounds = append(s.Bounds, results.BoundLoadgenCPU)
 	}
+	s.BoundBy = BoundText(s) // for readers of results.json that know no code
+}
+
+// BoundText words the rules that call a summary generator-bound, from
+// its codes and figures; a summary written before the codes keeps its
+// own words (and, before those, its count of generator-bound trials).
+func BoundText(s *results.Summary) []string {
+	if len(s.Bounds) == 0 {
+		if len(s.BoundBy) == 0 && s.GeneratorBound > 0 { // results written before bound_by
+			return []string{cpuBoundText(s.GeneratorBound)}
+		}
+		return s.BoundBy
+	}
+	var out []string
+	for _, b := range s.Bounds {
+		switch b {
+		case results.BoundCeiling, results.BoundSharedCeiling:
+			what := "the load generator's ceiling"
+			if b == results.BoundSharedCeiling {
+				what = "the ceiling of the load generator sharing these cores with the fixed-response server"
+			}
+			out = append(out, fmt.Sprintf("at %.0f%% of %s (≥ %.0f%%)", 100*s.CeilingShare, what, 100*CeilingBound))
+		case results.BoundLoadgenCPU:
+			out = append(out, cpuBoundText(s.GeneratorBound))
+		default:
+			out = append(out, string(b)) // a code this harness does not know: shown as written
+		}
+	}
+	return out
+}
+
+func cpuBoundText(trials int) string {
+	return fmt.Sprintf("load generator CPU ≥ %.0f%% in %d trial(s)", 100*GeneratorBoundShare, trials)
 }
 
 // Headline is the one place that decides a cell's headline RPS from the

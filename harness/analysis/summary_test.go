@@ -3,6 +3,7 @@ package analysis
 import (
 	"github.com/webbench/webbench/harness/results"
 
+	"slices"
 	"testing"
 	"time"
 )
@@ -72,5 +73,31 @@ func TestNoiseFloor(t *testing.T) {
 	}
 	if nf := NoiseFloors(run)[0]; nf.Apart != 30 {
 		t.Errorf("apart %v s, want the median of 20, 30 and 40 s: 30", nf.Apart)
+	}
+}
+
+// Why a cell is generator-bound is recorded as codes (results.Why), and
+// worded from them and the summary's figures; a summary written before
+// the codes keeps its own words, and one before those its count.
+func TestJudgeBoundCodes(t *testing.T) {
+	s := &results.Summary{RPS: 950, GeneratorBound: 2}
+	JudgeBound(s, 1000, true)
+	if want := []results.Why{results.BoundSharedCeiling, results.BoundLoadgenCPU}; !slices.Equal(s.Bounds, want) {
+		t.Errorf("bounds %v, want %v", s.Bounds, want)
+	}
+	if got := BoundText(s); len(got) != 2 || got[0] != "at 95% of the ceiling of the load generator sharing these cores with the fixed-response server (≥ 85%)" ||
+		got[1] != "load generator CPU ≥ 90% in 2 trial(s)" || !slices.Equal(s.BoundBy, got) {
+		t.Errorf("worded %q, bound_by %q", got, s.BoundBy)
+	}
+	JudgeBound(s, 2000, false)
+	if want := []results.Why{results.BoundLoadgenCPU}; !slices.Equal(s.Bounds, want) {
+		t.Errorf("below the ceiling: bounds %v, want %v", s.Bounds, want)
+	}
+	old := &results.Summary{BoundBy: []string{"as an older harness worded it"}, GeneratorBound: 1}
+	if got := BoundText(old); !slices.Equal(got, old.BoundBy) {
+		t.Errorf("an older summary worded %q", got)
+	}
+	if got := BoundText(&results.Summary{GeneratorBound: 3}); !slices.Equal(got, []string{"load generator CPU ≥ 90% in 3 trial(s)"}) {
+		t.Errorf("a summary before bound_by worded %q", got)
 	}
 }

@@ -91,6 +91,22 @@ func ExitCode(err error) int {
 	return ExitFailed
 }
 
+// OnSignals is parent cancelled by the first signal on sigs: a command
+// then stops, cleans up and exits 130 (Main). A second signal calls exit
+// with ExitInterrupted at once. main passes the signals it is notified
+// of; a test sends its own.
+func OnSignals(parent context.Context, sigs <-chan os.Signal, stderr io.Writer, exit func(code int)) context.Context {
+	ctx, cancel := context.WithCancel(parent)
+	go func() {
+		<-sigs
+		fmt.Fprintln(stderr, "\ninterrupt: stopping, removing containers (again to kill at once)")
+		cancel()
+		<-sigs
+		exit(ExitInterrupted)
+	}()
+	return ctx
+}
+
 // Main runs one command and returns its exit code, after printing its error
 // (if any) to stderr as "harness: …": the one place errors are printed.
 // Cancelling ctx (the first signal) stops a run, which then cleans up and
@@ -575,8 +591,12 @@ func summarize(stdout io.Writer, out string, res *results.Run, err error) error 
 	for _, c := range res.Cells {
 		counts[c.Status]++
 	}
-	fmt.Fprintf(stdout, "%d ok, %d failed, %d skipped; results in %s\n",
-		counts[results.OK], counts[results.Failed], counts[results.Skipped], filepath.Join(out, "README.md"))
+	partial := ""
+	if n := counts[results.Partial]; n > 0 {
+		partial = fmt.Sprintf(", %d partial (measured in part)", n)
+	}
+	fmt.Fprintf(stdout, "%d ok, %d failed, %d skipped%s; results in %s\n",
+		counts[results.OK], counts[results.Failed], counts[results.Skipped], partial, filepath.Join(out, "README.md"))
 	if err == nil {
 		err = outcome(counts)
 	}
@@ -702,7 +722,8 @@ func draw(out string, res *results.Run, stderr io.Writer) error {
 	if err := safefile.NoLinks(out, "charts"); err != nil {
 		return fmt.Errorf("writing README.md and charts: %w", err)
 	}
-	left, err := report.WriteDir(out, res)
+	// After an interrupt too: a second signal, not the first, stops it.
+	left, err := report.WriteDir(context.Background(), out, res)
 	if err != nil {
 		return fmt.Errorf("writing README.md and charts: %w", err)
 	}
@@ -790,7 +811,9 @@ func (o *reportOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.format, "format", "md", "`md|csv|json`: DIR/README.md and charts, DIR/results.csv, or the tables' model as JSON on stdout")
 }
 
-func reportCmd(args []string, stdout, stderr io.Writer) error {
+// reportCmd re-renders a results folder. The first signal (ctx) stops the
+// render before it writes anything; the command then exits 130.
+func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o reportOpts
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	o.register(fs)
@@ -812,9 +835,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		if err := safefile.NoLinks(dir, "charts"); err != nil {
 			return usageErr("report: %v", err)
 		}
-		left, err := report.WriteDir(dir, run)
+		left, err := report.WriteDir(ctx, dir, run)
 		if err != nil {
-			return err
+			return reportErr(ctx, dir, err)
 		}
 		warnLeft(stderr, dir, left)
 		fmt.Fprintln(stdout, filepath.Join(dir, "README.md"))
@@ -824,8 +847,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		return report.JSON(stdout, run)
 	}
 	var b strings.Builder
-	if err := report.CSV(&b, run); err != nil {
-		return err
+	if err := report.CSV(ctx, &b, run); err != nil {
+		return reportErr(ctx, dir, err)
 	}
 	path := filepath.Join(dir, files[*format])
 	if err := results.WriteFileAtomic(path, []byte(b.String())); err != nil {
@@ -833,6 +856,15 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, path)
 	return nil
+}
+
+// reportErr is err, or when ctx was cancelled (a signal) an exit 130 that
+// says what the interrupted render left as it was.
+func reportErr(ctx context.Context, dir string, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("report: interrupted: %s is as it was", dir)}
+	}
+	return err
 }
 
 // writeJSON writes v as indented JSON, the form every --format json takes.

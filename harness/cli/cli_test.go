@@ -475,3 +475,35 @@ func TestReportWarnsCapped(t *testing.T) {
 		t.Error("the README does not say what was left out")
 	}
 }
+
+// The first SIGTERM (sent through the channel OnSignals is given, as main
+// passes its notified signals) stops report: exit 130, the folder as it
+// was; a second exits 130 at once. Before, report ignored the first and
+// rendered on until a second killed it.
+func TestReportStopsOnFirstSignal(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "report", "testdata", "run", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "results.json"), data, 0o644)
+	sigs := make(chan os.Signal, 2)
+	exited := make(chan int, 1)
+	var said bytes.Buffer
+	ctx := OnSignals(context.Background(), sigs, &said, func(code int) { exited <- code })
+	sigs <- syscall.SIGTERM
+	<-ctx.Done()
+	for _, format := range []string{"md", "csv"} {
+		var out, errb bytes.Buffer
+		if code := Main(ctx, []string{"report", "--format", format, dir}, &out, &errb); code != ExitInterrupted || !strings.Contains(errb.String(), "interrupted") {
+			t.Errorf("report --format %s after SIGTERM: exit %d, stderr %q; want 130, interrupted", format, code, errb.String())
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 1 {
+		t.Errorf("an interrupted report wrote %v", left)
+	}
+	sigs <- syscall.SIGTERM
+	if code := <-exited; code != ExitInterrupted || !strings.Contains(said.String(), "interrupt") {
+		t.Errorf("second signal: exit %d, said %q", code, said.String())
+	}
+}

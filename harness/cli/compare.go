@@ -52,7 +52,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		opts = append(opts, compare.WithMachineFloor(f))
 	}
 	c := compare.Build(names, runs, opts...)
-	if err := writeComparison(c, o, stdout); err != nil {
+	if err := writeComparison(c, o, stdout, stderr); err != nil {
 		return err
 	}
 	if !o.failOnRegression {
@@ -106,7 +106,7 @@ func machineFloor(flagValue string, runs []*results.Run) (compare.Floor, error) 
 	return compare.Floor{Width: drift, From: strings.Join(dirs, " and ")}, nil
 }
 
-func writeComparison(c *compare.Comparison, o compareOpts, stdout io.Writer) error {
+func writeComparison(c *compare.Comparison, o compareOpts, stdout, stderr io.Writer) error {
 	var b strings.Builder
 	var err error
 	switch o.format {
@@ -118,7 +118,11 @@ func writeComparison(c *compare.Comparison, o compareOpts, stdout io.Writer) err
 			Regressions []compare.Regression `json:"regressions"`
 		}{c, c.Regressions()})
 	default:
-		err = compare.Markdown(&b, c)
+		var left []string
+		left, err = compare.Markdown(&b, c)
+		for _, l := range left {
+			fmt.Fprintln(stderr, "compare: capped:", l)
+		}
 	}
 	if err != nil {
 		return err

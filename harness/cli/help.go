@@ -35,7 +35,7 @@ func init() {
 		{"run", "", "build, verify and measure the cells → DIR/results.json, README.md, charts",
 			func(fs *flag.FlagSet) { new(runOpts).register(fs) }, run},
 		{"report", "DIR", "re-render DIR/README.md (or results.csv, report.json) from DIR/results.json; no Docker",
-			func(fs *flag.FlagSet) { new(reportOpts).register(fs) }, func(_ context.Context, a []string, o, e io.Writer) error { return reportCmd(a, o, e) }},
+			func(fs *flag.FlagSet) { new(reportOpts).register(fs) }, reportCmd},
 		{"compare", "A B [C…]", "compare result folders cell by cell",
 			func(fs *flag.FlagSet) { new(compareOpts).register(fs) }, func(_ context.Context, a []string, o, e io.Writer) error { return compareCmd(a, o, e) }},
 		{"index", "[DIR]", "rewrite the table of result sets in DIR/README.md (default results)",

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -71,7 +72,7 @@ func TestBuild(t *testing.T) {
 
 func TestMarkdownGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Markdown(&b, load(t)); err != nil {
+	if _, err := Markdown(&b, load(t)); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/compare.md", b.Bytes())
@@ -82,7 +83,7 @@ func TestMarkdownGolden(t *testing.T) {
 func TestDifferentGenerators(t *testing.T) {
 	c := load(t)
 	var b bytes.Buffer
-	if err := Markdown(&b, c); err != nil {
+	if _, err := Markdown(&b, c); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "different load generators") {
@@ -94,7 +95,7 @@ func TestDifferentGenerators(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := Markdown(&b, c); err != nil {
+	if _, err := Markdown(&b, c); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "**The runs used different load generators.** Treat them as different machines") {
@@ -189,7 +190,7 @@ func TestGateDefaultAllowance(t *testing.T) {
 		t.Errorf("11%% slower, p %v: problems %v", near.Scenarios[0].Lines[0].Test[1], near.Problems)
 	}
 	var b bytes.Buffer
-	if err := Markdown(&b, near); err != nil {
+	if _, err := Markdown(&b, near); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "| ~ -11.0% ") {
@@ -212,6 +213,34 @@ func TestGateAllFailed(t *testing.T) {
 	b.Cells[1] = cell("node", 1, six...)
 	if k := kinds(gateOf(a, b)); !slices.Equal(k, []ProblemKind{CellFailed}) {
 		t.Errorf("one failed: %v", k)
+	}
+}
+
+// A cell measured in part (a killed or running run's) is compared with
+// nothing and fails the gate as partial, in either run: not as failed, and
+// not as a finished cell whose figures could pass.
+func TestGatePartial(t *testing.T) {
+	a := &results.Run{Cells: []*results.Cell{cell("go", 1, six...), cell("node", 1, six...)}}
+	part := cell("node", 1, six[:2]...)
+	part.Status, part.TrialsAsked = results.Partial, 6
+	b := &results.Run{Cells: []*results.Cell{cell("go", 1, six...), part}}
+	c := gateOf(a, b)
+	if k := kinds(c); !slices.Equal(k, []ProblemKind{CellPartial}) || c.Problems[0].Done != 2 || c.Problems[0].Asked != 6 || c.Problems[0].Run != "b" {
+		t.Errorf("partial in b: %+v", c.Problems)
+	}
+	if s := c.Problems[0].String(); !strings.Contains(s, "measured in part in b (2 of 6 trials)") {
+		t.Errorf("partial worded %q", s)
+	}
+	for _, sc := range c.Scenarios {
+		for _, l := range sc.Lines {
+			if strings.HasPrefix(l.Cell, "node/") && len(l.Delta) > 1 && l.Delta[1] != 0 {
+				t.Errorf("the partial cell was compared: %+v", l)
+			}
+		}
+	}
+	c = gateOf(b, a)
+	if k := kinds(c); !slices.Equal(k, []ProblemKind{CellPartial}) || c.Problems[0].Run != "a" {
+		t.Errorf("partial in the first run: %+v", c.Problems)
 	}
 }
 
@@ -309,5 +338,51 @@ func TestMachineFloor(t *testing.T) {
 	other := &results.Run{Environment: results.Environment{CPUModel: "other"}, Cells: b.Cells}
 	if _, err := Drift(a, other); err == nil {
 		t.Error("drift between two machines accepted")
+	}
+}
+
+// A comparison of more cells, gate problems or unmatched cells than its
+// caps shows the first of each and says at its top what it left out (the
+// command says it on stderr); the geomean is still of every cell.
+func TestMarkdownCapped(t *testing.T) {
+	a, b := &results.Run{}, &results.Run{}
+	for i := range 5 {
+		a.Cells = append(a.Cells, cell(fmt.Sprintf("t%d", i), 1, six...), cell(fmt.Sprintf("only%d", i), 1, six...))
+		b.Cells = append(b.Cells, cell(fmt.Sprintf("t%d", i), 1, scaled(0.4, six...)...))
+	}
+	c := gateOf(a, b)
+	if len(c.Problems) != 5 || len(c.Unmatched) != 5 {
+		t.Fatalf("%d problems, %d unmatched; want 5 of each", len(c.Problems), len(c.Unmatched))
+	}
+	var whole bytes.Buffer
+	if left, err := Markdown(&whole, c); err != nil || len(left) != 0 {
+		t.Fatalf("within the default caps: left %q, %v", left, err)
+	}
+	var capped bytes.Buffer
+	left, err := Caps{Lines: 2, Problems: 1, Unmatched: 3}.markdown(&capped, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := capped.String()
+	top, _, _ := strings.Cut(md, "## Environment")
+	if len(left) != 3 || !strings.Contains(top, "**Not all of this comparison is shown.**") || !strings.Contains(top, "3 of the 5 compared cells are left out") {
+		t.Errorf("left %q; top of the page:\n%s", left, top)
+	}
+	if n := strings.Count(md, "| t"); n != 2 {
+		t.Errorf("%d cell lines shown, want 2:\n%s", n, md)
+	}
+	if n := strings.Count(md, "- **regressed**"); n != 1 {
+		t.Errorf("%d problems listed, want 1:\n%s", n, md)
+	}
+	if n := strings.Count(md, ": only in "); n != 3 {
+		t.Errorf("%d unmatched cells listed, want 3:\n%s", n, md)
+	}
+	geo := func(s string) string {
+		_, g, _ := strings.Cut(s, "**geomean**")
+		g, _, _ = strings.Cut(g, "\n")
+		return g
+	}
+	if geo(md) != geo(whole.String()) {
+		t.Errorf("the capped geomean %q is not every cell's %q", geo(md), geo(whole.String()))
 	}
 }

@@ -18,6 +18,10 @@ const (
 	CellFailed ProblemKind = "failed"
 	// CellSkipped: a cell ok in the first run was skipped in a later one.
 	CellSkipped ProblemKind = "skipped"
+	// CellPartial: a run measured a cell in part (killed, interrupted or
+	// still running): it is compared with nothing until a resume
+	// finishes it.
+	CellPartial ProblemKind = "partial"
 	// NothingMeasured: a run has no ok cell (none at all, or every one
 	// failed or skipped).
 	NothingMeasured ProblemKind = "nothing-measured"
@@ -35,12 +39,16 @@ type Problem struct {
 	Run    string      `json:"run,omitempty"`
 	Cell   string      `json:"cell,omitempty"`
 	Metric Metric      `json:"metric,omitempty"`
-	Delta  float64     `json:"delta,omitempty"`  // Regressed: the change of the median
-	Reason string      `json:"reason,omitempty"` // CellFailed, CellSkipped: the later run's reason
-	// NothingMeasured: the run's cells, and how many failed or skipped.
+	Delta  float64     `json:"delta,omitempty"`        // Regressed: the change of the median
+	Reason string      `json:"reason,omitempty"`       // CellFailed, CellSkipped: the later run's reason
+	Done   int         `json:"trials_done,omitempty"`  // CellPartial: the trials measured
+	Asked  int         `json:"trials_asked,omitempty"` // CellPartial: the trials the load asks
+	// NothingMeasured: the run's cells, and how many failed, skipped or
+	// were measured in part.
 	Cells   int `json:"cells,omitempty"`
 	Failed  int `json:"failed,omitempty"`
 	Skipped int `json:"skipped,omitempty"`
+	Partial int `json:"partial,omitempty"`
 	// NotComparable: the axes whose values differ between the two runs'
 	// cells ("generator", "cpus", …), each with the two runs' values.
 	Differs []AxisDiff `json:"differs,omitempty"`
@@ -60,6 +68,7 @@ func gate(c *Comparison, runs []*results.Run) []Problem {
 	var out []Problem
 	firstMeasured := true
 	for i, run := range runs {
+		out = append(out, partial(c.Names[i], run)...)
 		if p, ok := nothingMeasured(c.Names[i], run); ok {
 			out = append(out, p)
 			firstMeasured = firstMeasured && i > 0
@@ -81,6 +90,19 @@ func gate(c *Comparison, runs []*results.Run) []Problem {
 	return out
 }
 
+// partial lists the cells a run measured in part: their figures are no
+// cell's result, so they are compared with nothing, and a gate over them
+// does not pass.
+func partial(name string, run *results.Run) []Problem {
+	var out []Problem
+	for _, cell := range run.Cells {
+		if cell != nil && cell.Status == results.Partial {
+			out = append(out, Problem{Kind: CellPartial, Run: name, Cell: cell.ID(), Done: len(cell.Trials), Asked: cell.TrialsAsked})
+		}
+	}
+	return out
+}
+
 func nothingMeasured(name string, run *results.Run) (Problem, bool) {
 	p := Problem{Kind: NothingMeasured, Run: name}
 	for _, cell := range run.Cells {
@@ -93,6 +115,8 @@ func nothingMeasured(name string, run *results.Run) (Problem, bool) {
 			return Problem{}, false
 		case cell.Status == results.Skipped:
 			p.Skipped++
+		case cell.Status == results.Partial:
+			p.Partial++
 		default:
 			p.Failed++
 		}
@@ -116,7 +140,7 @@ func lost(name string, first, later *results.Run) []Problem {
 		}
 		b := byID[a.ID()]
 		switch {
-		case b == nil, b.Status == results.OK && len(b.Trials) > 0:
+		case b == nil, b.Status == results.OK && len(b.Trials) > 0, b.Status == results.Partial: // partial: said by partial
 		case b.Status == results.Skipped:
 			out = append(out, Problem{Kind: CellSkipped, Run: name, Cell: a.ID(), Reason: b.Reason})
 		default:

@@ -71,8 +71,14 @@ func (p Problem) String() string {
 		return fmt.Sprintf("%s in %s: %s by %+.1f%%, beyond the floor", p.Cell, p.Run, what, 100*p.Delta)
 	case CellFailed, CellSkipped:
 		return fmt.Sprintf("%s: ok in the first run, %s in %s (%s)", p.Cell, p.Kind, p.Run, p.Reason)
+	case CellPartial:
+		return fmt.Sprintf("%s: measured in part in %s (%d of %d trials), compared with nothing; `bin/harness run --resume` finishes it", p.Cell, p.Run, p.Done, p.Asked)
 	case NothingMeasured:
-		return fmt.Sprintf("%s measured nothing: %d cell(s), %d failed, %d skipped", p.Run, p.Cells, p.Failed, p.Skipped)
+		out := fmt.Sprintf("%s measured nothing: %d cell(s), %d failed, %d skipped", p.Run, p.Cells, p.Failed, p.Skipped)
+		if p.Partial > 0 {
+			out += fmt.Sprintf(", %d measured in part", p.Partial)
+		}
+		return out
 	case NotComparable:
 		var ds []string
 		for _, d := range p.Differs {
@@ -132,10 +138,16 @@ func scenarioTable(b *strings.Builder, c *Comparison, sc Scenario) (bool, error)
 	return untestable, t.Render()
 }
 
-// Markdown renders the comparison for a reviewer.
-func Markdown(w io.Writer, c *Comparison) error {
+// Markdown renders the comparison for a reviewer, within DefaultCaps; it
+// returns what the caps left out, one sentence each (the page says the
+// same at its top), for the command to warn with.
+func Markdown(w io.Writer, c *Comparison) ([]string, error) { return DefaultCaps.markdown(w, c) }
+
+func (cp Caps) markdown(w io.Writer, c *Comparison) ([]string, error) {
+	c, left := cp.within(c)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Comparison: %s\n\n", mdtext.Text(strings.Join(c.Names, " vs ")))
+	b.WriteString(cp.notice(left))
 	b.WriteString("## Environment\n\nFacts that differ between the runs are in bold: a different base image or runtime version explains many \"regressions\".\n\n")
 	t := table(&b)
 	t.Header(append([]any{"fact"}, anys(texts(c.Names))...)...)
@@ -149,11 +161,11 @@ func Markdown(w io.Writer, c *Comparison) error {
 			row = append(row, v)
 		}
 		if err := t.Append(row...); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := t.Render(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, e := range c.Env {
 		if e.Field == "load generator" && e.Differs {
@@ -172,7 +184,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 	for _, sc := range c.Scenarios {
 		u, err := scenarioTable(&b, c, sc)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		untestable = untestable || u
 	}
@@ -187,7 +199,7 @@ func Markdown(w io.Writer, c *Comparison) error {
 		}
 	}
 	_, err := io.WriteString(w, b.String())
-	return err
+	return left, err
 }
 
 // CSV renders one row per matched cell and run.

@@ -31,11 +31,36 @@ type Judge struct {
 	Rate         int     // the fixed rate asked for; 0: none (Little's law is checked instead)
 }
 
+// ProblemKind is why a trial is no measurement, as a short stable code
+// that results.json records beside the sentence (results.Why).
+type ProblemKind string
+
+// Problem kinds.
+const (
+	NoResponses ProblemKind = "no-responses"  // nothing answered, not even an error
+	RateNotHeld ProblemKind = "rate-not-held" // a fixed rate the generator could not keep
+	ErrorRate   ProblemKind = "error-rate"    // more requests failed than load.max_error_rate allows
+)
+
+// Problem is why a trial is no measurement: its kind and its sentence.
+type Problem struct {
+	Kind ProblemKind
+	Text string
+}
+
 // Judge says whether the run is a measurement: problem is set when too many
 // of its requests failed; warnings say what else makes its number doubtful.
 func (r Result) Judge(j Judge) (problem string, warnings []string) {
+	p, warnings := r.Verdict(j)
+	return p.Text, warnings
+}
+
+// Verdict is Judge with the problem's kind: a zero Problem when the run
+// is a measurement.
+func (r Result) Verdict(j Judge) (Problem, []string) {
+	var warnings []string
 	if r.Requests == 0 && r.Errors == 0 {
-		return fmt.Sprintf("no responses in %.1fs", r.Seconds), nil
+		return Problem{NoResponses, fmt.Sprintf("no responses in %.1fs", r.Seconds)}, nil
 	}
 	if j.Rate > 0 {
 		// At a fixed rate, first whether the rate was held: requests sent
@@ -45,13 +70,13 @@ func (r Result) Judge(j Judge) (problem string, warnings []string) {
 		// at the rate the column names.
 		if s := r.Sent(); !stats.Sustains(s.Requests+s.Errors, r.Seconds, j.Rate) {
 			got := float64(s.Requests+s.Errors) / r.Seconds
-			return fmt.Sprintf("%s %s/s (held %s/s)", CouldNotSustain, numfmt.Count(int64(j.Rate)), numfmt.Sig(got)), nil
+			return Problem{RateNotHeld, fmt.Sprintf("%s %s/s (held %s/s)", CouldNotSustain, numfmt.Count(int64(j.Rate)), numfmt.Sig(got))}, nil
 		}
 	}
 	if r.Errors > 0 {
 		msg := fmt.Sprintf("%s of requests failed (%s)", numfmt.Percent(r.ErrorRate), r.ErrorSummary())
 		if r.ErrorRate > j.MaxErrorRate {
-			return msg + fmt.Sprintf(", more than the %s allowed (load.max_error_rate)", numfmt.Percent(j.MaxErrorRate)), nil
+			return Problem{ErrorRate, msg + fmt.Sprintf(", more than the %s allowed (load.max_error_rate)", numfmt.Percent(j.MaxErrorRate))}, nil
 		}
 		warnings = append(warnings, msg)
 	}
@@ -65,7 +90,7 @@ func (r Result) Judge(j Judge) (problem string, warnings []string) {
 	if j.Rate > 0 {
 		// At a fixed rate connections idle by design: Little's law says
 		// nothing.
-		return "", warnings
+		return Problem{}, warnings
 	}
 	if j.Connections > 0 && r.LatencyMS.Mean > 0 {
 		busy := float64(r.Requests+r.Errors) / r.Seconds * r.LatencyMS.Mean / 1000
@@ -74,5 +99,5 @@ func (r Result) Judge(j Judge) (problem string, warnings []string) {
 				j.Connections, numfmt.Sig(busy)))
 		}
 	}
-	return "", warnings
+	return Problem{}, warnings
 }

@@ -88,7 +88,9 @@ func (m *Matrix) WithSettings(settings []Setting) (*Matrix, error) {
 	return c, nil
 }
 
-// valueOf parses a setting's value as one YAML node; "" is null.
+// valueOf parses a setting's value as one YAML node; "" is null. A value
+// starting with * (a glob: only=*, only=*/json) is the string it reads as,
+// not the YAML alias that * would start, which could name no anchor here.
 func valueOf(s Setting) (*yaml.Node, error) {
 	fail := func(msg string) error { return Errors{{File: s.Flag, Field: s.Key, Msg: msg}} }
 	if err := checkShape(s.Flag, []byte(s.Value)); err != nil {
@@ -99,6 +101,10 @@ func valueOf(s Setting) (*yaml.Node, error) {
 	switch err := dec.Decode(&root); {
 	case errors.Is(err, io.EOF) || err == nil && len(root.Content) == 0:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}, nil
+	case err != nil && strings.HasPrefix(strings.TrimSpace(s.Value), "*"):
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.TrimSpace(s.Value)}, nil
+	case err != nil && strings.Contains(s.Value, "*"):
+		return nil, fail("YAML syntax: " + strings.TrimPrefix(err.Error(), "yaml: ") + `: in YAML a * starts an alias; quote a glob, e.g. '*/json' or "go-*"`)
 	case err != nil:
 		return nil, fail("YAML syntax: " + strings.TrimPrefix(err.Error(), "yaml: "))
 	}

@@ -113,6 +113,30 @@ func TestWithSettingsErrors(t *testing.T) {
 	}
 }
 
+// A glob starting with * is a YAML alias to a parser: --set only=* is
+// taken as the string it reads as, and a * elsewhere that YAML refuses
+// gets an error that says to quote it, not the bare YAML one.
+func TestSetGlob(t *testing.T) {
+	m, err := parse(t, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"*", "*/plaintext", " *,one"} {
+		c, err := m.WithSettings([]Setting{set(t, "only="+v)})
+		if err != nil {
+			t.Errorf("only=%s: %v; want it taken as a glob", v, err)
+		} else if c.ProfileOnly == nil {
+			t.Errorf("only=%s: no cell selection", v)
+		}
+	}
+	if _, err := m.WithSettings([]Setting{set(t, "connections=*")}); err == nil || !strings.Contains(err.Error(), `connections: want a list, got "*"`) {
+		t.Errorf("connections=*: %v, want it a string a list is wanted for", err)
+	}
+	if _, err := m.WithSettings([]Setting{set(t, "only=[*/json]")}); err == nil || !strings.Contains(err.Error(), "quote a glob") {
+		t.Errorf("only=[*/json]: %v, want an error saying to quote it", err)
+	}
+}
+
 func TestSplitKey(t *testing.T) {
 	for key, want := range map[string][]string{
 		"load.trials": {"load", "trials"}, "slo.p99.9": {"slo", "p99.9"}, "slo.p99": {"slo", "p99"}, "slo.p99.99": {"slo", "p99.99"},

@@ -8,6 +8,7 @@ import (
 	"github.com/webbench/webbench/harness/numfmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -53,7 +54,7 @@ func (l *Lines) Done(c *results.Cell, units int) {
 // summaryOnce is Summary, with a reason already said replaced by a
 // pointer to it: a missing base image skips many cells for one reason.
 func summaryOnce(c *results.Cell, said *map[string]bool) string {
-	if c.Status == results.OK || c.Reason == "" {
+	if c.Status == results.OK || c.Status == results.Partial || c.Reason == "" {
 		return Summary(c)
 	}
 	if *said == nil {
@@ -71,13 +72,17 @@ func (l *Lines) Finish() {}
 // Summary is a one-line account of a finished cell.
 func Summary(c *results.Cell) string {
 	switch {
-	case c.Status == results.OK && c.Summary != nil:
+	case (c.Status == results.OK || c.Status == results.Partial) && c.Summary != nil && len(c.Trials) > 0:
 		last := c.Trials[len(c.Trials)-1]
 		p99 := "—" // a generator that reports no percentiles (h2load)
 		if last.LatencyMS.P99 > 0 {
 			p99 = numfmt.Sig(last.LatencyMS.P99)
 		}
-		return fmt.Sprintf("%s ok, trial %d: %s rps, p99 %s ms", c.ID(), len(c.Trials), numfmt.Sig(last.RPS), p99)
+		trial := strconv.Itoa(len(c.Trials))
+		if c.Status == results.Partial {
+			trial += " of " + strconv.Itoa(c.TrialsAsked)
+		}
+		return fmt.Sprintf("%s %s, trial %s: %s rps, p99 %s ms", c.ID(), c.Status, trial, numfmt.Sig(last.RPS), p99)
 	default:
 		reason := c.Reason
 		if r := []rune(reason); len(r) > 160 {

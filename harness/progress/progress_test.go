@@ -25,3 +25,13 @@ func TestLinesSayAReasonOnce(t *testing.T) {
 		t.Errorf("progress lines:\n%s", out)
 	}
 }
+
+// A cell's visit that leaves it measured in part (interleaved order: one
+// trial per round) says so, with the trials asked, not "ok".
+func TestLinesSayPartial(t *testing.T) {
+	c := &results.Cell{Target: "a", Scenario: "s", CPUs: 1, Connections: 8, Status: results.Partial, TrialsAsked: 3,
+		Trials: []results.Trial{{Result: results.Result{RPS: 1000, LatencyMS: results.Latency{P99: 2}}}}, Summary: &results.Summary{RPS: 1000}}
+	if got, want := Summary(c), "a/s/1cpu/c8 partial, trial 1 of 3: 1,000 rps, p99 2.00 ms"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+}

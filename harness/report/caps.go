@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -40,13 +41,19 @@ type Rendered struct {
 	Left []string
 }
 
-// Render renders run within DefaultCaps, from run alone.
-func Render(run *results.Run) (*Rendered, error) { return DefaultCaps.render(run) }
+// Render renders run within DefaultCaps, from run alone. Cancelling ctx
+// stops it between charts and before the README: it returns ctx's error.
+func Render(ctx context.Context, run *results.Run) (*Rendered, error) {
+	return DefaultCaps.render(ctx, run)
+}
 
-func (cp Caps) render(run *results.Run) (*Rendered, error) {
+func (cp Caps) render(ctx context.Context, run *results.Run) (*Rendered, error) {
 	shown, left := cp.withinCells(run)
-	d, err := cp.drawCharts(shown)
+	d, err := cp.drawCharts(ctx, shown)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if d.stopped != "" {

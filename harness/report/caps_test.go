@@ -1,6 +1,8 @@
 package report
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,7 +63,7 @@ func TestRenderCapsManyCells(t *testing.T) {
 	n := 3 * cp.Cells
 	// A scenario per cell: the most README and charts a cell can cost.
 	dir, run := manyCells(t, n, func(i int) (string, string) { return fmt.Sprintf("t%05d", i), fmt.Sprintf("s%05d", i) })
-	left, err := WriteDir(dir, run)
+	left, err := WriteDir(context.Background(), dir, run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestRenderCapsChartBytes(t *testing.T) {
 	}
 	cp := DefaultCaps
 	cp.ChartBytes = len(all[0].SVG) + len(all[1].SVG) + len(all[2].SVG) - 1
-	r, err := cp.render(run)
+	r, err := cp.render(context.Background(), run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +125,35 @@ func TestRenderCapsChartBytes(t *testing.T) {
 	}
 	if strings.Contains(md, "charts/"+all[2].File) {
 		t.Errorf("the README links %s, which was not drawn", all[2].File)
+	}
+}
+
+// cancelAfter is a context whose Err turns to Canceled at its n-th call:
+// a signal arriving in the middle of a render, without a clock.
+type cancelAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A render cancelled between two charts (the first SIGINT/SIGTERM of
+// report) stops there with the context's error, writing nothing.
+func TestRenderStopsWhenCancelled(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := WriteDir(&cancelAfter{Context: context.Background(), n: 3}, dir, run); !errors.Is(err, context.Canceled) {
+		t.Errorf("render cancelled after its first charts: %v, want context.Canceled", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("a cancelled render wrote %v", left)
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/color"
 	"math"
@@ -38,7 +39,7 @@ type Chart struct {
 // target. It stops at DefaultCaps' charts and bytes of SVG (Render says
 // so).
 func Charts(run *results.Run) ([]Chart, error) {
-	d, err := DefaultCaps.drawCharts(run)
+	d, err := DefaultCaps.drawCharts(context.Background(), run)
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +56,19 @@ type drawn struct {
 
 // drawCharts draws the charts of each scenario in turn until one would
 // pass cp's count or bytes of charts: drawing stops there, so that a run
-// of many cells costs no more than the caps allow.
-func (cp Caps) drawCharts(run *results.Run) (*drawn, error) {
+// of many cells costs no more than the caps allow. Cancelling ctx stops
+// it with ctx's error.
+func (cp Caps) drawCharts(ctx context.Context, run *results.Run) (*drawn, error) {
 	d := &drawn{}
 	scs := scenarios(run)
 	for i, sc := range scs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for _, draw := range chartsOf(run, sc) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			c, err := draw()
 			if err != nil {
 				return nil, fmt.Errorf("chart %s: %w", c.File, err)

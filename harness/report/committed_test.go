@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"net/url"
 	"os"
 	"os/exec"
@@ -48,7 +49,7 @@ func checkRendered(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Render(run)
+	r, err := Render(context.Background(), run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestWriteDirRemovesStaleCharts(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "charts"), 0o755)
 	stale := filepath.Join(dir, "charts", "rps-old-scenario.svg")
 	os.WriteFile(stale, []byte("<svg/>"), 0o644)
-	if _, err := WriteDir(dir, run); err != nil {
+	if _, err := WriteDir(context.Background(), dir, run); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stale); err == nil {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -15,7 +16,8 @@ import (
 // CSV writes one row per ok cell with its statistics, scenarios in matrix
 // order, rows in the tables' order: every figure of the main table and of
 // its details. A control's vs_fastest is empty: it is compared with nothing.
-func CSV(w io.Writer, run *results.Run) error {
+// Cancelling ctx stops it between scenarios with ctx's error.
+func CSV(ctx context.Context, w io.Writer, run *results.Run) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"id", "target", "scenario", "params", "cpus", "connections", "connection_close", "rate", "aggregate", "rps", "trials",
 		"rps_median", "rps_ci_lo", "rps_ci_hi", "rps_min", "rps_max", "rps_cv", "noisy", "vs_fastest", "vs_fastest_significance",
@@ -23,6 +25,9 @@ func CSV(w io.Writer, run *results.Run) error {
 		"cores", "control", "ceiling_share", "bounded_by", "bounded_by_figures", "bounded_with", "bound_by"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for _, sc := range scenarios(run) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		for _, r := range analysis.Rows(run, sc) {
 			lo, hi, plo, phi, vs := "", "", "", "", ""
 			if r.RPSStats.HasCI {

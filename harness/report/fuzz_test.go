@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func FuzzRender(f *testing.F) {
 				t.Fatalf("the README does not name scenario %q", c.Scenario)
 			}
 		}
-		if err := CSV(&b, run); err != nil {
+		if err := CSV(context.Background(), &b, run); err != nil {
 			t.Fatalf("csv: %v", err)
 		}
 		if err := JSON(&b, run); err != nil {

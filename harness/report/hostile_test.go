@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"os"
@@ -26,7 +27,7 @@ func TestWriteDirRefusesLinkedCharts(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(dir, "charts")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteDir(dir, run); !errors.Is(err, safefile.ErrLink) {
+	if _, err := WriteDir(context.Background(), dir, run); !errors.Is(err, safefile.ErrLink) {
 		t.Errorf("WriteDir through a linked charts/: %v, want %v", err, safefile.ErrLink)
 	}
 	if _, err := os.Stat(mine); err != nil {
@@ -65,7 +66,7 @@ func TestCSVNoFormula(t *testing.T) {
 	}
 	run.Cells[0].Target = `=HYPERLINK("http://evil","x")`
 	var buf bytes.Buffer
-	if err := CSV(&buf, run); err != nil {
+	if err := CSV(context.Background(), &buf, run); err != nil {
 		t.Fatal(err)
 	}
 	records, err := csv.NewReader(&buf).ReadAll()

@@ -63,10 +63,6 @@ func Index(root string) error {
 			continue // not a result set
 		}
 		env, m := run.Environment, run.Matrix
-		counts := map[results.Status]int{}
-		for _, c := range run.Cells {
-			counts[c.Status]++
-		}
 		trials := fmt.Sprintf("%d × %s", m.Load.Trials, strings.TrimPrefix(m.PerTrial(), "duration "))
 		if m.Load.Aggregate == results.AggregateBest {
 			trials += ", best"
@@ -82,9 +78,9 @@ func Index(root string) error {
 		if profile == "" {
 			profile = "—"
 		}
-		fmt.Fprintf(&b, "| [%s](%s/README.md) | %s | %s, %d CPUs | %s | %s | %s | %s | %d/%d/%d |\n",
+		fmt.Fprintf(&b, "| [%s](%s/README.md) | %s | %s, %d CPUs | %s | %s | %s | %s | %s |\n",
 			mdtext.Text(name), (&url.URL{Path: name}).EscapedPath(), mdtext.Text(env.Label), mdtext.Text(env.CPUModel), env.OnlineCPUs, env.StartedAt.UTC().Format("2006-01-02"),
-			mdtext.Text(profile), mdtext.Text(string(env.NetworkMode)), trials, counts[results.OK], counts[results.Failed], counts[results.Skipped])
+			mdtext.Text(profile), mdtext.Text(string(env.NetworkMode)), trials, cellCounts(run))
 	}
 	sort.Strings(compares)
 	if len(compares) > 0 {
@@ -117,4 +113,18 @@ func Index(root string) error {
 		text = strings.TrimRight(text, "\n") + "\n\n" + b.String() + "\n"
 	}
 	return results.WriteFileAtomic(path, []byte(text))
+}
+
+// cellCounts is a run's cells ok/failed/skipped, and those measured in
+// part when any were.
+func cellCounts(run *results.Run) string {
+	counts := map[results.Status]int{}
+	for _, c := range run.Cells {
+		counts[c.Status]++
+	}
+	out := fmt.Sprintf("%d/%d/%d", counts[results.OK], counts[results.Failed], counts[results.Skipped])
+	if n := counts[results.Partial]; n > 0 {
+		out += fmt.Sprintf(", %d partial", n)
+	}
+	return out
 }

@@ -41,3 +41,25 @@ func TestIndex(t *testing.T) {
 		t.Error("a second index changed the file")
 	}
 }
+
+// A run's cells measured in part are counted apart in the index, not as
+// ok ones.
+func TestIndexCountsPartial(t *testing.T) {
+	root := t.TempDir()
+	data, err := os.ReadFile("testdata/run/results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run as a kill left it: never finished, so its short ok cells
+	// (one trial of three) read as partial.
+	data = []byte(strings.Replace(string(data), `"finished_at"`, `"finished_at_was"`, 1))
+	os.MkdirAll(filepath.Join(root, "killed"), 0o755)
+	os.WriteFile(filepath.Join(root, "killed", "results.json"), data, 0o644)
+	if err := Index(root); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := os.ReadFile(filepath.Join(root, "README.md"))
+	if !strings.Contains(string(s), "| 1/1/1, 5 partial |") {
+		t.Errorf("index lacks the partial count:\n%s", s)
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	encodingcsv "encoding/csv"
 	"slices"
 	"strings"
@@ -218,7 +219,7 @@ func TestControlNotRanked(t *testing.T) {
 		t.Errorf("vs fastest: the control %q, a %q; want — and 1.00×:\n%s", got, a, md.String())
 	}
 	var csv strings.Builder
-	if err := CSV(&csv, run); err != nil {
+	if err := CSV(context.Background(), &csv, run); err != nil {
 		t.Fatal(err)
 	}
 	records, err := encodingcsv.NewReader(strings.NewReader(csv.String())).ReadAll()

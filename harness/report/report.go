@@ -7,6 +7,7 @@ package report
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -29,9 +30,10 @@ import (
 
 // WriteDir writes README.md and charts/*.svg into dir, from run alone,
 // within the caps of Render; it returns what they left out (Rendered.Left),
-// for the command to warn with.
-func WriteDir(dir string, run *results.Run) ([]string, error) {
-	r, err := Render(run)
+// for the command to warn with. Cancelling ctx stops the render, before
+// anything is written: it returns ctx's error and dir is as it was.
+func WriteDir(ctx context.Context, dir string, run *results.Run) ([]string, error) {
+	r, err := Render(ctx, run)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +108,9 @@ func preamble(b *strings.Builder, run *results.Run) {
 		b.WriteString("**This run was interrupted; only the cells below were measured.** `bin/harness run --resume DIR` continues it.\n\n")
 	case run.FinishedAt == nil:
 		b.WriteString("**Incomplete run: it never finished (killed, or still running); only the cells below were measured.** `bin/harness run --resume DIR` continues it.\n\n")
+	}
+	if n := countPartial(run); n > 0 {
+		fmt.Fprintf(b, "**%d cell(s) measured in part**, with fewer trials than asked: listed under Partial cells, in no table.\n\n", n)
 	}
 	if n := len(run.Environment.Resumed); n > 0 {
 		fmt.Fprintf(b, "**Resumed %d time(s)** (last at %s): the trials of one cell may come from different sittings.\n\n", n, run.Environment.Resumed[n-1].UTC().Format("2006-01-02 15:04:05 UTC"))
@@ -750,10 +755,27 @@ func scalingTable(b *strings.Builder, scenario string, rows []*analysis.Row) err
 	return nil
 }
 
-// notOK lists the failed and skipped cells, each reason once with the
-// cells it covers (a missing base image skips many).
+func countPartial(run *results.Run) int {
+	n := 0
+	for _, c := range run.Cells {
+		if c.Status == results.Partial {
+			n++
+		}
+	}
+	return n
+}
+
+// partialText says how far a partial cell was measured: its figures are
+// in no table.
+func partialText(c *results.Cell) string {
+	return fmt.Sprintf("%d of %d trials measured, shown in no table: the run stopped before the rest (`bin/harness run --resume` measures them)",
+		len(c.Trials), c.TrialsAsked)
+}
+
+// notOK lists the failed, skipped and partial cells, each reason once
+// with the cells it covers (a missing base image skips many).
 func notOK(b *strings.Builder, run *results.Run) {
-	for _, status := range []results.Status{results.Failed, results.Skipped} {
+	for _, status := range []results.Status{results.Failed, results.Skipped, results.Partial} {
 		var reasons []string
 		cells := map[string][]string{}
 		for _, c := range run.Cells {
@@ -761,6 +783,9 @@ func notOK(b *strings.Builder, run *results.Run) {
 				continue
 			}
 			r := mdtext.Text(c.Reason)
+			if status == results.Partial {
+				r = partialText(c)
+			}
 			if _, ok := cells[r]; !ok {
 				reasons = append(reasons, r)
 			}

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -414,5 +416,37 @@ func TestIntervalHeader(t *testing.T) {
 		if strings.Contains(sp.name(), "6") {
 			t.Errorf("header %q names a trial count", sp.name())
 		}
+	}
+}
+
+// A cell measured in part (a killed run's, or one still running) is shown
+// as such: said at the top, listed with its trials done and asked, and in
+// no table or CSV row, where its figures would pass for a finished cell's.
+func TestPartialCellNotShownAsOK(t *testing.T) {
+	run, err := results.Read("testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Cells[0]
+	if c.Status != results.OK || len(c.Trials) < 2 {
+		t.Fatalf("testdata/run's first cell: %s with %d trials, want ok with 2 or more", c.Status, len(c.Trials))
+	}
+	id := c.ID()
+	c.Status, c.TrialsAsked, c.Trials = results.Partial, len(c.Trials), c.Trials[:len(c.Trials)-1]
+	md := string(markdownOf(t, run))
+	head, list, ok := strings.Cut(md, "## Partial cells\n")
+	want := fmt.Sprintf("- `%s`: %d of %d trials measured", id, len(c.Trials), c.TrialsAsked)
+	if !ok || !strings.Contains(list, want) || !strings.Contains(head, "**1 cell(s) measured in part**") {
+		t.Errorf("README lacks the partial cell (%q) or the word of it at the top:\n%s", want, md)
+	}
+	if strings.Contains(head, "`"+id+"`") {
+		t.Errorf("the partial cell %s is shown before its own section:\n%s", id, head)
+	}
+	var csv bytes.Buffer
+	if err := CSV(context.Background(), &csv, run); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(csv.String(), id+",") {
+		t.Errorf("CSV has a row of the partial cell %s:\n%s", id, csv.String())
 	}
 }

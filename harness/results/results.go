@@ -27,7 +27,11 @@ import (
 // Schema is the results.json version this harness writes. Version 2 added
 // the generator axis: a cell's generator, in its id unless it is the
 // default, and each ceiling's. Version 1 files (every cell measured by
-// bombardier) are read as they were.
+// bombardier) are read as they were. The partial status (and a cell's
+// trials_asked) came within version 2: a harness that reads 2 but not
+// partial refuses such a cell by name (Decode's unknown status) rather
+// than misread it, and this one reads a short ok cell of a run that never
+// finished as partial, so no reading changed meaning.
 const Schema = 2
 
 // Status is how a cell ended.
@@ -38,7 +42,40 @@ const (
 	OK      Status = "ok"
 	Failed  Status = "failed"
 	Skipped Status = "skipped"
+	// Partial is a cell measured in part: fewer trials than the load asks
+	// (Cell.TrialsAsked), because its run was killed or interrupted, or is
+	// still running (results.json is written after every trial). Its
+	// figures are no cell's result: renderers list it apart, compare does
+	// not compare it, and `run --resume` measures the rest.
+	Partial Status = "partial"
 )
+
+// Why is why a cell failed or was bounded, as a short stable code that
+// renderers word. The English of Reason and BoundBy is kept beside it:
+// files before it hold only that, and a failure the runner has no code
+// for (a build, a verification) has its sentence alone.
+type Why string
+
+// Why codes.
+const (
+	WhyErrorRate     Why = "error-rate"     // more of a trial's requests failed than load.max_error_rate allows
+	WhyNoResponses   Why = "no-responses"   // a trial had no answer, not even an error
+	WhyRateNotHeld   Why = "rate-not-held"  // a trial's generator could not keep the fixed rate
+	WhyTargetStopped Why = "target-stopped" // the target's container stopped during a trial (OOM-killed, exited)
+
+	BoundCeiling       Why = "ceiling"        // RPS at ≥ analysis.CeilingBound of the load generator's ceiling
+	BoundSharedCeiling Why = "shared-ceiling" // the same, the generator sharing the target's cores (the pair bounds it)
+	BoundLoadgenCPU    Why = "loadgen-cpu"    // generator CPU ≥ analysis.GeneratorBoundShare in Summary.GeneratorBound trials
+)
+
+// Measured is the status of a cell with done of asked trials measured
+// and none failed: ok once every trial is, partial before.
+func Measured(done, asked int) Status {
+	if done < asked {
+		return Partial
+	}
+	return OK
+}
 
 // Order is how a run's trials were scheduled.
 type Order string
@@ -242,6 +279,8 @@ type Cell struct {
 	Writes        *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
 	Status        Status      `json:"status"`
 	Reason        string      `json:"reason,omitempty"`
+	Why           Why         `json:"why,omitempty"`          // the kind of a failed cell's reason, when the runner has one
+	TrialsAsked   int         `json:"trials_asked,omitempty"` // of a partial cell: the trials the load asks (len(trials) were measured)
 	Warnings      []string    `json:"warnings,omitempty"`
 	Image         *Image      `json:"image,omitempty"`
 	Limits        *Limits     `json:"limits,omitempty"` // of each of the target's containers
@@ -356,7 +395,8 @@ type Summary struct {
 	TargetMemPeakMiB float64   `json:"target_mem_peak_mib"`
 	GeneratorBound   int       `json:"generator_bound_trials,omitempty"` // trials whose generator CPU passed GeneratorBoundShare
 	CeilingShare     float64   `json:"ceiling_share,omitempty"`          // RPS ÷ the load generator's measured ceiling
-	BoundBy          []string  `json:"bound_by,omitempty"`               // the rules that call the cell generator-bound
+	BoundBy          []string  `json:"bound_by,omitempty"`               // the rules that call the cell generator-bound, worded
+	Bounds           []Why     `json:"bounds,omitempty"`                 // the same rules, as codes (none in files before them)
 	// Merged is the latency of every request of the trials together,
 	// from their HDR histograms (open-loop cells; see Merged).
 	Merged *Latency `json:"latency_ms_merged,omitempty"`
@@ -459,12 +499,13 @@ func Decode(data []byte) (*Run, error) {
 	for i, c := range run.Cells {
 		// A cell of no known status would be listed nowhere: refuse it
 		// rather than drop it from every table.
-		if c.Status != OK && c.Status != Failed && c.Status != Skipped {
-			return nil, fmt.Errorf("cell %d (%s): status %q is none of ok, failed, skipped", i+1, c.ID(), c.Status)
+		if c.Status != OK && c.Status != Failed && c.Status != Skipped && c.Status != Partial {
+			return nil, fmt.Errorf("cell %d (%s): status %q is none of ok, failed, skipped, partial", i+1, c.ID(), c.Status)
 		}
-		if c.Status == OK && len(c.Trials) == 0 {
-			return nil, fmt.Errorf("cell %d (%s): status ok with no trial: a run records a cell ok only once it measured one", i+1, c.ID())
+		if (c.Status == OK || c.Status == Partial) && len(c.Trials) == 0 {
+			return nil, fmt.Errorf("cell %d (%s): status %s with no trial: a run records a cell %[3]s only once it measured one", i+1, c.ID(), c.Status)
 		}
+		partly(c, run.Matrix.Load.Trials, run.FinishedAt == nil || run.Interrupted || run.Stopped != "")
 		if c.Image != nil {
 			c.Image.Bases = slices.DeleteFunc(c.Image.Bases, func(b *BaseImage) bool { return b == nil })
 		}
@@ -485,6 +526,20 @@ func Decode(data []byte) (*Run, error) {
 		}
 	}
 	return &run, nil
+}
+
+// partly marks partial a cell ok with fewer trials than asked of a run
+// that did not end (cut short: killed, interrupted, stopped): harnesses
+// before the partial status wrote a killed run's cells so (results.json
+// is written after every trial), and a reader would take its figures for
+// the cell's. A partial cell's own count of asked trials is kept.
+func partly(c *Cell, asked int, cut bool) {
+	switch {
+	case c.Status == OK && cut && len(c.Trials) < asked:
+		c.Status, c.TrialsAsked = Partial, asked
+	case c.Status == Partial && c.TrialsAsked == 0:
+		c.TrialsAsked = asked
+	}
 }
 
 // ShortCause says in a few words why a base image could not be had, from

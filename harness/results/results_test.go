@@ -68,6 +68,39 @@ func TestDecodeRefusesUnknownStatus(t *testing.T) {
 	}
 }
 
+// A cell measured in part reads as partial with the trials asked: written
+// so, or written ok by a harness before the partial status in a run that
+// never finished (a killed run's results.json, saved after every trial),
+// so that no reader takes its figures for a finished cell's. A cell with
+// every trial stays ok, and so does a finished run's short one.
+func TestDecodePartial(t *testing.T) {
+	for _, tc := range []struct {
+		cell   string
+		status Status
+		asked  int
+	}{
+		{`"status":"ok","trials":[{"rps":1}]`, Partial, 3},
+		{`"status":"partial","trials_asked":5,"trials":[{"rps":1}]`, Partial, 5},
+		{`"status":"partial","trials":[{"rps":1},{"rps":1}]`, Partial, 3},
+		{`"status":"ok","trials":[{"rps":1},{"rps":1},{"rps":1}]`, OK, 0},
+	} {
+		run, err := Decode([]byte(`{"schema":2,"matrix":{"load":{"trials":3}},"cells":[{"target":"a","scenario":"s",` + tc.cell + `}]}`)) // never finished
+		if err != nil {
+			t.Fatalf("%s: %v", tc.cell, err)
+		}
+		if c := run.Cells[0]; c.Status != tc.status || c.TrialsAsked != tc.asked {
+			t.Errorf("%s: read %s of %d asked, want %s of %d", tc.cell, c.Status, c.TrialsAsked, tc.status, tc.asked)
+		}
+	}
+	finished := `{"schema":2,"finished_at":"2026-12-02T12:05:00Z","matrix":{"load":{"trials":3}},"cells":[{"target":"a","scenario":"s","status":"ok","trials":[{"rps":1}]}]}`
+	if run, err := Decode([]byte(finished)); err != nil || run.Cells[0].Status != OK {
+		t.Errorf("a short ok cell of a finished run: %v, want it read ok, as its harness wrote it", err)
+	}
+	if _, err := Decode([]byte(`{"schema":2,"cells":[{"target":"a","scenario":"s","status":"partial"}]}`)); err == nil || !strings.Contains(err.Error(), "no trial") {
+		t.Errorf("a partial cell without trials: %v, want refused", err)
+	}
+}
+
 // results.json's types are results' own (schema.go); every committed run
 // reads and writes back with every field it had, at the same place with
 // the same value, so the schema did not move when they stopped being the

@@ -68,16 +68,28 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 	if !say {
 		return total
 	}
+	fmt.Fprintln(r.opt.Log, buildsEstimate{StandIns: standIns, Images: len(kinds) - standIns, Total: total, Learned: learned, Unlikely: unlikely})
+	return total
+}
+
+// buildsEstimate is what the run says it will build before measuring, and
+// about how long that takes; String words it for the log.
+type buildsEstimate struct {
+	StandIns, Images int
+	Total            time.Duration
+	Learned          bool // from this machine's earlier builds only, no documented default
+	Unlikely         int  // targets not counted: no base image, nothing stands in
+}
+
+func (e buildsEstimate) String() string {
 	how := "from this machine's earlier builds"
-	if !learned {
+	if !e.Learned {
 		how = "partly from documented defaults: this machine has not built every kind yet; revised after its first build"
 	}
-	if unlikely > 0 {
-		how += fmt.Sprintf("; not counting %d target(s) whose base images the engine lacks and nothing stands in for", unlikely)
+	if e.Unlikely > 0 {
+		how += fmt.Sprintf("; not counting %d target(s) whose base images the engine lacks and nothing stands in for", e.Unlikely)
 	}
-	fmt.Fprintf(r.opt.Log, "to build before measuring: %d stand-in step(s) and %d image(s), about %s (%s)\n",
-		standIns, len(kinds)-standIns, total.Round(time.Second), how)
-	return total
+	return fmt.Sprintf("to build before measuring: %d stand-in step(s) and %d image(s), about %s (%s)", e.StandIns, e.Images, e.Total.Round(time.Second), how)
 }
 
 // likelyBuilt are the targets whose images the run will most likely

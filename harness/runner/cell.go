@@ -105,7 +105,7 @@ func (r *runner) recordUnrun(cells []matrix.Cell, status results.Status, reason 
 		case done && c.Skip == "":
 			continue
 		case rc != nil: // partly measured: listed already
-			rc.Status, rc.Reason, rc.Summary = status, reason, nil
+			rc.Status, rc.Reason, rc.Summary, rc.TrialsAsked, rc.Why = status, reason, nil, 0, ""
 			continue
 		}
 		rc = newCell(c)
@@ -318,14 +318,14 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		if gone := r.infraGone(ctx); gone != nil {
 			return gone
 		}
-		v.rc.Status, v.rc.Reason = results.Failed, err.Error()
+		v.rc.Status, v.rc.Reason, v.rc.Why = results.Failed, err.Error(), ""
 		var te *trialError
 		var skip *skipError
 		switch {
 		case errors.As(err, &skip):
 			v.rc.Status, v.rc.Reason = results.Skipped, skip.why
 		case errors.As(err, &te):
-			v.rc.Reason = fmt.Sprintf("trial %d: %v", te.n, te.err)
+			v.rc.Reason, v.rc.Why = fmt.Sprintf("trial %d: %v", te.n, te.err), te.why
 		case r.order.interleave:
 			v.rc.Reason = fmt.Sprintf("trial %d: %v", first, err) // the visit failed before it measured
 		}
@@ -335,7 +335,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		v.rc.Summary = nil
 		v.done = true
 	} else {
-		v.rc.Status = results.OK
+		r.measured(v.rc)
 		v.done = first+trials > r.opt.Matrix.Load.Trials
 	}
 	r.list(v)
@@ -353,14 +353,24 @@ func (r *runner) list(v *visit) {
 }
 
 // savedTrial writes results.json once a trial of v is recorded, its cell
-// ok so far, so that a run killed in a later trial (SIGKILL, a second
-// Ctrl-C: nothing saves then) loses that trial alone: --resume keeps the
-// trials recorded, and the cell is done only with every trial (whole). A
-// visit that fails afterwards records the cell failed.
+// partial (ok with its last trial), so that a run killed in a later trial
+// (SIGKILL, a second Ctrl-C: nothing saves then) loses that trial alone:
+// --resume keeps the trials recorded, and the cell is done only with
+// every trial (whole). A visit that fails afterwards records the cell
+// failed.
 func (r *runner) savedTrial(v *visit) {
-	v.rc.Status = results.OK
+	r.measured(v.rc)
 	r.list(v)
 	r.save()
+}
+
+// measured sets the status of rc, whose trials so far all passed: partial
+// (with the trials asked) until it has every trial, then ok.
+func (r *runner) measured(rc *results.Cell) {
+	rc.Status, rc.TrialsAsked, rc.Why = results.Measured(len(rc.Trials), r.opt.Matrix.Load.Trials), 0, ""
+	if rc.Status == results.Partial {
+		rc.TrialsAsked = r.opt.Matrix.Load.Trials
+	}
 }
 
 func newCell(c matrix.Cell) *results.Cell {
@@ -557,11 +567,12 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 	if err != nil {
 		// A container that died explains a failed run best (OOM-killed…).
 		if dead := s.running(ctx, "during the trial"); dead != nil {
-			err = dead
+			return &trialError{n: k, err: dead, why: results.WhyTargetStopped}
 		}
 		return &trialError{n: k, err: err}
 	}
-	problem, judged := res.Judge(judge)
+	verdict, judged := res.Verdict(judge)
+	problem, why := verdict.Text, results.Why(verdict.Kind) // results.json's own code for the generator's
 	for _, w := range judged {
 		warns = append(warns, fmt.Sprintf("trial %d: %s", k, w))
 	}
@@ -573,9 +584,9 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 	rc.Trials = append(rc.Trials, tr)
 	if problem != "" {
 		if dead := s.running(ctx, "during the trial"); dead != nil {
-			problem = dead.Error() + "\n" + problem
+			problem, why = dead.Error()+"\n"+problem, results.WhyTargetStopped
 		}
-		return &trialError{n: k, err: errors.New(problem)}
+		return &trialError{n: k, err: errors.New(problem), why: why}
 	}
 	rc.Summary = analysis.Summarize(rc.Trials, results.Aggregate(r.opt.Matrix.Load.Aggregate))
 	if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
@@ -627,6 +638,7 @@ func Unsupported(m *matrix.Matrix, cells []matrix.Cell) {
 type trialError struct {
 	n   int
 	err error
+	why results.Why // its kind, when known
 }
 
 func (e *trialError) Error() string { return fmt.Sprintf("trial %d: %v", e.n, e.err) }

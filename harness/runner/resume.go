@@ -35,6 +35,7 @@ func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 	r.kept = map[string]*results.Cell{}
 	for _, c := range kept {
 		r.kept[c.ID()] = c
+		r.measured(c) // partial or ok by the trials this run asks
 	}
 	r.out.Cells = append(r.out.Cells, kept...)
 	for _, w := range warnings {
@@ -51,7 +52,7 @@ func (r *runner) resume(prev *results.Run, cells map[string]bool) {
 func keptCells(prev []*results.Cell, m *matrix.Matrix, made map[string]bool) (kept []*results.Cell, warnings []string) {
 	ids := map[string]bool{}
 	for _, c := range prev {
-		if c == nil || c.Status == results.Skipped || c.Status == results.OK && len(c.Trials) == 0 {
+		if c == nil || c.Status == results.Skipped || len(c.Trials) == 0 && (c.Status == results.OK || c.Status == results.Partial) {
 			continue
 		}
 		if why := untrusted(c, m, made, ids); why != "" {
@@ -115,7 +116,7 @@ func shortID(id string) string {
 
 // untrusted says why a cell of the run being resumed is not kept as
 // measured ("" when it is): results.json is a file anyone can edit, so a
-// cell is kept only if the matrix makes it, once, ok, with no more trials
+// cell is kept only if the matrix makes it, once, ok or partial, with no more trials
 // than asked, each consistent with itself and with the load asked. A
 // failed cell is measured again: a failure cannot be checked from the
 // file, and measuring it again costs one visit.
@@ -128,7 +129,7 @@ func untrusted(c *results.Cell, m *matrix.Matrix, made, kept map[string]bool) st
 		return "a second copy of a cell"
 	case c.Status == results.Failed:
 		return "it failed"
-	case c.Status != results.OK:
+	case c.Status != results.OK && c.Status != results.Partial:
 		return fmt.Sprintf("unknown status %q", c.Status)
 	case len(c.Trials) > load.Trials:
 		return fmt.Sprintf("%d trials where the matrix asks %d", len(c.Trials), load.Trials)

@@ -532,8 +532,8 @@ func TestErrorsUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := res.Cells[0], res.Cells[1]
-	if a.Status != results.Failed || !strings.HasPrefix(a.Reason, "trial 1: ") || !strings.Contains(a.Reason, "(load.max_error_rate)") {
-		t.Errorf("a: %s %q", a.Status, a.Reason)
+	if a.Status != results.Failed || !strings.HasPrefix(a.Reason, "trial 1: ") || a.Why != results.WhyErrorRate {
+		t.Errorf("a: %s %q (%s), want failed by %s", a.Status, a.Reason, a.Why, results.WhyErrorRate)
 	}
 	if len(a.Trials) != 1 || a.Trials[0].ErrorRate < 0.4 || a.Trials[0].ErrorRate > 0.6 || a.Summary != nil {
 		t.Errorf("a's failing trial: %+v, summary %+v", a.Trials, a.Summary)
@@ -771,9 +771,11 @@ func TestBuildEstimate(t *testing.T) {
 	if err != nil || len(res.Cells) != 2 {
 		t.Fatal(err)
 	}
-	// Three images (the load generator, a, b) at 40 s learned: 2 minutes.
-	if !strings.Contains(log.String(), "to build before measuring: 0 stand-in step(s) and 3 image(s), about 2m0s (from this machine's earlier builds)") {
-		t.Errorf("log:\n%s", log.String())
+	// Three images (the load generator, a, b) at 40 s learned: 2 minutes,
+	// as the log words that estimate (buildsEstimate.String).
+	want := buildsEstimate{Images: 3, Total: 2 * time.Minute, Learned: true}
+	if !strings.Contains(log.String(), want.String()+"\n") {
+		t.Errorf("log lacks the estimate %+v:\n%s", want, log.String())
 	}
 	_ = p
 	if d, _ := book.Guess(buildtime.Image); d >= 40*time.Second {

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,15 +13,8 @@ import (
 )
 
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		<-sigs
-		fmt.Fprintln(os.Stderr, "\ninterrupt: stopping, removing containers (again to kill at once)")
-		cancel()
-		<-sigs
-		os.Exit(cli.ExitInterrupted)
-	}()
+	ctx := cli.OnSignals(context.Background(), sigs, os.Stderr, os.Exit)
 	os.Exit(cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
