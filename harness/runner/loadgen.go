@@ -344,6 +344,12 @@ func (g *containerGenerator) RunAt(ctx context.Context, tool loadgen.Tool, s loa
 	ectx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	res, err := g.home.eng.Containers.Exec(ectx, g.id, cmd)
+	if err != nil || res.ExitCode != 0 {
+		// A container killed under its tool explains the run best.
+		if gone := g.Alive(context.WithoutCancel(ctx)); gone != nil {
+			return loadgen.Result{}, w, gone
+		}
+	}
 	if err != nil {
 		if ctx.Err() == nil && ectx.Err() != nil {
 			return loadgen.Result{}, w, stalled(ctx, g, tool.Name(), s, deadline+execGrace, false)
@@ -363,6 +369,24 @@ func (g *containerGenerator) RunAt(ctx context.Context, tool loadgen.Tool, s loa
 	}
 	out, err := tool.Parse(res.Stdout, s)
 	return out, w, err
+}
+
+// Clock reads the clock of the generator's machine, in its container, as
+// the start script reads it (date +%s.%N).
+func (g *containerGenerator) Clock(ctx context.Context) (time.Time, error) {
+	if g.id == "" {
+		return time.Time{}, errNoGenerator
+	}
+	ectx, cancel := context.WithTimeout(ctx, probeExecGrace)
+	defer cancel()
+	res, err := g.home.eng.Containers.Exec(ectx, g.id, []string{"date", "+%s.%N"})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if res.ExitCode != 0 {
+		return time.Time{}, fmt.Errorf("date exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
+	}
+	return epoch(strings.TrimSpace(string(res.Stdout)))
 }
 
 // Usage is the cores the generator's container used between start and end.
