@@ -263,6 +263,22 @@ func (g *containerGenerator) Alive(ctx context.Context) error {
 	return nil
 }
 
+// settle is how long gone waits for the engine to say that the container
+// of a tool killed before its deadline stopped.
+const settle = 5 * time.Second
+
+// gone is Alive's error, waiting up to settle for it when wait is set.
+func (g *containerGenerator) gone(ctx context.Context, wait bool) error {
+	until := time.Now().Add(settle)
+	for {
+		err := g.Alive(ctx)
+		if err != nil || !wait || time.Now().After(until) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // goneError is what Alive says of a generator that vanished or stopped.
 type goneError struct {
 	what string
@@ -343,10 +359,13 @@ func (g *containerGenerator) RunAt(ctx context.Context, tool loadgen.Tool, s loa
 	}
 	ectx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	began := time.Now()
 	res, err := g.home.eng.Containers.Exec(ectx, g.id, cmd)
-	if err != nil || res.ExitCode != 0 {
-		// A container killed under its tool explains the run best.
-		if gone := g.Alive(context.WithoutCancel(ctx)); gone != nil {
+	// A container killed under its tool explains the run best. Its tool
+	// killed (137) before timeout could have done it was killed with it,
+	// though the engine may not yet say the container stopped.
+	if killedEarly := res.ExitCode == 137 && time.Since(began) < deadline; err != nil || res.ExitCode != 0 {
+		if gone := g.gone(context.WithoutCancel(ctx), killedEarly); gone != nil {
 			return loadgen.Result{}, w, gone
 		}
 	}
