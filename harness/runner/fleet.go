@@ -189,12 +189,13 @@ type memberRun struct {
 }
 
 // Run runs s on every member together, each its share, from one start
-// instant, and merges their results. First it reads every member's clock:
-// one surely further off the harness's than merge.ClockTolerance fails the
-// run before any load, naming its engine (merge.Clocks). A member's failure fails the run,
-// naming its engine, once every member has ended (a run cannot be
-// called back from a container); so do windows that overlap by less than
-// merge.MinOverlap.
+// instant, and merges their results. First it reads every member's
+// clock: one surely further off the harness's than merge.ClockTolerance
+// fails the run before any load, naming its engine (merge.Clocks). A
+// member's failure fails the run, naming its engine, once every member
+// has ended (a run cannot be called back from a container); so do
+// windows that overlap by less than merge.MinOverlap. A member behind its
+// share of a rate is kept in behind, for the runner to judge a trial by.
 func (f *fleet) Run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loadgen.Result, error) {
 	f.last, f.behind, f.clocks = nil, nil, nil
 	specs, err := shareSpecs(s, len(f.members))
