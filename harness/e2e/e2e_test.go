@@ -754,7 +754,7 @@ func TestMain(m *testing.M) {
 	if runs("TestRunLeavesTestsGreen") {
 		go prepared()
 	}
-	engine2 := (runs("TestTwoEngines") || runs("TestSSHEngine") || runs("TestSeveralGenerators")) && secondEngineMissing() == ""
+	engine2 := (runs("TestTwoEngines") || runs("TestSSHEngine") || runs("TestSeveralGenerators") || runs("TestGeneratorFaults")) && secondEngineMissing() == ""
 	if engine2 {
 		go secondEngineUp()
 	}

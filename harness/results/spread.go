@@ -44,6 +44,12 @@ type GeneratorTrial struct {
 	Errors    int64     `json:"errors"`
 	Seconds   float64   `json:"seconds"` // its tool's own timed span
 	RPS       float64   `json:"rps"`     // its tool's own rate
+	// ClockOffsetMS is its machine's clock minus the harness's, read just
+	// before the start instant was handed out, to within ClockWithinMS
+	// (half the reading's round trip); StartedAt and StoppedAt are on that
+	// clock.
+	ClockOffsetMS float64 `json:"clock_offset_ms"`
+	ClockWithinMS float64 `json:"clock_within_ms"`
 	// LoadgenCPUCores is the cores it used; GeneratorBound says they
 	// passed analysis.GeneratorBoundShare of its own (the trial is
 	// generator-bound when any generator is).

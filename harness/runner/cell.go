@@ -315,6 +315,11 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		// Not the cell's fault when the run's own load generator or network
 		// is gone (removed by someone, engine restarted): stop the run with
 		// one error rather than fail every remaining cell with the same one.
+		// One of several generators that died is started again first: it
+		// fails only this cell, whose reason names its engine.
+		for _, e := range r.reviveGenerators(ctx) {
+			v.rc.Warnings = append(v.rc.Warnings, fmt.Sprintf("the load generator on engine %s vanished or stopped, and was started again for the next cell", e))
+		}
 		if gone := r.infraGone(ctx); gone != nil {
 			return gone
 		}
@@ -573,6 +578,10 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 	}
 	verdict, judged := res.Verdict(judge)
 	problem, why := verdict.Text, results.Why(verdict.Kind) // results.json's own code for the generator's
+	if behind := r.behindShare(); behind != nil {
+		problem = strings.TrimSuffix(behind.Error()+"\n"+problem, "\n") // the generator first: it says why
+		why = results.WhyRateNotHeld
+	}
 	for _, w := range judged {
 		warns = append(warns, fmt.Sprintf("trial %d: %s", k, w))
 	}

@@ -26,6 +26,8 @@ const startLead = 2 * time.Second
 type timedGenerator interface {
 	Generator
 	RunAt(ctx context.Context, tool loadgen.Tool, s loadgen.Spec, at time.Time) (loadgen.Result, merge.Window, error)
+	// Clock reads its machine's clock, where RunAt waits for the instant.
+	Clock(ctx context.Context) (time.Time, error)
 }
 
 // fleet is the load generator of a run whose cells' load comes from
@@ -41,7 +43,14 @@ type fleet struct {
 	members []fleetMember
 	lead    time.Duration   // how far ahead a run's start instant is; 0: startLead
 	started []Started       // what each member runs, once started
+	sets    []cpuset.Set    // the cores each member was started on
+	tools   []loadgen.Tool  // the tools they were started for
 	last    *results.Spread // of the last run
+	// behind is the last run's generator that fell behind its share of
+	// a rate (a *merge.BehindError), nil when none did: the runner fails
+	// a measured trial on it (behindShare); a warm-up is not judged.
+	behind error
+	clocks []merge.Reading // each member's, read before the last run
 }
 
 // fleetMember is one generator of a fleet, named by its engine.
@@ -55,12 +64,13 @@ type fleetMember struct {
 // holds, the highest of its own machine's (memberCores), and refuses
 // members that run different versions of a tool.
 func (f *fleet) Start(ctx context.Context, cores cpuset.Set, tools []loadgen.Tool) (Started, error) {
-	f.started = nil
+	f.started, f.sets, f.tools = nil, nil, tools
 	for _, m := range f.members {
 		set, err := memberCores(m.side, len(cores))
 		if err != nil {
 			return Started{}, m.wrap(err)
 		}
+		f.sets = append(f.sets, set)
 		st, err := m.gen.Start(ctx, set, tools)
 		if err != nil {
 			return Started{}, m.wrap(err)
@@ -141,6 +151,24 @@ func (f *fleet) Alive(ctx context.Context) error {
 	return nil
 }
 
+// Revive starts again, on the cores it was first started on, each member
+// whose container vanished or stopped (killed under a trial), so that its
+// death fails only the cell it happened in, and returns their engines. A
+// member that cannot be started again stays dead, and Alive says so.
+func (f *fleet) Revive(ctx context.Context) []string {
+	var out []string
+	for i, m := range f.members {
+		if i >= len(f.sets) || m.gen.Alive(ctx) == nil {
+			continue
+		}
+		_ = m.gen.Close(ctx) // what is left of it: Start makes a new one
+		if _, err := m.gen.Start(ctx, f.sets[i], f.tools); err == nil {
+			out = append(out, m.engine)
+		}
+	}
+	return out
+}
+
 // Close closes every member, even when one fails to.
 func (f *fleet) Close(ctx context.Context) error {
 	var errs error
@@ -161,12 +189,15 @@ type memberRun struct {
 }
 
 // Run runs s on every member together, each its share, from one start
-// instant, and merges their results. A member's failure fails the run,
-// naming its engine, once every member has ended (a run cannot be
-// called back from a container); so do windows that overlap by less than
-// merge.MinOverlap.
+// instant, and merges their results. First it reads every member's
+// clock: one surely further off the harness's than merge.ClockTolerance
+// fails the run before any load, naming its engine (merge.Clocks). A
+// member's failure fails the run, naming its engine, once every member
+// has ended (a run cannot be called back from a container); so do
+// windows that overlap by less than merge.MinOverlap. A member behind its
+// share of a rate is kept in behind, for the runner to judge a trial by.
 func (f *fleet) Run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loadgen.Result, error) {
-	f.last = nil
+	f.last, f.behind, f.clocks = nil, nil, nil
 	specs, err := shareSpecs(s, len(f.members))
 	if err != nil {
 		return loadgen.Result{}, err
@@ -174,6 +205,9 @@ func (f *fleet) Run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loa
 	lead := f.lead
 	if lead == 0 {
 		lead = startLead
+	}
+	if err := f.readClocks(ctx, s, lead); err != nil {
+		return loadgen.Result{}, err
 	}
 	at := time.Now().Add(lead)
 	runs := make([]memberRun, len(f.members))
@@ -243,7 +277,47 @@ func (f *fleet) merge(runs []memberRun, at time.Time) (loadgen.Result, error) {
 		return loadgen.Result{}, err
 	}
 	f.last = spreadOf(f, m, runs, at)
+	f.behind = merge.Behind(f.paces(runs))
 	return out, nil
+}
+
+// paces are what each member was asked to hold and sent: a request it
+// scheduled and never sent (openloop's unsent) was not offered.
+func (f *fleet) paces(runs []memberRun) []merge.Pace {
+	out := make([]merge.Pace, len(runs))
+	for i, r := range runs {
+		sent := r.res.Sent()
+		out[i] = merge.Pace{Generator: f.members[i].engine, Rate: r.spec.Rate, Sent: sent.Requests + sent.Errors, Seconds: r.res.Seconds}
+	}
+	return out
+}
+
+// readClocks reads every member's clock at once and fails, naming the
+// engine, when one is surely too far off the harness's for a run of s
+// with the start instant lead ahead (merge.Clocks).
+func (f *fleet) readClocks(ctx context.Context, s loadgen.Spec, lead time.Duration) error {
+	readings := make([]merge.Reading, len(f.members))
+	errs := make([]error, len(f.members))
+	var wg sync.WaitGroup
+	for i, m := range f.members {
+		wg.Go(func() {
+			readings[i].Generator, readings[i].Sent = m.engine, time.Now()
+			readings[i].Said, errs[i] = m.gen.Clock(ctx)
+			readings[i].Got = time.Now()
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return f.members[i].wrap(fmt.Errorf("read its clock: %w", err))
+		}
+	}
+	f.clocks = readings
+	d := s.Duration
+	if d <= 0 {
+		d = loadgen.Deadline(s)
+	}
+	return merge.Clocks(readings, merge.ClockTolerance(d, lead))
 }
 
 // partOf is a member's run as merge.Trial takes it. Its window is its

@@ -14,6 +14,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
@@ -22,18 +23,34 @@ import (
 )
 
 // timedInProcess is an in-process generator that keeps a start instant as
-// startScript does in a container: it waits until at (and late more), and
-// says when its run started and stopped.
+// startScript does in a container: it waits until at (and late more) as
+// its clock reads it, and says when its run started and stopped by that
+// clock, which reads skew ahead of this process's (behind when negative).
 type timedInProcess struct {
 	*inProcess
-	late time.Duration
+	late, skew time.Duration
 }
 
 func (g timedInProcess) RunAt(ctx context.Context, tool loadgen.Tool, s loadgen.Spec, at time.Time) (loadgen.Result, merge.Window, error) {
-	time.Sleep(time.Until(at.Add(g.late)))
+	time.Sleep(time.Until(at.Add(g.late).Add(-g.skew)))
 	start := time.Now()
 	res, err := g.Run(ctx, tool, s)
-	return res, merge.Window{Start: start, Stop: time.Now()}, err
+	return res, merge.Window{Start: start.Add(g.skew), Stop: time.Now().Add(g.skew)}, err
+}
+
+func (g timedInProcess) Clock(ctx context.Context) (time.Time, error) {
+	if err := g.Alive(ctx); err != nil {
+		return time.Time{}, err
+	}
+	return time.Now().Add(g.skew), nil
+}
+
+// Start starts it again after a Close, as a new container would be.
+func (g timedInProcess) Start(ctx context.Context, cores cpuset.Set, tools []loadgen.Tool) (Started, error) {
+	g.mu.Lock()
+	g.closed = false
+	g.mu.Unlock()
+	return g.inProcess.Start(ctx, cores, tools)
 }
 
 // counting is an HTTP server that counts the answers it wrote.
@@ -240,5 +257,98 @@ scenarios: {plaintext: {path: /, expect: {status: 200}}}
 	}
 	if got := r.sides.gens[1].cores.String(); got != "1" {
 		t.Errorf("the second engine's cores to lock: %q", got)
+	}
+}
+
+// A generator whose machine's clock is seconds off the harness's fails
+// the run before any load, naming its engine: behind, it would start
+// seconds late in truth while the windows it reports, read on its own
+// clock, line up with the others' and pass the overlap check; ahead, it
+// would start at once. On one clock, each generator's recorded offset
+// lies within what its reading's round trip allows.
+func TestFleetClockApart(t *testing.T) {
+	srv, served := counting(t)
+	spec := loadgen.Spec{URL: srv.URL, Connections: 4, Duration: time.Second, Timeout: time.Second, Expect: 200}
+	for _, skew := range []time.Duration{-3 * time.Second, 3 * time.Second} {
+		f, _ := twoGenerators(0)
+		b := f.members[1].gen.(timedInProcess)
+		b.skew = skew
+		f.members[1].gen = b
+		_, err := f.Run(context.Background(), loadgen.Bombardier{}, spec)
+		var clock *merge.ClockError
+		if !errors.As(err, &clock) || clock.Generator != "b" || !strings.Contains(err.Error(), "generator b: its machine's clock is 3s") {
+			t.Errorf("b's clock %v off: %v, want b named", skew, err)
+		}
+	}
+	if n := served.Load(); n != 0 {
+		t.Errorf("the server answered %d requests: a run with a clock apart must send none", n)
+	}
+	f, _ := twoGenerators(0)
+	if _, err := f.Run(context.Background(), loadgen.Bombardier{}, spec); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.clocks) != 2 {
+		t.Fatalf("clocks read: %+v", f.clocks)
+	}
+	for _, g := range f.last.Generators {
+		if g.ClockWithinMS < 0 || math.Abs(g.ClockOffsetMS) > g.ClockWithinMS+0.001 {
+			t.Errorf("engine %s on this process's clock: offset %v ms ± %v ms", g.Engine, g.ClockOffsetMS, g.ClockWithinMS)
+		}
+	}
+}
+
+// Each generator is held to its share of a rate: one that cannot keep it
+// (its connection to a slow server) is named by the run, and the runner
+// fails the trial on it, once.
+func TestFleetBehind(t *testing.T) {
+	fast, _ := counting(t)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(10 * time.Millisecond) // one connection: 100/s at most
+		w.Write([]byte("Hello, World!"))
+	}))
+	t.Cleanup(slow.Close)
+	f, gens := twoGenerators(0)
+	gens[0].span, gens[1].span = time.Second, time.Second // the drain of b's last answer is 1% of it
+	gens[1].resolve = func(string) (string, error) { return strings.TrimPrefix(slow.URL, "http://"), nil }
+	spec := loadgen.Spec{URL: fast.URL, Connections: 2, Rate: 400, Duration: time.Second, Timeout: time.Second, Expect: 200}
+	if _, err := f.Run(context.Background(), loadgen.Bombardier{}, spec); err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{gen: startedGenerator{Generator: f}}
+	var behind *merge.BehindError
+	if err := r.behindShare(); !errors.As(err, &behind) || behind.Generator != "b" || behind.Rate != 200 || behind.Held >= 198 {
+		t.Errorf("b against a slow server: %v, want b behind its 200/s", err)
+	}
+	if err := r.behindShare(); err != nil {
+		t.Errorf("asked twice: %v", err)
+	}
+}
+
+// A generator killed under a run fails that run, naming its engine; the
+// fleet starts it again on its cores, and the next run has both.
+func TestFleetRevive(t *testing.T) {
+	srv, _ := counting(t)
+	f, gens := twoGenerators(0)
+	ctx := context.Background()
+	if _, err := f.Start(ctx, cpuset.Set{1}, []loadgen.Tool{loadgen.Bombardier{}}); err != nil {
+		t.Fatal(err)
+	}
+	spec := loadgen.Spec{URL: srv.URL, Connections: 4, Duration: time.Second, Timeout: time.Second, Expect: 200}
+	gens[1].beforeRun = func(string) { gens[1].Close(ctx) }
+	if _, err := f.Run(ctx, loadgen.Bombardier{}, spec); err == nil || !strings.HasPrefix(err.Error(), "load generator on engine b: ") {
+		t.Errorf("b killed under the run: %v", err)
+	}
+	gens[1].beforeRun = nil
+	if got := f.Revive(ctx); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("revived %v, want b", got)
+	}
+	if err := f.Alive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Run(ctx, loadgen.Bombardier{}, spec); err != nil {
+		t.Errorf("the run after: %v", err)
+	}
+	if got := f.Revive(ctx); len(got) != 0 || gens[1].pinned != "1" {
+		t.Errorf("revived %v with both alive; b on cores %q", got, gens[1].pinned)
 	}
 }

@@ -88,6 +88,11 @@ func spreadOf(f *fleet, m *merge.Merged, runs []memberRun, at time.Time) *result
 		sp.Generators = append(sp.Generators, results.GeneratorTrial{Engine: f.members[i].engine,
 			StartedAt: r.w.Start.UTC(), StoppedAt: r.w.Stop.UTC(), Requests: r.res.Requests, Errors: r.res.Errors,
 			Seconds: roundTo(r.res.Seconds, 3), RPS: roundTo(r.res.RPS, 1)})
+		if i < len(f.clocks) {
+			off, within := f.clocks[i].Offset()
+			g := &sp.Generators[i]
+			g.ClockOffsetMS, g.ClockWithinMS = roundTo(float64(off)/float64(time.Millisecond), 3), roundTo(float64(within)/float64(time.Millisecond), 3)
+		}
 	}
 	return sp
 }

@@ -263,6 +263,22 @@ func (g *containerGenerator) Alive(ctx context.Context) error {
 	return nil
 }
 
+// settle is how long gone waits for the engine to say that the container
+// of a tool killed before its deadline stopped.
+const settle = 5 * time.Second
+
+// gone is Alive's error, waiting up to settle for it when wait is set.
+func (g *containerGenerator) gone(ctx context.Context, wait bool) error {
+	until := time.Now().Add(settle)
+	for {
+		err := g.Alive(ctx)
+		if err != nil || !wait || time.Now().After(until) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // goneError is what Alive says of a generator that vanished or stopped.
 type goneError struct {
 	what string
@@ -343,7 +359,16 @@ func (g *containerGenerator) RunAt(ctx context.Context, tool loadgen.Tool, s loa
 	}
 	ectx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	began := time.Now()
 	res, err := g.home.eng.Containers.Exec(ectx, g.id, cmd)
+	// A container killed under its tool explains the run best. Its tool
+	// killed (137) before timeout could have done it was killed with it,
+	// though the engine may not yet say the container stopped.
+	if killedEarly := res.ExitCode == 137 && time.Since(began) < deadline; err != nil || res.ExitCode != 0 {
+		if gone := g.gone(context.WithoutCancel(ctx), killedEarly); gone != nil {
+			return loadgen.Result{}, w, gone
+		}
+	}
 	if err != nil {
 		if ctx.Err() == nil && ectx.Err() != nil {
 			return loadgen.Result{}, w, stalled(ctx, g, tool.Name(), s, deadline+execGrace, false)
@@ -363,6 +388,24 @@ func (g *containerGenerator) RunAt(ctx context.Context, tool loadgen.Tool, s loa
 	}
 	out, err := tool.Parse(res.Stdout, s)
 	return out, w, err
+}
+
+// Clock reads the clock of the generator's machine, in its container, as
+// the start script reads it (date +%s.%N).
+func (g *containerGenerator) Clock(ctx context.Context) (time.Time, error) {
+	if g.id == "" {
+		return time.Time{}, errNoGenerator
+	}
+	ectx, cancel := context.WithTimeout(ctx, probeExecGrace)
+	defer cancel()
+	res, err := g.home.eng.Containers.Exec(ectx, g.id, []string{"date", "+%s.%N"})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if res.ExitCode != 0 {
+		return time.Time{}, fmt.Errorf("date exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
+	}
+	return epoch(strings.TrimSpace(string(res.Stdout)))
 }
 
 // Usage is the cores the generator's container used between start and end.

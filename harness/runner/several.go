@@ -195,3 +195,27 @@ func (r *runner) spread(tr *results.Trial, tool string, start, end time.Time, pi
 	return []string{fmt.Sprintf("no latency percentiles: the load came from %d generators, and %s exported no full distribution of its latencies (on engine %s); percentiles of several generators are merged from full distributions, never averaged",
 		len(f.members), tool, strings.Join(sp.NoLatency, ", "))}
 }
+
+// behindShare is the generator of the fleet's last run that fell behind
+// its share of a rate (a *merge.BehindError), nil when none did or the
+// load has one generator.
+func (r *runner) behindShare() error {
+	f, ok := r.gen.Generator.(*fleet)
+	if !ok {
+		return nil
+	}
+	err := f.behind
+	f.behind = nil
+	return err
+}
+
+// reviveGenerators starts again the generators of several that died
+// (fleet.Revive) and returns their engines; nothing for one generator,
+// whose death stops the run (infraGone).
+func (r *runner) reviveGenerators(ctx context.Context) []string {
+	f, ok := r.gen.Generator.(*fleet)
+	if !ok {
+		return nil
+	}
+	return f.Revive(ctx)
+}
