@@ -134,7 +134,7 @@ type (
 		Images      map[string]string         `yaml:"images" check:"names,str" doc:"Base images by key: each is passed to every build as the build argument <KEY>_IMAGE, which a Dockerfile names in ARG and FROM." example:"{debian: 'debian:bookworm-slim', golang: 'golang:1.26-bookworm'}"`
 		Network     *Network                  `yaml:"network" check:"oneof=shared|bridge|host" doc:"How the load generator reaches the targets: shared (one loopback namespace), bridge (a bridge network of the run's own) or host (the host's network, Linux only)." example:"bridge"`
 		Load        *loadSchema               `yaml:"load" check:"required" doc:"How each cell is driven: trial length (duration or requests), warm-up, trials, timeouts." example:"{duration: 10s, warmup: 3s, trials: 3}"`
-		CPUs        []int                     `yaml:"cpus" check:"nonempty,unique,min=1,max=4096" doc:"Axis: cores given to the target, all of its containers together." example:"[1, 4]"`
+		CPUs        []int                     `yaml:"cpus" check:"nonempty,unique,min=1,max=4096" doc:"Axis: cores given to the target, all of its containers together but those of a service with cpus of its own." example:"[1, 4]"`
 		Connections []int                     `yaml:"connections" check:"required,nonempty,unique,min=1,max=1000000" doc:"Axis: concurrent connections the load generator keeps open." example:"[64, 512]"`
 		KeepAlive   []bool                    `yaml:"keepalive" check:"nonempty,unique" doc:"Axis: false sends Connection: close on every request (ab without -k)." example:"[true, false]"`
 		Rate        *rateSchema               `yaml:"rate" check:"nonempty,unique,min=0,max=10000000" doc:"Axis: requests/s offered, 0 for as fast as the generator can; a list, or a geometric sweep {from, to, steps} rounded to two significant digits." example:"{from: 2000, to: 48000, steps: 7}"`
@@ -193,7 +193,7 @@ type (
 		Build    *string                  `yaml:"build" check:"str" doc:"Folder holding the target's Dockerfile, relative to the matrix file; set it or services, not both." example:"targets/go-nethttp"`
 		Port     *int                     `yaml:"port" check:"min=1,max=65535" doc:"The port the target (its entry service) listens on; required." example:"8080"`
 		Env      map[string]string        `yaml:"env" doc:"Environment of every service of the target; not CPUS, PORT, TLS_CERT_FILE, TLS_KEY_FILE or <SERVICE>_ADDRS, which the harness sets." example:"{GOGC: '200'}"`
-		Services map[string]serviceSchema `yaml:"services" check:"names" doc:"Several services in place of build, started in this order, all on the target's cores." example:"{backend: {build: targets/fastcgi/go-fcgi, replicas: 4, port: 9000}, nginx: {build: targets/fastcgi/nginx}}"`
+		Services map[string]serviceSchema `yaml:"services" check:"names" doc:"Several services in place of build, started in this order, on the target's cores (a service with cpus: on cores of its own)." example:"{backend: {build: targets/fastcgi/go-fcgi, replicas: 4, port: 9000}, nginx: {build: targets/fastcgi/nginx}}"`
 		Entry    *string                  `yaml:"entry" check:"str" doc:"With services: the service the load generator hits; required then." example:"nginx"`
 		Variants map[string]struct {
 			Env map[string]string `yaml:"env" doc:"Environment the variant adds to every service of the target, after the target's and the service's own." example:"{NODE_CLUSTER: '1'}"`
@@ -207,6 +207,7 @@ type (
 		Replicas *int              `yaml:"replicas" check:"min=1,max=1000" doc:"Containers of this service, each with an address of its own (ports counting up from the service's)." example:"4"`
 		Env      map[string]string `yaml:"env" doc:"Environment of this service's containers, after the target's." example:"{HTTP_CLIENT: fasthttp}"`
 		Port     *int              `yaml:"port" check:"min=1,max=65535" doc:"A TCP port that readiness waits for on a service the load generator does not hit." example:"9000"`
+		CPUs     *int              `yaml:"cpus" check:"min=1,max=4096" doc:"Cores of this service's own (not the entry's), apart from the target's, which its other services share, and the load generator's; where the machine has too few for all three, the load generator shares the target's cores instead (docs/targets.md, Database targets)." example:"1"`
 	}
 	scenarioSchema struct {
 		Path   *string             `yaml:"path" check:"required,str" doc:"The request path; {param} names a param, each cell substituting one of its values." example:"'/testReflection?records={records}'"`
@@ -1299,6 +1300,7 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 			svc := Service{Name: sn, Replicas: 1, Env: ss.Env, EnvKeys: d.env(ss.Env, sp+".env")}
 			setp(&svc.Replicas, ss.Replicas)
 			setp(&svc.Port, ss.Port)
+			setp(&svc.CPUs, ss.CPUs)
 			svc.BuildRel, svc.Build, svc.Images, svc.Undeclared = d.buildDir(ss.Build, sp+".build", m)
 			t.Services = append(t.Services, svc)
 		}
@@ -1318,6 +1320,9 @@ func (d *decoder) target(name string, s targetSchema, m *Matrix) Target {
 			total += svc.Replicas
 		}
 		d.shiftedPorts(t, path)
+		if sp := path + ".services." + t.Entry + ".cpus"; d.set(sp) {
+			d.errAt(sp, "the entry service runs on the cell's cores (the cpus axis); give cores of their own to the other services")
+		}
 		if total > MaxContainers {
 			d.errAt(path+".services", "%d containers in all (replicas summed over services); a target may have at most %d", total, MaxContainers)
 		}

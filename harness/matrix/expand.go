@@ -24,7 +24,14 @@ type Cell struct {
 	Connections int        `json:"connections"`
 	CPUSet      cpuset.Set `json:"-"` // target cores
 	LoadgenSet  cpuset.Set `json:"-"`
-	Skip        string     `json:"-"` // reason the cell cannot run on this machine
+	// Own are the cores of each service with cores of its own (its
+	// cpus:), apart from CPUSet, on which the target's other services run.
+	Own map[string]cpuset.Set `json:"-"`
+	// Placement says what a machine with too few cores did in place of
+	// giving the target, each service with cpus: and the load generator
+	// cores of their own; "" when it gave them.
+	Placement string `json:"-"`
+	Skip      string `json:"-"` // reason the cell cannot run on this machine
 	// Rate is the requests/s bombardier holds (-r); 0 is as fast as it can.
 	Rate int `json:"rate,omitempty"`
 	// Close turns keep-alive off: every request carries Connection: close
@@ -88,34 +95,168 @@ func (t Target) variantNames() []string {
 // Expand lists the cells of m in a documented order (target as in the file,
 // then variant, scenario as in the file, params, cpus, connections),
 // keeping those the selector picks and the targets serve. Cores come from
-// online; a cell whose cores do not fit is kept with Skip set.
+// online (see placeOn); a cell whose cores do not fit is kept with Skip set.
 func Expand(m *Matrix, only Selector, online cpuset.Set) []Cell {
-	return expand(m, only, func(cpus int, pin string) (cpuset.Set, cpuset.Set, error) {
-		switch pin {
-		case cellid.PinTogether: // the generator on the target's own cores, as on a 1-core VM
-			if cpus > len(online) {
-				return nil, nil, fmt.Errorf("target %d cores exceed the %d online CPUs of this machine", cpus, len(online))
-			}
-			return slices.Clone(online[:cpus]), slices.Clone(online[:cpus]), nil
-		case cellid.PinNone: // neither pinned, as a laptop run: both may use every core
-			return slices.Clone(online), slices.Clone(online), nil
+	return expand(m, only, func(t Target, c *Cell, pin string) error { return placeOn(online, m.Load.LoadgenCPUs, t, c, pin) })
+}
+
+// placeOn gives cell c of t its cores on one machine's online cores: the
+// target the lowest, then each service with cores of its own (cpus:) the
+// next, in start order, and the load generator the highest (apart), the
+// target's (together), or every core with nothing pinned (none). A machine
+// with too few cores for the services' own and the generator's apart
+// puts the generator on the target's cores, as together does, and says so
+// in c.Placement.
+func placeOn(online cpuset.Set, lgCPUs int, t Target, c *Cell, pin string) error {
+	own := t.ownCores()
+	switch {
+	case pin == cellid.PinNone: // neither pinned, as a laptop run: every container may use every core
+		c.CPUSet, c.LoadgenSet = slices.Clone(online), slices.Clone(online)
+		for _, s := range own {
+			c.own(s.Name, slices.Clone(online))
 		}
-		return cpuset.Allocate(online, cpus, m.Load.LoadgenCPUs)
-	})
+		return nil
+	case pin == cellid.PinApart && len(own) == 0:
+		var err error
+		c.CPUSet, c.LoadgenSet, err = cpuset.Allocate(online, c.CPUs, lgCPUs)
+		return err
+	}
+	need := c.CPUs
+	for _, s := range own {
+		need += s.CPUs
+	}
+	if need > len(online) {
+		if len(own) == 0 {
+			return fmt.Errorf("target %d cores exceed the %d online CPUs of this machine", c.CPUs, len(online))
+		}
+		return fmt.Errorf("%s cores exceed the %d online CPUs of this machine", coresAsked(c.CPUs, own, 0), len(online))
+	}
+	next := c.CPUs
+	for _, s := range own {
+		c.own(s.Name, slices.Clone(online[next:next+s.CPUs]))
+		next += s.CPUs
+	}
+	c.CPUSet, c.LoadgenSet = slices.Clone(online[:c.CPUs]), slices.Clone(online[:c.CPUs]) // together: the generator on the target's own cores, as on a 1-core VM
+	if pin == cellid.PinApart {
+		if need+lgCPUs <= len(online) {
+			c.LoadgenSet = slices.Clone(online[len(online)-lgCPUs:])
+			return nil
+		}
+		c.Pinning = cellid.PinTogether
+		c.Placement = fmt.Sprintf("this machine's %d online cores cannot give %s cores of their own, so the load generator shares the server's %s (as pinning together does)%s",
+			len(online), coresAsked(c.CPUs, own, lgCPUs), coreWord(c.CPUSet), c.ownWords(own))
+	}
+	return nil
+}
+
+// ownCores are the services of t that have cores of their own, in start
+// order.
+func (t Target) ownCores() []Service {
+	var out []Service
+	for _, s := range t.Services {
+		if s.CPUs > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// own gives service name the cores set of its own.
+func (c *Cell) own(name string, set cpuset.Set) {
+	if c.Own == nil {
+		c.Own = map[string]cpuset.Set{}
+	}
+	c.Own[name] = set
+}
+
+// ServiceSet is the cores service name runs on in c: its own, or the
+// target's.
+func (c Cell) ServiceSet(name string) cpuset.Set {
+	if s, ok := c.Own[name]; ok {
+		return s
+	}
+	return c.CPUSet
+}
+
+// TargetCores are every core the target's services run on in c: the
+// target's and those of each service with cores of its own.
+func (c Cell) TargetCores() cpuset.Set {
+	sets := []cpuset.Set{c.CPUSet}
+	for _, s := range c.Own {
+		sets = append(sets, s)
+	}
+	return cpuset.Union(sets...)
+}
+
+// coresAsked words what a cell asks: "the server 1, db 1 and the load
+// generator 1" (the generator left out when lg is 0).
+func coresAsked(server int, own []Service, lg int) string {
+	parts := []string{fmt.Sprintf("the server %d", server)}
+	for _, s := range own {
+		parts = append(parts, fmt.Sprintf("%s %d", s.Name, s.CPUs))
+	}
+	if lg > 0 {
+		parts = append(parts, fmt.Sprintf("the load generator %d", lg))
+	}
+	last := len(parts) - 1
+	if last == 0 {
+		return parts[0]
+	}
+	return strings.Join(parts[:last], ", ") + " and " + parts[last]
+}
+
+// ownWords says where each service with cores of its own runs:
+// ", and db keeps core 1 to itself".
+func (c Cell) ownWords(own []Service) string {
+	var parts []string
+	for _, s := range own {
+		parts = append(parts, fmt.Sprintf("%s keeps %s to itself", s.Name, coreWord(c.Own[s.Name])))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", and " + strings.Join(parts, ", ")
+}
+
+// coreWord is "core 0" or "cores 0-1".
+func coreWord(s cpuset.Set) string {
+	if len(s) == 1 {
+		return "core " + s.String()
+	}
+	return "cores " + s.String()
 }
 
 // ExpandApart is Expand for a target and a load generator on two machines
-// (two engines): each takes its cores from its own machine's.
+// (two engines): each takes its cores from its own machine's, the
+// services with cores of their own after the target's on the target's.
 func ExpandApart(m *Matrix, only Selector, targetOnline, loadgenOnline cpuset.Set) []Cell {
-	return expand(m, only, func(cpus int, pin string) (cpuset.Set, cpuset.Set, error) {
+	return expand(m, only, func(t Target, c *Cell, pin string) error {
 		if pin != cellid.PinApart {
-			return nil, nil, fmt.Errorf("pinning %s needs the generator and the target on one machine; this run puts them on two", pin)
+			return fmt.Errorf("pinning %s needs the generator and the target on one machine; this run puts them on two", pin)
 		}
-		return cpuset.AllocateApart(targetOnline, loadgenOnline, cpus, m.Load.LoadgenCPUs)
+		own := t.ownCores()
+		need := c.CPUs
+		for _, s := range own {
+			need += s.CPUs
+		}
+		tg, lg, err := cpuset.AllocateApart(targetOnline, loadgenOnline, need, m.Load.LoadgenCPUs)
+		if err != nil {
+			if len(own) > 0 {
+				err = fmt.Errorf("%s: %w", coresAsked(c.CPUs, own, 0), err)
+			}
+			return err
+		}
+		c.CPUSet, c.LoadgenSet = tg[:c.CPUs], lg
+		next := c.CPUs
+		for _, s := range own {
+			c.own(s.Name, tg[next:next+s.CPUs])
+			next += s.CPUs
+		}
+		return nil
 	})
 }
 
-func expand(m *Matrix, only Selector, allocate func(cpus int, pinning string) (target, loadgen cpuset.Set, err error)) []Cell {
+func expand(m *Matrix, only Selector, allocate func(t Target, c *Cell, pinning string) error) []Cell {
 	var cells []Cell
 	for _, t := range m.Targets {
 		for _, variant := range t.variantNames() {
@@ -142,11 +283,11 @@ func expand(m *Matrix, only Selector, allocate func(cpus int, pinning string) (t
 													if !only.Match(c) || !m.ProfileOnly.Match(c) {
 														continue
 													}
-													tg, lg, err := allocate(cpus, pin)
-													if err != nil {
+													if err := allocate(t, &c, pin); err != nil {
 														c.Skip = err.Error()
+													} else if c.Placement != "" && pin == cellid.PinApart && slices.Contains(Pinnings(m), cellid.PinTogether) {
+														c.Pinning, c.Skip = "", c.Placement+"; the pinning axis's together cell is that cell"
 													}
-													c.CPUSet, c.LoadgenSet = tg, lg
 													cells = append(cells, c)
 													if len(m.Control) > 0 && m.Control.Match(c) {
 														c.Control = true

@@ -130,7 +130,7 @@ type Load struct {
 
 // Target is one server under test: a single built service, or several
 // services (an nginx front and a FastCGI pool, a client and its upstream)
-// that share the target's cores.
+// that share the target's cores (save a service with cores of its own).
 type Target struct {
 	Name      string            `json:"name"`
 	Services  []Service         `json:"services"`            // in start order
@@ -162,8 +162,11 @@ type Service struct {
 	Replicas int               `json:"replicas"`
 	Env      map[string]string `json:"-"`
 	EnvKeys  []string          `json:"env_keys,omitempty"`
-	Port     int               `json:"port,omitempty"`   // TCP port readiness waits for (non-entry services)
-	Images   []string          `json:"images,omitempty"` // keys of Matrix.Images its Dockerfile uses
+	Port     int               `json:"port,omitempty"` // TCP port readiness waits for (non-entry services)
+	// CPUs are cores of its own, apart from the cell's (which the other
+	// services share) and the load generator's; 0: it shares the cell's.
+	CPUs   int      `json:"cpus,omitempty"`
+	Images []string `json:"images,omitempty"` // keys of Matrix.Images its Dockerfile uses
 	// Undeclared are images its Dockerfile's FROM lines name directly,
 	// not through an images key: the engine must have or pull them.
 	Undeclared []string `json:"-"`
