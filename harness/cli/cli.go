@@ -309,6 +309,52 @@ type planCell struct {
 	CPUSet      string `json:"cpuset"`
 	LoadgenSet  string `json:"loadgen_cpuset"`
 	Skip        string `json:"skip,omitempty"`
+	// ServiceSets are the cores of each service with cores of its own;
+	// Placement what a machine with too few did instead.
+	ServiceSets map[string]string `json:"service_cpusets,omitempty"`
+	Placement   string            `json:"placement,omitempty"`
+}
+
+// serviceSets are the cores of c's services with cores of their own, as
+// text; nil for none.
+func serviceSets(c matrix.Cell) map[string]string {
+	if len(c.Own) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for name, set := range c.Own {
+		out[name] = set.String()
+	}
+	return out
+}
+
+// ownCores words the cores of c's services with cores of their own:
+// ", db cpus 1".
+func ownCores(c matrix.Cell) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(c.Own)) {
+		fmt.Fprintf(&b, ", %s cpus %s", name, c.Own[name])
+	}
+	return b.String()
+}
+
+// planPlacements says, once for each, what a machine with too few cores
+// did in place of giving every service and the load generator cores of
+// their own, and for how many cells.
+func planPlacements(stdout io.Writer, cells []matrix.Cell) {
+	var notes []string
+	count := map[string]int{}
+	for _, c := range cells {
+		if c.Skip == "" && c.Placement != "" {
+			if count[c.Placement] == 0 {
+				notes = append(notes, c.Placement)
+			}
+			count[c.Placement]++
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stdout, "placement of %d cell(s): %s\n", count[n], n)
+	}
 }
 
 func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -360,8 +406,9 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		runnable++
-		fmt.Fprintf(stdout, "%-40s target cpus %s, load generator cpus %s\n", c.ID(), c.CPUSet, c.LoadgenSet)
+		fmt.Fprintf(stdout, "%-40s target cpus %s, load generator cpus %s%s\n", c.ID(), c.CPUSet, c.LoadgenSet, ownCores(c))
 	}
+	planPlacements(stdout, cells)
 	how := m.Load.Duration.String()
 	if counts := m.Requests; len(counts) > 0 || m.Load.Requests > 0 {
 		if len(counts) == 0 {
@@ -400,7 +447,8 @@ func writePlanJSON(w io.Writer, cells []matrix.Cell, runnable int, est, buildTim
 	}{Cells: []planCell{}, Runnable: runnable, MeasureSeconds: est.Seconds(), BuildSeconds: buildTime.Seconds(), BuildTimeLearned: learned}
 	for _, c := range cells {
 		out.Cells = append(out.Cells, planCell{ID: c.ID(), Target: c.Target, Scenario: c.Scenario, CPUs: c.CPUs, Connections: c.Connections,
-			Close: c.Close, Rate: c.Rate, Generator: c.Generator, CPUSet: c.CPUSet.String(), LoadgenSet: c.LoadgenSet.String(), Skip: c.Skip})
+			Close: c.Close, Rate: c.Rate, Generator: c.Generator, CPUSet: c.CPUSet.String(), LoadgenSet: c.LoadgenSet.String(), Skip: c.Skip,
+			ServiceSets: serviceSets(c), Placement: c.Placement})
 	}
 	return writeJSON(w, out)
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/cpuset"
+	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
 	"github.com/webbench/webbench/harness/report"
 	"github.com/webbench/webbench/harness/results"
@@ -505,5 +507,20 @@ func TestReportStopsOnFirstSignal(t *testing.T) {
 	sigs <- syscall.SIGTERM
 	if code := <-exited; code != ExitInterrupted || !strings.Contains(said.String(), "interrupt") {
 		t.Errorf("second signal: exit %d, said %q", code, said.String())
+	}
+}
+
+// plan lists each service's own cores beside the cell's and says once,
+// with how many cells, what a machine with too few cores did instead.
+func TestPlanPlacements(t *testing.T) {
+	cells := []matrix.Cell{
+		{Target: "d", Scenario: "s", CPUs: 1, Connections: 8, Pinning: "together", Placement: "the generator shares core 0", Own: map[string]cpuset.Set{"db": {1}}},
+		{Target: "d", Scenario: "q", CPUs: 1, Connections: 8, Pinning: "together", Placement: "the generator shares core 0", Own: map[string]cpuset.Set{"db": {1}}},
+		{Target: "d", Scenario: "r", CPUs: 1, Connections: 8, Placement: "never said", Skip: "too few cores"},
+	}
+	var b strings.Builder
+	planPlacements(&b, cells)
+	if got := b.String(); got != "placement of 2 cell(s): the generator shares core 0\n" || ownCores(cells[0]) != ", db cpus 1" {
+		t.Errorf("placements %q, own cores %q", got, ownCores(cells[0]))
 	}
 }

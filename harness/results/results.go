@@ -259,34 +259,41 @@ type LoadSettings struct {
 
 // Cell is one measured (or failed, or skipped) cell.
 type Cell struct {
-	Target        string      `json:"target"`
-	Variant       string      `json:"variant,omitempty"`
-	Scenario      string      `json:"scenario"`
-	Params        []KV        `json:"params,omitempty"`
-	CPUs          int         `json:"cpus"`
-	CPUSet        string      `json:"cpuset"`
-	LoadgenCPUSet string      `json:"loadgen_cpuset"`
-	Connections   int         `json:"connections"`
-	Close         bool        `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
-	Rate          int         `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
-	Control       bool        `json:"control,omitempty"`          // the A/A twin of the cell of the same id
-	Generator     *Generator  `json:"generator,omitempty"`        // the load generator that measured it; none: bombardier (schema 1)
-	Pinning       string      `json:"pinning,omitempty"`          // together: the generator on the target's cores; none: neither pinned; "": apart
-	Protocol      string      `json:"protocol,omitempty"`         // https, h2 or h2c; "": cleartext HTTP/1.1
-	Requests      int64       `json:"requests,omitempty"`         // the requests axis's count per trial; 0: the load's
-	Split         []Share     `json:"split,omitempty"`            // the load's division among several generators; none: one
-	Negotiated    *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
-	Writes        *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
-	Status        Status      `json:"status"`
-	Reason        string      `json:"reason,omitempty"`
-	Why           Why         `json:"why,omitempty"`          // the kind of a failed cell's reason, when the runner has one
-	TrialsAsked   int         `json:"trials_asked,omitempty"` // of a partial cell: the trials the load asks (len(trials) were measured)
-	Warnings      []string    `json:"warnings,omitempty"`
-	Image         *Image      `json:"image,omitempty"`
-	Limits        *Limits     `json:"limits,omitempty"` // of each of the target's containers
-	Trials        []Trial     `json:"trials,omitempty"`
-	Summary       *Summary    `json:"summary,omitempty"`
-	Seconds       float64     `json:"seconds"` // wall time the cell took, start to stop
+	Target        string `json:"target"`
+	Variant       string `json:"variant,omitempty"`
+	Scenario      string `json:"scenario"`
+	Params        []KV   `json:"params,omitempty"`
+	CPUs          int    `json:"cpus"`
+	CPUSet        string `json:"cpuset"`
+	LoadgenCPUSet string `json:"loadgen_cpuset"`
+	// ServiceCPUSets are the cores each service of a target of several
+	// ran on: cpuset, or cores of its own (its cpus: in the matrix).
+	ServiceCPUSets map[string]string `json:"service_cpusets,omitempty"`
+	// Placement says what a machine with too few cores did in place of
+	// giving the server, each service with cores of its own and the load
+	// generator cores of their own; none when it gave them.
+	Placement   string      `json:"placement,omitempty"`
+	Connections int         `json:"connections"`
+	Close       bool        `json:"connection_close,omitempty"` // keep-alive off: Connection: close on every request
+	Rate        int         `json:"rate,omitempty"`             // requests/s bombardier held; 0: as fast as it could
+	Control     bool        `json:"control,omitempty"`          // the A/A twin of the cell of the same id
+	Generator   *Generator  `json:"generator,omitempty"`        // the load generator that measured it; none: bombardier (schema 1)
+	Pinning     string      `json:"pinning,omitempty"`          // together: the generator on the target's cores; none: neither pinned; "": apart
+	Protocol    string      `json:"protocol,omitempty"`         // https, h2 or h2c; "": cleartext HTTP/1.1
+	Requests    int64       `json:"requests,omitempty"`         // the requests axis's count per trial; 0: the load's
+	Split       []Share     `json:"split,omitempty"`            // the load's division among several generators; none: one
+	Negotiated  *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
+	Writes      *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
+	Status      Status      `json:"status"`
+	Reason      string      `json:"reason,omitempty"`
+	Why         Why         `json:"why,omitempty"`          // the kind of a failed cell's reason, when the runner has one
+	TrialsAsked int         `json:"trials_asked,omitempty"` // of a partial cell: the trials the load asks (len(trials) were measured)
+	Warnings    []string    `json:"warnings,omitempty"`
+	Image       *Image      `json:"image,omitempty"`
+	Limits      *Limits     `json:"limits,omitempty"` // of each of the target's containers
+	Trials      []Trial     `json:"trials,omitempty"`
+	Summary     *Summary    `json:"summary,omitempty"`
+	Seconds     float64     `json:"seconds"` // wall time the cell took, start to stop
 	// Startup is, per visit, the seconds from starting the target's
 	// containers to its first verified answer.
 	Startup []float64 `json:"startup_seconds,omitempty"`

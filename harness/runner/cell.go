@@ -218,6 +218,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 			continue
 		}
 		rc := newCell(c)
+		rc.ServiceCPUSets = serviceCPUSets(t, c)
 		rc.Split = r.splitOf(c)
 		rc.Generator.Version = r.gen.Versions[c.Generator]
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services, Sizes: img.Sizes}
@@ -381,7 +382,20 @@ func (r *runner) measured(rc *results.Cell) {
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Generator: &results.Generator{Name: c.Generator},
 		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control,
-		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests}
+		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Placement: c.Placement}
+}
+
+// serviceCPUSets are the cores each service of t runs on in c, for a
+// target of several services; nil for one.
+func serviceCPUSets(t matrix.Target, c matrix.Cell) map[string]string {
+	if len(t.Services) < 2 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, svc := range t.Services {
+		out[svc.Name] = c.ServiceSet(svc.Name).String()
+	}
+	return out
 }
 
 func (r *runner) scenario(name string) matrix.Scenario {
@@ -426,7 +440,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			// taken for the next one's container.
 			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.state.visits, p.alias)
 			err := d.start(ctx, m, engine.ContainerSpec{
-				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.CPUSet.String(), Files: r.serverFiles(c.Protocol),
+				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.ServiceSet(svc.Name).String(), Files: r.serverFiles(c.Protocol),
 				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
 				Memory: t.Limits.MemoryBytes, Pids: t.Limits.Pids, NoFile: nofile,
 			}, true)

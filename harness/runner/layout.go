@@ -69,7 +69,8 @@ var HarnessEnv = []string{"CPUS", "PORT", "<SERVICE>_ADDRS", "TLS_CERT_FILE", "T
 
 // env is the environment of replica p of service svc of t in cell c: the
 // target's, the service's and the variant's settings (later ones win), then
-// the keys the harness sets, which nothing overrides: CPUS, PORT (where p
+// the keys the harness sets, which nothing overrides: CPUS (the cell's
+// cores, or the service's own), PORT (where p
 // listens), TLS_CERT_FILE and TLS_KEY_FILE in a cell over TLS, and, for every service, <SERVICE>_ADDRS, the host:port of each of
 // its replicas.
 func env(t matrix.Target, svc matrix.Service, c matrix.Cell, p place, lay map[string][]place) []string {
@@ -78,6 +79,9 @@ func env(t matrix.Target, svc matrix.Service, c matrix.Cell, p place, lay map[st
 	maps.Copy(vars, svc.Env)
 	maps.Copy(vars, t.Variant(c.Variant).Env)
 	vars["CPUS"] = strconv.Itoa(c.CPUs)
+	if svc.CPUs > 0 { // a service with cores of its own is told its own count
+		vars["CPUS"] = strconv.Itoa(svc.CPUs)
+	}
 	if cellid.TLS(c.Protocol) { // the run's certificate, copied into the container
 		vars["TLS_CERT_FILE"], vars["TLS_KEY_FILE"] = certPath, keyPath
 	}

@@ -379,7 +379,7 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 	}
 	for _, c := range cells {
 		if c.Skip == "" {
-			r.sides.target.cores = cpuset.Union(r.sides.target.cores, c.CPUSet)
+			r.sides.target.cores = cpuset.Union(r.sides.target.cores, c.TargetCores())
 			r.sides.load.cores = cpuset.Union(r.sides.load.cores, c.LoadgenSet)
 		}
 	}

@@ -98,8 +98,8 @@ func (r *runner) unspread(c matrix.Cell) string {
 		switch {
 		case err != nil:
 			return fmt.Sprintf("the load generator on engine %s: %v", g.name, err)
-		case g == r.sides.target && cpuset.Overlaps(set, c.CPUSet):
-			return fmt.Sprintf("the load generator on engine %s, the targets' own, would share the target's cores (%s and %s)", g.name, set, c.CPUSet)
+		case g == r.sides.target && cpuset.Overlaps(set, c.TargetCores()):
+			return fmt.Sprintf("the load generator on engine %s, the targets' own, would share the target's cores (%s and %s)", g.name, set, c.TargetCores())
 		}
 		if why := tool.Unsupported(specs[i]); why != "" {
 			return fmt.Sprintf("the share of the load generator on engine %s: %s", g.name, why)
