@@ -16,7 +16,12 @@ const (
 	BoundWaiting   = "waiting"      // neither: the server waited (I/O, locks, a backlog, Nagle meeting delayed ACKs)
 	BoundUnclear   = "unclear"      // the server between WaitingShare and ServerBoundShare of its cores: the figures do not tell
 	BoundShared    = "shared cores" // the generator on the target's cores (pinning together or none): the two cannot be told apart
+	BoundDatabase  = "database"     // the database's own cores at ServerBoundShare or more, the server's below it
 )
+
+// DatabaseService is the service of a target that is its database, by
+// the convention of targets/database: the bound reads its CPU by this name.
+const DatabaseService = "db"
 
 // ServerBoundShare is the share of its cores a target must use for its
 // cell to be bounded by them; under WaitingShare, with the generator below
@@ -37,6 +42,16 @@ type BoundFigures struct {
 	GeneratorShare float64 `json:"generator_share,omitempty"`     // over GeneratorCores (unclear and waiting)
 	GeneratorCores int     `json:"generator_cores,omitempty"`
 	CPUSet         string  `json:"cpuset,omitempty"` // shared cores: the set the two ran on
+	// The database's CPU, median over the trials, and its share of the
+	// cores of its own it had (database, and every bound of a cell whose
+	// database had cores of its own).
+	DatabaseCPU    float64 `json:"database_cpu_cores,omitempty"`
+	DatabaseShare  float64 `json:"database_share,omitempty"`
+	DatabaseCores  int     `json:"database_cores,omitempty"`
+	DatabaseCPUSet string  `json:"database_cpuset,omitempty"`
+	// ServerWithGenerator: the server's cores were shared with the load
+	// generator, whose CPU ServerShare then includes.
+	ServerWithGenerator bool `json:"server_with_generator,omitempty"`
 }
 
 // evidence is what a bound is judged from: one cell's trials, or an A/A
@@ -47,11 +62,13 @@ type evidence struct {
 	boundBy   []string // the rules that call the trials generator-bound
 }
 
-// judgeBound says which of the three bounded r, with the figures: the
-// generator (†, its ceiling or CPU), else the server's cores (its CPU at
-// ServerBoundShare of them or more), else neither — the server waited, and
-// the number measures its waiting, not its speed. Fixed-rate cells are
-// bounded by their rate: no judgement.
+// judgeBound says what bounded r, with the figures: the generator (†, its
+// ceiling or CPU), else the database when it had cores of its own and
+// used ServerBoundShare of them while the server's were below it, else
+// the server's cores (its CPU, the database's left out when it had cores
+// of its own, at ServerBoundShare of them or more), else neither — the
+// server waited, and the number measures its waiting, not its speed.
+// Fixed-rate cells are bounded by their rate: no judgement.
 func judgeBound(r *Row, c *results.Cell, e evidence) {
 	if r.Rate > 0 || len(e.trials) == 0 {
 		return
@@ -65,6 +82,13 @@ func judgeBound(r *Row, c *results.Cell, e evidence) {
 		lgCores = len(set) * max(len(c.Split), 1) // several generators: their CPU is summed, and so are their cores
 	}
 	lgCPU := stats.Describe(lg).Median
+	db := databaseOf(c, e.trials)
+	if db != nil {
+		e.targetCPU = db.serverCPU // the server's cores hold the server alone (and the generator, shared)
+		if len(e.boundBy) == 0 && db.judge(r, c, lgCPU) {
+			return
+		}
+	}
 	server := 0.0
 	if r.CPUs > 0 {
 		server = e.targetCPU / float64(r.CPUs)
@@ -73,10 +97,12 @@ func judgeBound(r *Row, c *results.Cell, e evidence) {
 		if total := e.targetCPU + lgCPU; total > 0 {
 			r.Bound = BoundShared
 			r.BoundWhy = &BoundFigures{ServerCPU: e.targetCPU, CPUs: r.CPUs, GeneratorCPU: lgCPU, CPUSet: c.CPUSet}
+			db.figures(r.BoundWhy)
 		}
 		return
 	}
 	why := &BoundFigures{ServerCPU: e.targetCPU, ServerShare: server, CPUs: r.CPUs}
+	db.figures(why)
 	switch {
 	case len(e.boundBy) > 0:
 		r.Bound, r.BoundWhy = BoundGenerator, why
@@ -92,6 +118,69 @@ func judgeBound(r *Row, c *results.Cell, e evidence) {
 			r.Bound = BoundWaiting
 		}
 	}
+}
+
+// database is what a cell's database used on cores of its own, and what
+// its server used on the cell's.
+type database struct {
+	cpu       float64 // the database's CPU, median over the trials
+	cores     cpuset.Set
+	serverCPU float64 // the target's CPU less the database's, median over the trials
+}
+
+// databaseOf is what c's database used on cores of its own, disjoint from
+// the server's and the load generator's; nil when it had none (it shared
+// the server's cores, or c has no database service).
+func databaseOf(c *results.Cell, trials []results.Trial) *database {
+	set, err := cpuset.Parse(c.ServiceCPUSets[DatabaseService])
+	server, _ := cpuset.Parse(c.CPUSet)
+	lg, _ := cpuset.Parse(c.LoadgenCPUSet)
+	if err != nil || len(set) == 0 || cpuset.Overlaps(set, server) || cpuset.Overlaps(set, lg) {
+		return nil
+	}
+	var dbCPU, serverCPU []float64
+	for _, t := range trials {
+		u, ok := t.Services[DatabaseService]
+		if !ok {
+			return nil // not measured apart: nothing to tell
+		}
+		dbCPU = append(dbCPU, u.CPUCores)
+		serverCPU = append(serverCPU, t.TargetCPUCores-u.CPUCores)
+	}
+	return &database{cpu: stats.Describe(dbCPU).Median, cores: set, serverCPU: stats.Describe(serverCPU).Median}
+}
+
+// judge bounds r by the database when its cores were saturated
+// (ServerBoundShare) and the server's were not, counting on the server's
+// the load generator's CPU when it shared them; false when not so.
+func (d *database) judge(r *Row, c *results.Cell, lgCPU float64) bool {
+	if r.CPUs <= 0 || d.cpu == 0 {
+		return false
+	}
+	withGen := c.LoadgenCPUSet == c.CPUSet
+	onServer := d.serverCPU
+	if withGen {
+		onServer += lgCPU
+	}
+	why := &BoundFigures{ServerCPU: d.serverCPU, ServerShare: onServer / float64(r.CPUs), CPUs: r.CPUs, ServerWithGenerator: withGen}
+	d.figures(why)
+	if why.DatabaseShare < ServerBoundShare || why.ServerShare >= ServerBoundShare {
+		return false
+	}
+	if withGen {
+		why.GeneratorCPU = lgCPU
+	}
+	r.Bound, r.BoundWhy = BoundDatabase, why
+	return true
+}
+
+// figures adds the database's figures to why; nothing for a database
+// without cores of its own.
+func (d *database) figures(why *BoundFigures) {
+	if d == nil || len(d.cores) == 0 {
+		return
+	}
+	why.DatabaseCPU, why.DatabaseShare, why.DatabaseCores, why.DatabaseCPUSet = d.cpu, d.cpu/float64(len(d.cores)), len(d.cores), d.cores.String()
 }
 
 // pairBounds gives each A/A control among rows and its twin one bound,

@@ -78,3 +78,52 @@ func TestFootprint(t *testing.T) {
 		t.Errorf("footprint: %v µs an answer, startup %v s, steady %v MiB, images %v", r.CPUPerAnswer, r.StartupS, r.SteadyMiB, r.ImageMiB)
 	}
 }
+
+// Bounded by the database: its own core saturated while the server's is
+// not, also where the generator shares the server's core (a 2-core
+// machine), whose CPU then counts on the server's. The server's cores are
+// judged on the server's CPU alone when the database has cores of its
+// own; a database on the server's cores, or a generator-bound cell, is
+// never called database-bound.
+func TestBoundedByDatabase(t *testing.T) {
+	mk := func(server, db, lg float64, dbSet, lgSet string, bound []string) *Row {
+		c := &results.Cell{Target: "t", Scenario: "fortunes", CPUs: 1, Connections: 16, Status: results.OK, CPUSet: "0", LoadgenCPUSet: lgSet,
+			ServiceCPUSets: map[string]string{"db": dbSet, "server": "0"}}
+		if lgSet == "0" {
+			c.Pinning = "together"
+		}
+		for range 3 {
+			c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: 9000}, TargetCPUCores: server + db, LoadgenCPUCores: lg,
+				Services: map[string]results.ServiceUsage{"db": {CPUCores: db}, "server": {CPUCores: server}}})
+		}
+		c.Summary = Summarize(c.Trials, results.AggregateMedian)
+		c.Summary.BoundBy = bound
+		return RowOf(&results.Run{}, c)
+	}
+	for _, c := range []struct {
+		name          string
+		row           *Row
+		bound         string
+		server, dbCPU float64 // the figures' shares; dbCPU -1: no database figures
+	}{
+		{"apart", mk(0.4, 0.95, 0.3, "1", "2", nil), BoundDatabase, 0.4, 0.95},
+		{"generator on the server's core", mk(0.5, 0.97, 0.3, "1", "0", nil), BoundDatabase, 0.8, 0.97},
+		{"server's core full with the generator", mk(0.6, 0.95, 0.35, "1", "0", nil), BoundShared, 0, 0.95},
+		{"server saturated too", mk(0.95, 0.95, 0.3, "1", "2", nil), BoundServer, 0.95, 0.95},
+		{"database under its core", mk(0.3, 0.6, 0.3, "1", "2", nil), BoundWaiting, 0.3, 0.6},
+		{"database on the server's core", mk(0.3, 0.65, 0.3, "0", "1", nil), BoundServer, 0.95, -1},
+		{"generator-bound", mk(0.4, 0.95, 0.95, "1", "2", []string{"load generator CPU ≥ 90% in 3 trial(s)"}), BoundGenerator, 0.4, 0.95},
+	} {
+		got := c.row.BoundWhy
+		switch {
+		case c.row.Bound != c.bound || got == nil:
+			t.Errorf("%s: bounded by %q (%+v), want %q", c.name, c.row.Bound, got, c.bound)
+		case math.Abs(got.ServerShare-c.server) > 1e-9:
+			t.Errorf("%s: server share %v, want %v", c.name, got.ServerShare, c.server)
+		case c.dbCPU < 0 && got.DatabaseCores != 0:
+			t.Errorf("%s: database figures %+v, want none (it had no cores of its own)", c.name, got)
+		case c.dbCPU >= 0 && (math.Abs(got.DatabaseShare-c.dbCPU) > 1e-9 || got.DatabaseCores != 1 || got.DatabaseCPUSet != "1"):
+			t.Errorf("%s: database figures %+v, want %v of core 1", c.name, got, c.dbCPU)
+		}
+	}
+}

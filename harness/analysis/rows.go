@@ -32,6 +32,11 @@ type Row struct {
 	Pinning     string `json:"pinning,omitempty"`   // together or none: the generator shared the target's cores
 	Protocol    string `json:"protocol,omitempty"`  // https, h2 or h2c; "": cleartext HTTP/1.1
 	Requests    int64  `json:"requests,omitempty"`  // the requests axis's count per trial
+	// Placement is what a machine with too few cores did in place of
+	// giving each service and the load generator cores of their own.
+	Placement string `json:"placement,omitempty"`
+	// ServiceCPUSets are the cores each service of a target of several ran on.
+	ServiceCPUSets map[string]string `json:"service_cpusets,omitempty"`
 	// Cores is how many cores the target could run on, as the tables show
 	// it: CPUs, save unpinned, where it had every core of its cpuset.
 	Cores int `json:"-"`
@@ -59,8 +64,8 @@ type Row struct {
 	ErrorRate      float64          `json:"error_rate"` // of the trials behind the headline
 	CeilingShare   float64          `json:"ceiling_share,omitempty"`
 	BoundBy        []string         `json:"bound_by,omitempty"` // why the cell is generator-bound
-	// Bound is what bounded the cell: BoundGenerator, BoundServer or
-	// BoundWaiting ("" at a fixed rate, or without CPU samples); BoundWhy
+	// Bound is what bounded the cell: BoundGenerator, BoundServer,
+	// BoundDatabase, BoundWaiting, BoundUnclear or BoundShared ("" at a fixed rate, or without CPU samples); BoundWhy
 	// gives the figures. For an A/A control and its twin, BoundWith is the
 	// other cell's id: the two were judged together (see pairBounds), and
 	// BoundBy, Bound and BoundWhy are the pair's.
@@ -255,7 +260,8 @@ func significance(a, b stats.Summary) string {
 func RowOf(run *results.Run, c *results.Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
 	r := &Row{cell: c, ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
-		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Negotiated: c.Negotiated, Cores: c.Cores()}
+		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Negotiated: c.Negotiated, Cores: c.Cores(), Placement: c.Placement,
+		ServiceCPUSets: c.ServiceCPUSets}
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g
 	}

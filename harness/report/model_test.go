@@ -150,6 +150,37 @@ func TestServiceTable(t *testing.T) {
 	}
 }
 
+// A database on a core of its own, on a machine whose generator shared
+// the server's core: the README says where each service ran, that the
+// database bounded the cell, with the figures, and how the cell was placed.
+func TestDatabaseBoundAndPlacement(t *testing.T) {
+	c := cell("dbt", 1, 9000, 9100)
+	c.CPUSet, c.LoadgenCPUSet, c.Pinning = "0", "0", "together"
+	c.ServiceCPUSets = map[string]string{"db": "1", "server": "0"}
+	c.Placement = "this machine's 2 online cores cannot give the server 1, db 1 and the load generator 1 cores of their own, so the load generator shares the server's core 0 (as pinning together does), and db keeps core 1 to itself"
+	for i := range c.Trials {
+		c.Trials[i].TargetCPUCores, c.Trials[i].LoadgenCPUCores = 1.45, 0.3
+		c.Trials[i].Services = map[string]results.ServiceUsage{"db": {CPUCores: 0.95, MemPeakMiB: 60}, "server": {CPUCores: 0.5, MemPeakMiB: 10}}
+	}
+	run := &results.Run{Cells: []*results.Cell{c}, FinishedAt: &time.Time{}}
+	var b strings.Builder
+	if err := markdown(&b, run, nil); err != nil {
+		t.Fatal(err)
+	}
+	md := squash(b.String())
+	for _, want := range []string{
+		"| database |",
+		"`dbt/plaintext/1cpu/c512/together`: server and load generator at 80% of the server's 1 core(s) (server 0.50, generator 0.30 cores); database at 95% of its own 1 core(s) 1 (0.95 cores).",
+		"placement: the machine had too few cores",
+		"`dbt/plaintext/1cpu/c512/together`: " + c.Placement + ".",
+		"| service | on cores |", "| db | 1 | 0.950 |", "| server | 0 | 0.500 |",
+	} {
+		if !strings.Contains(md, squash(want)) {
+			t.Errorf("README lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
 // mainCell is the cell of the main table of scenario in md at the row of
 // target and the column headed column; "" when there is none.
 func mainCell(md, scenario, target, column string) string {

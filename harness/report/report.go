@@ -393,9 +393,15 @@ func protocolTable(b *strings.Builder, scenario string, rows []*analysis.Row, ha
 // service: nginx apart from its FastCGI pool, a client apart from its
 // upstream.
 func serviceTable(b *strings.Builder, scenario string, rows []*analysis.Row, hasParams bool) error {
+	// Results from before each service's cores were recorded (every
+	// service then ran on the target's) keep their table as it was.
+	withSets := slices.ContainsFunc(rows, func(r *analysis.Row) bool { return len(r.ServiceCPUSets) > 0 })
+	cols := []any{"cores", "conns", "service", "CPU cores (median)", "peak MiB"}
+	if withSets {
+		cols = slices.Insert(cols, 3, any("on cores"))
+	}
 	t, split := subTable(b, scenario, "CPU and memory by service", rows, hasParams,
-		func(r *analysis.Row) bool { return len(r.Services) > 0 },
-		"cores", "conns", "service", "CPU cores (median)", "peak MiB")
+		func(r *analysis.Row) bool { return len(r.Services) > 0 }, cols...)
 	if t == nil {
 		return nil
 	}
@@ -403,7 +409,11 @@ func serviceTable(b *strings.Builder, scenario string, rows []*analysis.Row, has
 		for _, name := range slices.Sorted(maps.Keys(r.Services)) {
 			row := keyCells(r.Target, r.Params, hasParams)
 			u := r.Services[name]
-			row = append(row, strconv.Itoa(r.Cores), connsText(r.Connections, r.Close), name, numfmt.Sig(u.CPUCores), numfmt.Sig(u.MemPeakMiB))
+			row = append(row, strconv.Itoa(r.Cores), connsText(r.Connections, r.Close), name)
+			if withSets {
+				row = append(row, mdtext.Text(cmp.Or(r.ServiceCPUSets[name], "—")))
+			}
+			row = append(row, numfmt.Sig(u.CPUCores), numfmt.Sig(u.MemPeakMiB))
 			if err := t.Append(row...); err != nil {
 				return err
 			}
@@ -411,6 +421,11 @@ func serviceTable(b *strings.Builder, scenario string, rows []*analysis.Row, has
 	}
 	if err := t.Render(); err != nil {
 		return err
+	}
+	if withSets {
+		b.WriteString("\nA service's CPU and memory are summed over its replicas. on cores: the cores it ran on, the target's " +
+			"unless the matrix gave it cores of its own (cpus:).\n\n")
+		return nil
 	}
 	b.WriteString("\nA service's CPU and memory are summed over its replicas; every service of a target shares the target's cores.\n\n")
 	return nil

@@ -166,6 +166,8 @@ type marks struct {
 	waiting                        []string // one note per row bounded by neither
 	unclear                        []string // one note per row the CPU figures do not place
 	shared                         []string // one note per row whose generator shared the target's cores
+	database                       []string // one note per row bounded by its database's cores
+	placed                         []string // one note per row placed otherwise for want of cores
 }
 
 // row is r's line of the main table.
@@ -197,6 +199,9 @@ func (mk *marks) row(r *analysis.Row, pl place) []any {
 		}
 	}
 	mk.paired = mk.paired || r.BoundWith != ""
+	if r.Placement != "" {
+		mk.placed = append(mk.placed, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.Placement)))
+	}
 	row := pl.cells(r.Target, r.Params, r.Cores, r.Connections, r.Close)
 	return append(row, rps, ratio, mk.boundLabel(r), meanText(r.P50.Median), meanText(r.P99.Median),
 		numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU), numfmt.Sig(r.PeakMiB))
@@ -220,6 +225,9 @@ func (mk *marks) boundLabel(r *analysis.Row) string {
 	case analysis.BoundUnclear:
 		mk.unclear = append(mk.unclear, why)
 		return "unclear"
+	case analysis.BoundDatabase:
+		mk.database = append(mk.database, why)
+		return "database"
 	}
 	return "—"
 }
@@ -227,16 +235,37 @@ func (mk *marks) boundLabel(r *analysis.Row) string {
 // boundFigures words the figures r's bound was judged on; "" without them.
 func boundFigures(r *analysis.Row) string {
 	f := r.BoundWhy
-	switch {
-	case f == nil:
+	if f == nil {
 		return ""
-	case r.Bound == analysis.BoundShared:
+	}
+	return serverFigures(r.Bound, f) + databaseFigures(f)
+}
+
+// serverFigures words the server's and the generator's figures of bound.
+func serverFigures(bound string, f *analysis.BoundFigures) string {
+	switch bound {
+	case analysis.BoundShared:
 		return fmt.Sprintf("the generator took %.0f%% of the CPU the two used (server %.2f, generator %.2f cores, on %s)",
 			100*f.GeneratorCPU/(f.ServerCPU+f.GeneratorCPU), f.ServerCPU, f.GeneratorCPU, f.CPUSet)
-	case r.Bound == analysis.BoundGenerator || r.Bound == analysis.BoundServer:
+	case analysis.BoundDatabase:
+		if f.ServerWithGenerator {
+			return fmt.Sprintf("server and load generator at %.0f%% of the server's %d core(s) (server %.2f, generator %.2f cores)",
+				100*f.ServerShare, f.CPUs, f.ServerCPU, f.GeneratorCPU)
+		}
+		fallthrough
+	case analysis.BoundGenerator, analysis.BoundServer:
 		return fmt.Sprintf("server at %.0f%% of its %d core(s)", 100*f.ServerShare, f.CPUs)
 	}
 	return fmt.Sprintf("server at %.0f%% of its %d core(s), load generator at %.0f%% of its %d", 100*f.ServerShare, f.CPUs, 100*f.GeneratorShare, f.GeneratorCores)
+}
+
+// databaseFigures words the figures of a database on cores of its own;
+// "" for none.
+func databaseFigures(f *analysis.BoundFigures) string {
+	if f.DatabaseCores == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; database at %.0f%% of its own %d core(s) %s (%.2f cores)", 100*f.DatabaseShare, f.DatabaseCores, f.DatabaseCPUSet, f.DatabaseCPU)
 }
 
 // judgedWith says, for an A/A control or its twin, that its bound was
@@ -268,6 +297,15 @@ func (mk *marks) notes(measured bool) []string {
 			"so the CPU cannot tell which of the two bounded the cell, and the generator's CPU rule of † does not apply; the generator's share of the CPU is given. "+
 			"A ceiling, where measured, was measured the same way: the generator beside the fixed-response server on those cores.")
 		notes = append(notes, mk.shared...)
+	}
+	if len(mk.database) > 0 {
+		notes = append(notes, fmt.Sprintf("database: the database's own cores were at ≥ %.0f%% and the server's under it (the load generator's CPU counted on them where it shared them): "+
+			"the number measures the database on its cores, not the server.", 100*analysis.ServerBoundShare))
+		notes = append(notes, mk.database...)
+	}
+	if len(mk.placed) > 0 {
+		notes = append(notes, "placement: the machine had too few cores to give the server, each service with cores of its own (cpus: in the matrix) and the load generator cores of their own; what it did instead:")
+		notes = append(notes, mk.placed...)
 	}
 	if len(mk.unclear) > 0 {
 		notes = append(notes, fmt.Sprintf("unclear: the server used %.0f–%.0f%% of its cores and the load generator had room: the CPU figures do not say what bounded it "+
