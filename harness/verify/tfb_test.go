@@ -191,7 +191,7 @@ func TestCheckTFB(t *testing.T) {
 		{"extra key", tfbServer{extraKey: true}, map[string][]Rule{
 			"db?": {RuleKeys}, "queries?0": {RuleKeys}, "queries?1": {RuleKeys}, "queries?501": {RuleKeys}, "queries?foo": {RuleKeys}, "queries?20": {RuleKeys},
 			"updates?0": {RuleKeys}, "updates?1": {RuleKeys}, "updates?501": {RuleKeys}, "updates?foo": {RuleKeys}, "updates?20": {RuleKeys}}},
-		{"fortunes not escaped", tfbServer{unescaped: true}, map[string][]Rule{"fortunes?": {RulePage}}},
+		{"fortunes not escaped", tfbServer{unescaped: true}, map[string][]Rule{"fortunes?": {RuleEscaped, RulePage}}},
 		{"no fortune added", tfbServer{noAdded: true}, map[string][]Rule{"fortunes?": {RulePage}}},
 		{"fortunes unsorted", tfbServer{unsorted: true}, map[string][]Rule{"fortunes?": {RulePage}}},
 		{"fortunes in Latin-1", tfbServer{latin1: true}, map[string][]Rule{"fortunes?": {RuleContentType, RuleUTF8}}},
@@ -264,14 +264,17 @@ func TestNormalizeHTML(t *testing.T) {
 }
 
 // TestCheckFortunesReason: Check's reason for an unescaped page names the
-// rule and shows where the page departs.
+// escaping, the fortune sent as markup and its escaped form, then the page
+// rule, showing where the page departs.
 func TestCheckFortunesReason(t *testing.T) {
 	ts := httptest.NewServer(tfbServer{unescaped: true}.handler())
 	defer ts.Close()
 	e := matrix.Expect{Status: 200, ContentType: "text/html", TFB: &matrix.TFB{Test: matrix.TFBFortunes}}
 	problems, _ := Check(e, get(t, ts.URL, "/fortunes"), func(s string) string { return s })
-	if len(problems) != 1 || !strings.HasPrefix(problems[0], string(RulePage)+": ") || !strings.Contains(problems[0], "&lt;script") {
-		t.Errorf("problems %q, want one %s problem showing the escaped script expected", problems, RulePage)
+	if len(problems) != 2 || !strings.HasPrefix(problems[0], string(RuleEscaped)+": fortunes: fortune 11 went out unescaped, as markup: \"<script>") ||
+		!strings.Contains(problems[0], "(&lt;script&gt;") ||
+		!strings.HasPrefix(problems[1], string(RulePage)+": ") || !strings.Contains(problems[1], "&lt;script") {
+		t.Errorf("problems %q, want the %s problem naming fortune 11, then the %s problem showing the escaped script expected", problems, RuleEscaped, RulePage)
 	}
 }
 
