@@ -6,14 +6,16 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/cli"
+	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/verify"
 )
 
 // database is TechEmpower's database tests over a real PostgreSQL (the
-// official image or its stand-in) seeded with TFB's tables: go-pgx at the
-// queries parameter's clamps, and a test-only server whose fortunes page
-// is not escaped and whose updates are answered but never written.
+// official image or its stand-in) seeded with TFB's tables, on a core of
+// its own: go-pgx at the queries parameter's clamps, and a test-only
+// server whose fortunes page is not escaped and whose updates are answered
+// but never written.
 const database = `version: 1
 images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm, postgres: postgres:17-bookworm}
 load: {duration: 2s, warmup: 0, trials: 1, timeout: 2s, ready_timeout: 90s}
@@ -22,14 +24,14 @@ connections: [16]
 targets:
   db-go-pgx:
     services:
-      db: {build: ROOT/targets/database/postgres, port: 5432}
+      db: {build: ROOT/targets/database/postgres, port: 5432, cpus: 1}
       server: {build: ROOT/targets/database/go-pgx}
     entry: server
     port: 8080
     scenarios: [db, queries, fortunes, updates]
   db-faulty:
     services:
-      db: {build: ROOT/targets/database/postgres, port: 5432}
+      db: {build: ROOT/targets/database/postgres, port: 5432, cpus: 1}
       server: {build: ROOT/harness/e2e/testdata/db-faulty}
     entry: server
     port: 8080
@@ -52,11 +54,12 @@ scenarios:
 `
 
 // TestDatabase: go-pgx's database cells verify by TFB's rules and are
-// measured, with the database recorded beside the server, and its updates
-// are seen written in the database; the server whose fortunes are not
-// escaped fails its cell, and the one whose updates are never written
-// fails those, each reason naming the broken rule; nothing is left on the
-// engine.
+// measured, with the database recorded beside the server on a core of its
+// own (placed, and the placement said, where the machine has too few),
+// and its updates are seen written in the database; the server whose
+// fortunes are not escaped fails its cell, and the one whose updates are
+// never written fails those, each reason naming the broken rule; nothing
+// is left on the engine.
 func TestDatabase(t *testing.T) {
 	eng := connect(t)
 	file := writeRooted(t, database)
@@ -70,7 +73,11 @@ func TestDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells := cellsByID(run)
+	cells := map[string]*results.Cell{}
+	for id, c := range cellsByID(run) {
+		checkPlacement(t, c)
+		cells[strings.Replace(id, "/together", "", 1)] = c // on a 2-core machine the generator shares the server's core
+	}
 	for _, id := range []string{"db-go-pgx/db/1cpu/c16", "db-go-pgx/fortunes/1cpu/c16",
 		"db-go-pgx/queries?queries=0/1cpu/c16", "db-go-pgx/queries?queries=foo/1cpu/c16", "db-go-pgx/queries?queries=501/1cpu/c16",
 		"db-go-pgx/updates?queries=1/1cpu/c16", "db-go-pgx/updates?queries=501/1cpu/c16"} {
@@ -87,10 +94,28 @@ func TestDatabase(t *testing.T) {
 		}
 	}
 	if c := cells["db-faulty/fortunes/1cpu/c16"]; c == nil || c.Status != results.Failed ||
+		!strings.Contains(c.Reason, string(verify.RuleEscaped)+`: fortunes: fortune 11 went out unescaped, as markup: "<script>`) ||
 		!strings.Contains(c.Reason, string(verify.RulePage)+": fortunes") || !strings.Contains(c.Reason, "&lt;script") {
-		t.Errorf("db-faulty/fortunes = %+v, want failed by the %s rule, showing the escaped script it wanted", c, verify.RulePage)
+		t.Errorf("db-faulty/fortunes = %+v, want failed by the %s rule naming the <script> fortune, and the %s rule showing the escaped script it wanted",
+			c, verify.RuleEscaped, verify.RulePage)
 	}
 	checkWrites(t, cells)
+}
+
+// checkPlacement: c's database ran on cores of its own, apart from the
+// server's and the generator's; where the generator had to share the
+// server's instead (pinning together), the cell says so.
+func checkPlacement(t *testing.T, c *results.Cell) {
+	t.Helper()
+	db, _ := cpuset.Parse(c.ServiceCPUSets["db"])
+	server, _ := cpuset.Parse(c.ServiceCPUSets["server"])
+	lg, _ := cpuset.Parse(c.LoadgenCPUSet)
+	switch {
+	case len(db) != 1 || c.ServiceCPUSets["server"] != c.CPUSet || cpuset.Overlaps(db, server) || cpuset.Overlaps(db, lg):
+		t.Errorf("%s: services on %v, the generator on %s: want the database on a core of its own", c.ID(), c.ServiceCPUSets, c.LoadgenCPUSet)
+	case (c.Pinning == "together") != (c.Placement != "") || c.Pinning == "together" && c.LoadgenCPUSet != c.CPUSet:
+		t.Errorf("%s: pinning %q, generator on %s, placement %q: want the generator on the server's core said where it shares it", c.ID(), c.Pinning, c.LoadgenCPUSet, c.Placement)
+	}
 }
 
 // checkWrites: go-pgx's updates cells record rows of World changed in the
