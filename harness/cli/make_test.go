@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -66,5 +67,36 @@ func TestMakefileRules(t *testing.T) {
 	slices.Sort(phony)
 	if !slices.Equal(rules, phony) {
 		t.Errorf(".PHONY lists %v, the rules are %v", phony, rules)
+	}
+}
+
+// TestDocsNameRealRules fails when a document or a commented file names a
+// make rule the Makefile does not have (`make fidelity` outlived its rule
+// in results/README.md once).
+func TestDocsNameRealRules(t *testing.T) {
+	data, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^([a-z][a-z0-9-]*)\s*:`).FindAllStringSubmatch(string(data), -1) {
+		rules[m[1]] = true
+	}
+	files := []string{"../../README.md", "../../matrix.yaml", "../../results/README.md"}
+	for _, glob := range []string{"../../docs/*.md", "../../studies/*/*.yaml", "../../studies/*/README.md"} {
+		more, _ := filepath.Glob(glob)
+		files = append(files, more...)
+	}
+	named := regexp.MustCompile("`make ([a-z][a-z0-9-]*)")
+	for _, name := range files {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range named.FindAllStringSubmatch(string(text), -1) {
+			if !rules[m[1]] {
+				t.Errorf("%s names `make %s`, which is no rule of the Makefile", strings.TrimPrefix(name, "../../"), m[1])
+			}
+		}
 	}
 }
