@@ -20,8 +20,8 @@ import (
 // bridge mode (the target reached by name) and in host mode (127.0.0.1).
 func TestGenerators(t *testing.T) {
 	eng := connect(t)
-	timed := generatorMatrix(t, "generator: [h2load, ab]", "duration: 2s", "requests: 0")
-	counted := generatorMatrix(t, "generator: [ab, wrk]", "duration: 2s", "requests: 5000")
+	timed := generatorMatrix(t, "generator: [h2load, ab]", "duration: 1s", "requests: 0")
+	counted := generatorMatrix(t, "generator: [ab, wrk]", "duration: 1s", "requests: 5000")
 	for _, c := range []struct {
 		file    string
 		network string
@@ -119,7 +119,7 @@ func TestGenerators(t *testing.T) {
 // by load.
 func generatorMatrix(t *testing.T, gens, from, to string) string {
 	t.Helper()
-	path := writeMatrixTrials(t, "shared", "0", "2s", "go-nethttp")
+	path := writeMatrixTrials(t, "shared", "0", "1s", "go-nethttp") // behaviour, not figures: 1 s trials
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
