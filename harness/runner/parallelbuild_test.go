@@ -46,19 +46,26 @@ func TestContextLocks(t *testing.T) {
 
 // Side by side, three builds of 60 s that ended in 60 s of wall time are
 // booked at 20 s each, so that the estimate's sum gives the 60 s again;
-// builds one after another are booked as they took.
+// builds one after another are booked as they took; unlike images are
+// booked at their mean, whichever was built last.
 func TestBookBuildsShares(t *testing.T) {
 	for _, tc := range []struct {
 		name string
+		took []time.Duration
 		wall time.Duration
 		want time.Duration
 	}{
-		{"side by side", 60 * time.Second, 20 * time.Second},
-		{"one after another", 180 * time.Second, 60 * time.Second},
+		{"side by side", []time.Duration{time.Minute, time.Minute, time.Minute}, 60 * time.Second, 20 * time.Second},
+		{"one after another", []time.Duration{time.Minute, time.Minute, time.Minute}, 180 * time.Second, 60 * time.Second},
+		// the slow one built first: the mean, not the small last ones
+		{"unlike images", []time.Duration{100 * time.Second, 10 * time.Second, 10 * time.Second}, 120 * time.Second, 40 * time.Second},
 	} {
 		r := &runner{}
 		r.timing.book = buildtime.Open(filepath.Join(t.TempDir(), "times.json"))
-		took := []imageBuild{{"a", time.Minute}, {"b", time.Minute}, {"c", time.Minute}}
+		var took []imageBuild
+		for i, d := range tc.took {
+			took = append(took, imageBuild{string(rune('a' + i)), d})
+		}
 		r.bookBuilds(took, tc.wall)
 		got, learned := r.timing.book.Guess(buildtime.Image)
 		if !learned || got.Round(time.Second) != tc.want {
