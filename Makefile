@@ -48,7 +48,7 @@ test-tools: tools
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 util-linux >/dev/null) || exit 1; \
 	  else echo "note: ip (iproute2) or nsenter (util-linux) missing; the two-engine test needs them"; fi; }
 
-## matrix: run matrix.yaml's profile PROFILE (default quick; also generators, capacity, protocols, trials6) with ARGS
+## matrix: run matrix.yaml's profile PROFILE (default quick; also generators, capacity, protocols, trials6, database) with ARGS
 matrix: build tools
 	./bin/harness run --profile $(PROFILE) --force $(ARGS)
 
