@@ -485,7 +485,9 @@ func planTargets(stdout io.Writer, m *matrix.Matrix, cells []matrix.Cell) (keys 
 		fmt.Fprintln(stdout, line)
 		if len(risky) == 0 { // else, without a registry, it is skipped: nothing to build
 			for _, s := range t.Services {
-				builds = append(builds, s.Build)
+				if !slices.Contains(builds, s.Build) { // a folder several targets share is built once
+					builds = append(builds, s.Build)
+				}
 			}
 		}
 		for _, img := range t.Undeclared() {

@@ -45,11 +45,16 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 			kinds = append(kinds, buildtime.Loadgen)
 		}
 	}
+	built := map[string]bool{} // a folder several targets share is built once, then cached
 	for _, t := range r.opt.Matrix.Targets {
 		if !runs[t.Name] {
 			continue
 		}
 		for _, svc := range t.Services {
+			if built[svc.Build] {
+				continue
+			}
+			built[svc.Build] = true
 			args := map[string]string{}
 			for _, key := range svc.Images {
 				args[strings.ToUpper(key)+"_IMAGE"] = used(key)
