@@ -29,21 +29,22 @@ const (
 )
 
 // Defaults are the times measured on this project's 2-core VM (AMD EPYC,
-// Debian's mirror over plain HTTP) in a fresh clone's first make matrix on
-// an empty engine (2026-12-03): debootstrap 40 s, the Go toolchain copied
-// in 8 s, the node, mono and nginx recipes 19–29 s, the load generator 84 s
-// and 14 target images 532 s in all (Go images 55–108 s, as each compiles
-// the standard library with an empty cache; Node, nginx 2–33 s). The load
-// generator is a kind of its own: as the first image built, its time would
-// otherwise be learned as every target image's. They are used until this
-// machine has built one of the kind, scaled by the first build it makes
-// (Book.Calibration).
+// Debian's mirror, fuse-overlayfs) in make matrix after docker system
+// prune -af (2026-12-06): debootstrap 50 s, the Go toolchain copied in and
+// its standard library prebuilt 58 s, the node, mono and nginx recipes
+// 18–30 s, the load generator 102 s, and 14 target images in about 290 s
+// of wall time, three at a time (alone, Go images take 55–108 s and a
+// config layer over nginx 4 s; the estimate needs their mean share). The
+// load generator is a kind of its own: as the first image built, its time
+// would otherwise be learned as every target image's. They are used until
+// this machine has built one of the kind, scaled by the first build it
+// makes (Book.Calibration).
 var Defaults = map[Kind]time.Duration{
-	Debootstrap: 40 * time.Second,
-	Toolchain:   10 * time.Second,
-	Recipe:      25 * time.Second,
-	Image:       40 * time.Second,
-	Loadgen:     85 * time.Second,
+	Debootstrap: 50 * time.Second,
+	Toolchain:   60 * time.Second,
+	Recipe:      22 * time.Second,
+	Image:       20 * time.Second,
+	Loadgen:     105 * time.Second,
 }
 
 // weight of the newest build in the moving average.
