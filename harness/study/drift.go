@@ -110,8 +110,10 @@ const rules = `## How verdicts are computed
   cores, servers and their runtime, statistic, and an A/A control in the same run. An item the study
   does not state is shown, and not held against the run.
 - **confirmed** or **contradicted** only when every item matches and the ratio lies beyond the run's
-  A/A floor on one side of the claim. The floor is symmetric: r and 1/r read the same.
-- **within noise** when every item matches but the ratio does not clear the floor.
+  A/A floor on one side of the claim, with its own interval on that side too. The floor is
+  symmetric: r and 1/r read the same.
+- **within noise** when every item matches but the ratio does not clear the floor, or its interval
+  reaches across the claim's value.
 - **not testable as stated** when an item does not match (the figures are then "measured instead"),
   or when no measurement can test the claim's wording.
 - **not testable here** when the claim needs a system this machine cannot run; **not measured** when

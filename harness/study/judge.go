@@ -193,7 +193,7 @@ func read(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
 		}
 		m.Ratio = ratio
 		if m.HasFloor {
-			m.Reads = reads(t, ratio.Value, m.Floor)
+			m.Reads = intervalAgrees(t, ratio, reads(t, ratio.Value, m.Floor))
 		}
 	}
 	m.Checklist = checklist(s, r, a, b, m.Floor, m.HasFloor)
@@ -255,6 +255,25 @@ func reads(t *Test, r float64, f Floor) Verdict {
 		return Contradicted
 	case off <= tol && (v != 1 && f.Beyond(r) || v == 1 && f.Factor <= 1+t.Tolerance):
 		return Confirmed
+	}
+	return WithinNoise
+}
+
+// intervalAgrees keeps a greater or less reading only when the ratio's own
+// interval lies on that side of the claim's value too: a median beyond the
+// A/A floor whose pairs spread across the value (1.12×, 0.84…1.34) is
+// within noise. Without an interval (a best-over-best ratio is one draw)
+// the floor alone decides.
+func intervalAgrees(t *Test, r Ratio, v Verdict) Verdict {
+	if !r.HasCI || t.Expect != "greater" && t.Expect != "less" || v == WithinNoise {
+		return v
+	}
+	val := t.Value
+	if val == 0 {
+		val = 1
+	}
+	if r.Lo > val || r.Hi < val {
+		return v
 	}
 	return WithinNoise
 }

@@ -213,3 +213,27 @@ func TestGeneratorAndVersionItems(t *testing.T) {
 		t.Errorf("no recorded version: %s (%s)", j.Verdict, j.Why)
 	}
 }
+
+// A median beyond the A/A floor whose own interval reaches across the
+// claim's value reads within noise (study 002's fasthttp server at
+// records=500: 1.12×, 0.84…1.34, floor ±10.8%); with the interval on the
+// claim's side it reads as the floor says, and a best-over-best ratio,
+// which has no interval, is read by the floor alone.
+func TestIntervalAgrees(t *testing.T) {
+	greater := &Test{Expect: "greater"}
+	floor := Floor{Factor: 1.108}
+	for _, tc := range []struct {
+		r    Ratio
+		want Verdict
+	}{
+		{Ratio{Value: 1.12, Lo: 0.84, Hi: 1.34, HasCI: true}, WithinNoise},
+		{Ratio{Value: 1.12, Lo: 1.02, Hi: 1.34, HasCI: true}, Confirmed},
+		{Ratio{Value: 0.80, Lo: 0.70, Hi: 1.05, HasCI: true}, WithinNoise},
+		{Ratio{Value: 0.80, Lo: 0.70, Hi: 0.85, HasCI: true}, Contradicted},
+		{Ratio{Value: 1.12}, Confirmed},
+	} {
+		if got := intervalAgrees(greater, tc.r, reads(greater, tc.r.Value, floor)); got != tc.want {
+			t.Errorf("%+v against > 1 beyond ±10.8%%: %s, want %s", tc.r, got, tc.want)
+		}
+	}
+}
