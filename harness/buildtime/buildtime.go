@@ -1,7 +1,10 @@
 // Package buildtime keeps how long image builds take on this machine, so
 // that plan and run can say before building how long the builds will take:
 // learned from earlier builds (a moving average per kind of build, kept in
-// the user's cache dir) or, before the first one, a documented default.
+// the user's cache dir) or, before the first one, a documented default. It
+// keeps beside them how long a visit of each target takes beyond its load
+// (start, readiness, verification, removal): a target whose database seeds
+// itself at every start takes seconds more than a hello-world server.
 package buildtime
 
 import (
@@ -55,6 +58,9 @@ type Book struct {
 	mu      sync.Mutex
 	path    string
 	Seconds map[Kind]float64 `json:"seconds"`
+	// Visits is, per target, the seconds a visit took beyond its warm-up
+	// and trials.
+	Visits map[string]float64 `json:"visits,omitempty"`
 	// scale calibrates the defaults to this machine: the first build of a
 	// kind never built here, over that kind's default. 0 until then.
 	scale float64
@@ -146,7 +152,43 @@ func (b *Book) Record(k Kind, d time.Duration) {
 		b.scale, b.from = s/Defaults[k].Seconds(), k
 	}
 	b.Seconds[k] = s
+	b.save()
+}
+
+// save writes the record; one that cannot be written is no reason to fail
+// a run. The caller holds b.mu.
+func (b *Book) save() {
 	if data, err := json.Marshal(b); err == nil && os.MkdirAll(filepath.Dir(b.path), 0o755) == nil {
 		atomicwriter.WriteFile(b.path, data, 0o644)
 	}
+}
+
+// Visit is how long a visit of target takes here beyond its load, learned
+// from its earlier visits, else fallback.
+func (b *Book) Visit(target string, fallback time.Duration) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.Visits[target]; ok && s > 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	return fallback
+}
+
+// RecordVisit adds one visit's time beyond its load to target's average
+// and saves the record.
+func (b *Book) RecordVisit(target string, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.Visits == nil {
+		b.Visits = map[string]float64{}
+	}
+	s := d.Seconds()
+	if old, ok := b.Visits[target]; ok && old > 0 {
+		s = weight*s + (1-weight)*old
+	}
+	b.Visits[target] = s
+	b.save()
 }

@@ -83,3 +83,23 @@ func TestOpenReadsOnlyABoundedRegularFile(t *testing.T) {
 		}
 	}
 }
+
+// A target's visit time is its own, kept across opens; an unknown target's
+// is the fallback.
+func TestVisits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "times.json")
+	b := Open(path)
+	if d := b.Visit("db", 1500*time.Millisecond); d != 1500*time.Millisecond {
+		t.Errorf("unknown target: %v, want the fallback", d)
+	}
+	b.RecordVisit("db", 8*time.Second)
+	b.RecordVisit("db", 6*time.Second)
+	b.RecordVisit("hello", 0) // nothing beyond its load: not learned
+	again := Open(path)
+	if d := again.Visit("db", 0); d != 7*time.Second {
+		t.Errorf("db after 8 s and 6 s: %v, want their average 7 s", d)
+	}
+	if d := again.Visit("hello", time.Second); d != time.Second {
+		t.Errorf("hello: %v, want the fallback", d)
+	}
+}

@@ -416,10 +416,12 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		how = fmt.Sprintf("%v requests (timed at a guessed %d rps)", counts, matrix.GuessedRPS)
 	}
-	est := matrix.Estimate(m, cells, matrix.VisitOverhead, matrix.GuessedRPS, !*sequential)
+	book := buildtime.Open(buildtime.Path())
+	visit := func(target string) time.Duration { return book.Visit(target, matrix.VisitOverhead) }
+	est := matrix.EstimateWith(m, cells, visit, matrix.GuessedRPS, !*sequential)
 
 	keys, builds := planTargets(stdout, m, cells)
-	buildTime, learned := planBuildTime(buildtime.Open(buildtime.Path()), keys, len(builds))
+	buildTime, learned := planBuildTime(book, keys, len(builds))
 	source := "learned from this machine's builds"
 	if !learned {
 		source = "partly documented defaults"

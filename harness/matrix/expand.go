@@ -553,13 +553,19 @@ const MaxEstimate = 10000 * time.Hour
 // warm-up). A request-count load has no known duration; it is counted at
 // the given guess of requests/s.
 func Estimate(m *Matrix, cells []Cell, perVisitOverhead time.Duration, guessRPS float64, interleaved bool) time.Duration {
+	return EstimateWith(m, cells, func(string) time.Duration { return perVisitOverhead }, guessRPS, interleaved)
+}
+
+// EstimateWith is Estimate with each target's own overhead per visit.
+func EstimateWith(m *Matrix, cells []Cell, overhead func(target string) time.Duration, guessRPS float64, interleaved bool) time.Duration {
 	// In float seconds: a large matrix must not overflow time.Duration.
 	var total float64
-	visit, trials := (perVisitOverhead + m.Load.Warmup).Seconds(), float64(m.Load.Trials)
+	trials := float64(m.Load.Trials)
 	for _, c := range cells {
 		if c.Skip != "" {
 			continue
 		}
+		visit := (overhead(c.Target) + m.Load.Warmup).Seconds()
 		trial := m.Load.Duration
 		if n := CellLoad(m, c).Requests; n > 0 {
 			trial = time.Duration(float64(n) / guessRPS * float64(time.Second))

@@ -187,3 +187,23 @@ func (r *runner) recalibrate(ctx context.Context, cells []matrix.Cell, elapsed t
 	fmt.Fprintf(r.opt.Log, "builds left: about %s, %s in all (the first %s build here took %.2f× its default; the other defaults are scaled by that)\n",
 		left.Round(time.Second), (elapsed + left).Round(time.Second), from, factor)
 }
+
+// visitOverhead is how long a visit of target takes here beyond its load:
+// learned from its earlier visits, else the documented default.
+func (t *timing) visitOverhead(target string) time.Duration {
+	if t.book == nil {
+		return matrix.VisitOverhead
+	}
+	return t.book.Visit(target, matrix.VisitOverhead)
+}
+
+// bookVisit teaches this machine's record what a visit of c's target took
+// beyond its warm-up and trials. A request-count load has no known length,
+// so its visits teach nothing.
+func (t *timing) bookVisit(m *matrix.Matrix, c matrix.Cell, trials int, took time.Duration) {
+	load := matrix.CellLoad(m, c)
+	if t.book == nil || load.Requests > 0 {
+		return
+	}
+	t.book.RecordVisit(c.Target, took-load.Warmup-time.Duration(trials)*load.Duration)
+}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/cpuset"
+	"github.com/webbench/webbench/harness/matrix"
 )
 
 // Two targets built from one folder (study 002's variants of its Go
@@ -27,5 +29,26 @@ func TestBuildEstimateSharedFolder(t *testing.T) {
 	want := buildsEstimate{Images: 2, Total: 80 * time.Second, Learned: true}
 	if !strings.Contains(log.String(), want.String()+"\n") {
 		t.Errorf("log lacks the estimate %+v:\n%s", want, log.String())
+	}
+}
+
+// A visit teaches this machine's record how long its target's visits take
+// beyond their warm-up and trials, and the next estimate of the target's
+// cells uses that, not the default.
+func TestVisitOverheadLearned(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b") // warm-up 1 s, trials of 1 s
+	book := buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))
+	tm := &timing{book: book}
+	cells := matrix.Expand(m, nil, cpuset.Set{0, 1})
+	tm.bookVisit(m, cells[0], 1, 9*time.Second) // a database seeding itself, say
+	if d := tm.visitOverhead(cells[0].Target); d != 7*time.Second {
+		t.Errorf("visit overhead of %s: %v, want the 7 s beyond its warm-up and trial", cells[0].Target, d)
+	}
+	if d := tm.visitOverhead("b"); d != matrix.VisitOverhead {
+		t.Errorf("visit overhead of b, never visited: %v, want the default", d)
+	}
+	perVisit := matrix.EstimateWith(m, cells[:1], tm.visitOverhead, matrix.GuessedRPS, false)
+	if perVisit != 9*time.Second {
+		t.Errorf("estimate of a's cell: %v, want the 9 s its visit took", perVisit)
 	}
 }

@@ -343,6 +343,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 	} else {
 		r.measured(v.rc)
 		v.done = first+trials > r.opt.Matrix.Load.Trials
+		r.timing.bookVisit(r.opt.Matrix, v.c, trials, time.Since(start))
 	}
 	r.list(v)
 	r.save()

@@ -520,7 +520,7 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	}
 	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
-	r.timing.estCells = matrix.Estimate(r.opt.Matrix, r.timing.likely(cells), matrix.VisitOverhead, matrix.GuessedRPS, r.order.interleave) +
+	r.timing.estCells = matrix.EstimateWith(r.opt.Matrix, r.timing.likely(cells), r.timing.visitOverhead, matrix.GuessedRPS, r.order.interleave) +
 		r.ceilingEstimate(r.timing.likely(cells))
 	r.opt.Progress.Start(units, r.timing.estBuilds+r.timing.estCells)
 }
