@@ -127,7 +127,7 @@ func Concurrency(ctx context.Context, dial Dialer, host, path string, n int, tim
 		}
 	}
 	if len(failed) > 0 {
-		return breach(RuleConcurrency, "%d of %d connections opened at once were answered within %s while all stayed open (one connection served at a time?); first failure: %v",
+		return breach(RuleConcurrency, "%d of %d connections opened at once were answered within %s while all stayed open (one connection served at a time, or a listen backlog shorter than the connections?); first failure: %v",
 			n-len(failed), n, timeout, failed[0])
 	}
 	return pass(RuleConcurrency, "%d connections opened at once, all answered", n)
@@ -151,7 +151,7 @@ func Runtime(logs string) Finding {
 	if first == "" {
 		first = "nothing"
 	}
-	return breach(RuleRuntime, "no line %q<name> <version> in its output; it printed: %s", RuntimeMarker, first)
+	return breach(RuleRuntime, "no line \"%s<name> <version>\" in its output; it printed: %s", RuntimeMarker, first)
 }
 
 // Get asks url once, speaking protocol (http1, https, h2, h2c; over TLS

@@ -46,6 +46,7 @@ func newCmd(args []string, stdout, stderr io.Writer) error {
 	if len(missing) > 0 {
 		fmt.Fprintf(stdout, "and under images: (its base images; without a registry the harness builds a stand-in):\n\n%s\n\n", strings.Join(missing, "\n"))
 	}
-	fmt.Fprintf(stdout, "Then: bin/harness run --only %s --profile quick\n", name)
+	fmt.Fprintf(stdout, "Then: bin/harness check %s (the contract, without load), and measure it beside go-nethttp:\n"+
+		"  make matrix PROFILE=trials6 ARGS='--only %s,go-nethttp --out results/%s --label %s'\n", dir, name, name, name)
 	return nil
 }
