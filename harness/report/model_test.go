@@ -316,3 +316,15 @@ func TestControlPairBound(t *testing.T) {
 		}
 	}
 }
+
+// Rows placed the same way share one placement sentence; a row placed
+// otherwise gets its own.
+func TestPlacementSaidOnce(t *testing.T) {
+	mk := &marks{}
+	mk.place("a/db/1cpu/c64/together", "the generator shares the server's core 0")
+	mk.place("b/db/1cpu/c64/together", "the generator shares the server's core 0")
+	mk.place("c/db/2cpu/c64/together", "db shares the server's cores")
+	if len(mk.placed) != 2 || len(mk.placed[0].ids) != 2 || len(mk.placed[1].ids) != 1 {
+		t.Errorf("placed %+v, want the two alike together and the third alone", mk.placed)
+	}
+}

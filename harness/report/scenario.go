@@ -167,7 +167,25 @@ type marks struct {
 	unclear                        []string // one note per row the CPU figures do not place
 	shared                         []string // one note per row whose generator shared the target's cores
 	database                       []string // one note per row bounded by its database's cores
-	placed                         []string // one note per row placed otherwise for want of cores
+	placed                         []placedRows // rows placed otherwise for want of cores, by how
+}
+
+// placedRows are the rows one placement sentence holds for: on one machine
+// every cell of a scenario is usually placed the same way, said once.
+type placedRows struct {
+	how string
+	ids []string
+}
+
+// place adds row id to the rows placed as how.
+func (mk *marks) place(id, how string) {
+	for i := range mk.placed {
+		if mk.placed[i].how == how {
+			mk.placed[i].ids = append(mk.placed[i].ids, mdtext.Code(id))
+			return
+		}
+	}
+	mk.placed = append(mk.placed, placedRows{how: how, ids: []string{mdtext.Code(id)}})
 }
 
 // row is r's line of the main table.
@@ -200,7 +218,7 @@ func (mk *marks) row(r *analysis.Row, pl place) []any {
 	}
 	mk.paired = mk.paired || r.BoundWith != ""
 	if r.Placement != "" {
-		mk.placed = append(mk.placed, fmt.Sprintf("%s: %s.", mdtext.Code(r.ID), mdtext.Text(r.Placement)))
+		mk.place(r.ID, r.Placement)
 	}
 	row := pl.cells(r.Target, r.Params, r.Cores, r.Connections, r.Close)
 	return append(row, rps, ratio, mk.boundLabel(r), meanText(r.P50.Median), meanText(r.P99.Median),
@@ -305,7 +323,9 @@ func (mk *marks) notes(measured bool) []string {
 	}
 	if len(mk.placed) > 0 {
 		notes = append(notes, "placement: the machine had too few cores to give the server, each service with cores of its own (cpus: in the matrix) and the load generator cores of their own; what it did instead:")
-		notes = append(notes, mk.placed...)
+		for _, p := range mk.placed {
+			notes = append(notes, fmt.Sprintf("%s: %s.", strings.Join(p.ids, ", "), mdtext.Text(p.how)))
+		}
 	}
 	if len(mk.unclear) > 0 {
 		notes = append(notes, fmt.Sprintf("unclear: the server used %.0f–%.0f%% of its cores and the load generator had room: the CPU figures do not say what bounded it "+
