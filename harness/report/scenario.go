@@ -162,11 +162,11 @@ type marks struct {
 	spread                         spread
 	noisy, unsure, notSig, control bool
 	paired                         bool
-	bound                          []string // one note per generator-bound row
-	waiting                        []string // one note per row bounded by neither
-	unclear                        []string // one note per row the CPU figures do not place
-	shared                         []string // one note per row whose generator shared the target's cores
-	database                       []string // one note per row bounded by its database's cores
+	bound                          []string     // one note per generator-bound row
+	waiting                        []string     // one note per row bounded by neither
+	unclear                        []string     // one note per row the CPU figures do not place
+	shared                         []string     // one note per row whose generator shared the target's cores
+	database                       []string     // one note per row bounded by its database's cores
 	placed                         []placedRows // rows placed otherwise for want of cores, by how
 }
 
