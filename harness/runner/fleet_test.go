@@ -2,10 +2,13 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -205,6 +208,82 @@ func TestMergedResultLatency(t *testing.T) {
 	if err != nil || h.TotalCount() != 4000 {
 		t.Errorf("merged histogram: %v, %d values", err, h.TotalCount())
 	}
+}
+
+// Two wrk runs (recorded: one pipelined 16 deep, one not, so their
+// latencies differ) merge from the distributions report.lua exported: the
+// trial's p50…p99.9 are those of the pooled latencies of both, to the
+// histogram's resolution, where before wrk's percentiles could not be
+// merged and showed "—".
+func TestMergedWrkLatency(t *testing.T) {
+	var runs []memberRun
+	var pooled []int64
+	t0 := time.Unix(1_800_000_000, 0)
+	for _, file := range []string{"wrk-pipeline.txt", "wrk-histogram.txt"} {
+		out, err := os.ReadFile(filepath.Join("..", "loadgen", "testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := loadgen.Wrk{}.Parse(out, loadgen.Spec{Expect: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, memberRun{res: res, w: merge.Window{Start: t0, Stop: t0.Add(time.Duration(res.Seconds * float64(time.Second)))}})
+		pooled = append(pooled, wrkLatencies(t, out)...)
+	}
+	var parts []merge.Part
+	for i, r := range runs {
+		p, err := partOf(string(rune('a'+i)), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	m, err := merge.Trial(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := mergedResult(m, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Latency == nil || m.Latency.Count != int64(len(pooled)) {
+		t.Fatalf("merged latency %+v, want %d latencies (missing: %v)", m.Latency, len(pooled), m.Missing)
+	}
+	slices.Sort(pooled)
+	l := res.LatencyMS
+	for q, ms := range map[float64]float64{50: l.P50, 75: l.P75, 90: l.P90, 95: l.P95, 99: l.P99, 99.9: l.P999} {
+		rank := min(max(int(q/100*float64(len(pooled))+0.5), 1), len(pooled))
+		if want := pooled[rank-1]; !m.Histogram.ValuesAreEquivalent(int64(math.Round(ms*1000)), want) {
+			t.Errorf("p%v = %v ms, the pooled latencies say %d µs", q, ms, want)
+		}
+	}
+	if l.Max*1000 < float64(pooled[len(pooled)-1]) {
+		t.Errorf("max %v ms, pooled max %d µs", l.Max, pooled[len(pooled)-1])
+	}
+}
+
+// wrkLatencies are the latencies (µs) a recorded wrk run's report line
+// lists as value, count pairs, one sample each.
+func wrkLatencies(t *testing.T, out []byte) []int64 {
+	t.Helper()
+	_, line, _ := strings.Cut(string(out), "WEBBENCH-JSON ")
+	line, _, _ = strings.Cut(line, "\n")
+	var r struct {
+		LatencyUS struct {
+			Histogram []int64 `json:"histogram"`
+		} `json:"latency_us"`
+	}
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatal(err)
+	}
+	var all []int64
+	for i := 0; i+1 < len(r.LatencyUS.Histogram); i += 2 {
+		for range r.LatencyUS.Histogram[i+1] {
+			all = append(all, r.LatencyUS.Histogram[i])
+		}
+	}
+	return all
 }
 
 // A run with a generator on the targets' engine and one on another skips
