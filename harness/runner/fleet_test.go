@@ -210,11 +210,11 @@ func TestMergedResultLatency(t *testing.T) {
 	}
 }
 
-// Two wrk runs (recorded: one pipelined 16 deep, one not, so their
-// latencies differ) merge from the distributions report.lua exported: the
-// trial's p50…p99.9 are those of the pooled latencies of both, to the
-// histogram's resolution, where before wrk's percentiles could not be
-// merged and showed "—".
+// Two wrk runs (recorded over 4 connections: one pipelined 16 deep, one
+// not, so their latencies differ) merge from the distributions report.lua
+// exported: the trial's p50…p99.9 are those of the pooled latencies both
+// measured, to the histogram's resolution, where before wrk's percentiles
+// could not be merged and showed "—".
 func TestMergedWrkLatency(t *testing.T) {
 	var runs []memberRun
 	var pooled []int64
@@ -224,12 +224,12 @@ func TestMergedWrkLatency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := loadgen.Wrk{}.Parse(out, loadgen.Spec{Expect: 200})
+		res, err := loadgen.Wrk{}.Parse(out, loadgen.Spec{Expect: 200, Connections: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
 		runs = append(runs, memberRun{res: res, w: merge.Window{Start: t0, Stop: t0.Add(time.Duration(res.Seconds * float64(time.Second)))}})
-		pooled = append(pooled, wrkLatencies(t, out)...)
+		pooled = append(pooled, wrkLatencies(t, out, 4)...)
 	}
 	var parts []merge.Part
 	for i, r := range runs {
@@ -263,24 +263,36 @@ func TestMergedWrkLatency(t *testing.T) {
 	}
 }
 
-// wrkLatencies are the latencies (µs) a recorded wrk run's report line
-// lists as value, count pairs, one sample each.
-func wrkLatencies(t *testing.T, out []byte) []int64 {
+// wrkLatencies are the latencies (µs) a recorded wrk run over conns
+// connections measured, one sample each: its report line's value, count
+// pairs without those wrk added (at each value above its interval e, the
+// count at the value e above it).
+func wrkLatencies(t *testing.T, out []byte, conns int64) []int64 {
 	t.Helper()
 	_, line, _ := strings.Cut(string(out), "WEBBENCH-JSON ")
 	line, _, _ = strings.Cut(line, "\n")
 	var r struct {
-		LatencyUS struct {
+		DurationUS int64 `json:"duration_us"`
+		Requests   int64 `json:"requests"`
+		LatencyUS  struct {
 			Histogram []int64 `json:"histogram"`
 		} `json:"latency_us"`
 	}
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
 		t.Fatal(err)
 	}
+	printed, h := map[int64]int64{}, r.LatencyUS.Histogram
+	for i := 0; i+1 < len(h); i += 2 {
+		printed[h[i]] = h[i+1]
+	}
+	e := r.DurationUS / (r.Requests / conns)
 	var all []int64
-	for i := 0; i+1 < len(r.LatencyUS.Histogram); i += 2 {
-		for range r.LatencyUS.Histogram[i+1] {
-			all = append(all, r.LatencyUS.Histogram[i])
+	for v, n := range printed {
+		if v > e {
+			n -= printed[v+e]
+		}
+		for range n {
+			all = append(all, v)
 		}
 	}
 	return all
