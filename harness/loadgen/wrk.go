@@ -99,6 +99,9 @@ type wrkReport struct {
 // class are good; other classes and wrk's socket errors (connect, read,
 // write, timeout) are errors by kind. wrk's "status" error count is the
 // non-2xx/3xx responses, already counted by class, so it is not added.
+// Where the script printed wrk's histogram, the mean and percentiles are
+// read from the latencies wrk measured (wrkMeasured), which s.Connections
+// lets it tell from those wrk added; otherwise they are wrk's own.
 func (Wrk) Parse(out []byte, s Spec) (Result, error) {
 	i := bytes.Index(out, []byte(wrkMarker))
 	if i < 0 {
