@@ -113,6 +113,13 @@ func TestWrkParseHistogram(t *testing.T) {
 	if l := r.LatencyMS; rep.LatencyUS.Percentiles["95"] != 0 || !(l.P90 <= l.P95 && 0 < l.P95 && l.P95 <= l.P99 && l.P99 <= l.P999 && l.P999 <= l.Max) {
 		t.Errorf("latency %+v; wrk printed %v", l, rep.LatencyUS.Percentiles)
 	}
+	// A walk the script gave up (null) leaves wrk's own figures.
+	i := strings.Index(string(plain), `"histogram":[`)
+	j := i + strings.Index(string(plain[i:]), "]")
+	r, err = Wrk{}.Parse([]byte(string(plain[:i])+`"histogram":null`+string(plain[j+1:])), Spec{Expect: 200, Connections: 4})
+	if err != nil || r.Distribution != nil || r.LatencyMS.P50 != 0.13 || r.LatencyMS.P999 != 47.469 {
+		t.Errorf("without a histogram: %v, latency %+v; want wrk's own", err, r.LatencyMS)
+	}
 	for _, bad := range []string{`"histogram":[250,3,400,`, `"histogram":[-1,3,`} {
 		broken := strings.Replace(string(out), `"histogram":[`, bad, 1)
 		if _, err := (Wrk{}).Parse([]byte(broken), Spec{Expect: 200, Connections: 4}); err == nil {
