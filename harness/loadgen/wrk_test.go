@@ -171,13 +171,7 @@ func TestWrkParse(t *testing.T) {
 // error. Its timeout is coarse: wrk checks it every couple of seconds, so
 // an answer past it may still count as good.
 func TestWrkCountsWhatTheServerCounted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs wrk")
-	}
-	bin, err := exec.LookPath("wrk")
-	if err != nil {
-		t.Fatal("wrk is not installed (make test-tools installs Debian's): ", err)
-	}
+	bin := wrkBin(t)
 	const conns = 4
 	within := func(got, want int64) bool { return got <= want && got >= want-conns }
 	for _, c := range []struct {
@@ -222,13 +216,7 @@ func TestWrkCountsWhatTheServerCounted(t *testing.T) {
 // flight when the duration ends, 503s by class as ever; and it times each
 // batch once, so its distribution holds one latency per 16 answers.
 func TestWrkPipelinedCountsAnswers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs wrk")
-	}
-	bin, err := exec.LookPath("wrk")
-	if err != nil {
-		t.Fatal("wrk is not installed (make test-tools installs Debian's): ", err)
-	}
+	bin := wrkBin(t)
 	const conns, depth = 4, 16
 	srv, k := countingServer(t, every(4, "503"), time.Second)
 	res := runTool(t, Wrk{Script: "../../docker/loadgen/wrk/report.lua"}, bin,
@@ -247,4 +235,18 @@ func TestWrkPipelinedCountsAnswers(t *testing.T) {
 	if batches := res.Distribution.TotalCount(); batches*depth > got+conns*depth || batches*depth < got-conns*depth {
 		t.Errorf("%d latencies for %d answers: want one per batch of %d", batches, got, depth)
 	}
+}
+
+// wrkBin is Debian's wrk on the host (make test-tools installs it); a
+// -short run skips the test.
+func wrkBin(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs wrk")
+	}
+	bin, err := exec.LookPath("wrk")
+	if err != nil {
+		t.Fatal("wrk is not installed (make test-tools installs Debian's): ", err)
+	}
+	return bin
 }

@@ -180,22 +180,7 @@ func TestMergedResultLatency(t *testing.T) {
 	for i := range runs {
 		runs[i].w = merge.Window{Start: t0, Stop: t0.Add(time.Second)}
 	}
-	var parts []merge.Part
-	for i, r := range runs {
-		p, err := partOf(string(rune('a'+i)), r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, p)
-	}
-	m, err := merge.Trial(parts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := mergedResult(m, runs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, res := mergeRuns(t, runs)
 	// Of 4,000 requests, the 1,000 fast ones are the lowest quarter: the
 	// median is among the slow ones (5 + 1 ms), not the mean of two medians.
 	if res.LatencyMS.P50 < 5.9 || res.LatencyMS.P50 > 6.1 || res.LatencyMS.Max < 7.99 || res.Requests != 4000 {
@@ -231,22 +216,7 @@ func TestMergedWrkLatency(t *testing.T) {
 		runs = append(runs, memberRun{res: res, w: merge.Window{Start: t0, Stop: t0.Add(time.Duration(res.Seconds * float64(time.Second)))}})
 		pooled = append(pooled, wrkLatencies(t, out, 4)...)
 	}
-	var parts []merge.Part
-	for i, r := range runs {
-		p, err := partOf(string(rune('a'+i)), r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts = append(parts, p)
-	}
-	m, err := merge.Trial(parts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := mergedResult(m, runs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, res := mergeRuns(t, runs)
 	if m.Latency == nil || m.Latency.Count != int64(len(pooled)) {
 		t.Fatalf("merged latency %+v, want %d latencies (missing: %v)", m.Latency, len(pooled), m.Missing)
 	}
@@ -296,6 +266,29 @@ func wrkLatencies(t *testing.T, out []byte, conns int64) []int64 {
 		}
 	}
 	return all
+}
+
+// mergeRuns merges runs as a fleet's trial does (partOf, merge.Trial,
+// mergedResult), the generators named a, b, ….
+func mergeRuns(t *testing.T, runs []memberRun) (*merge.Merged, loadgen.Result) {
+	t.Helper()
+	var parts []merge.Part
+	for i, r := range runs {
+		p, err := partOf(string(rune('a'+i)), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	m, err := merge.Trial(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := mergedResult(m, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, res
 }
 
 // A run with a generator on the targets' engine and one on another skips
