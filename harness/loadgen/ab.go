@@ -26,6 +26,9 @@ func (Ab) Unsupported(s Spec) string {
 	if why := unspoken("ab", s, "http1"); why != "" {
 		return why
 	}
+	if why := unpipelined("ab", s); why != "" {
+		return why
+	}
 	switch {
 	case s.Requests == 0:
 		return "ab measures a request count (load.requests): its time limit stops at 50,000 requests"

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/webbench/webbench/harness/numfmt"
 )
 
@@ -29,6 +31,10 @@ type Spec struct {
 	Rate        int    // requests/s to hold (-r); 0: as fast as it can
 	Threads     int    // the generator's cores, for tools that take a thread count (0: 1)
 	Protocol    string // http1 (""), https, h2 or h2c; the URL's scheme says TLS
+	// Pipeline is the requests in flight on each connection: HTTP/1.1
+	// requests written together, or HTTP/2 streams; 0 and 1 wait for each
+	// answer before the next request.
+	Pipeline int
 }
 
 // Bounds of a trial's deadline.
@@ -89,6 +95,10 @@ type Result struct {
 	BytesRead   int64            `json:"bytes_read"`
 	Seconds     float64          `json:"seconds"`
 	OpenLoop    *OpenLoopFigures `json:"open_loop,omitempty"` // an open-loop generator's schedule
+	// Distribution is the run's whole latency distribution (µs) when the
+	// tool exports one beside its percentiles (wrk, through its script):
+	// what a trial of several generators merges exactly.
+	Distribution *hdrhistogram.Histogram `json:"-"`
 }
 
 // Latency percentiles, mean and maximum in milliseconds, over every

@@ -37,9 +37,13 @@ func (H2load) Unsupported(s Spec) string {
 // HTTP/1.1 (--h1; over TLS it then offers ALPN http/1.1 only) for http1
 // and https, over HTTP/2 for h2 (ALPN h2) and h2c (prior knowledge, an
 // http:// URL), one stream at a time per connection (-m 1, its default):
-// c connections carry c requests at once, as with the other tools. The
-// request timeout is its inactivity timeout (-N): a connection that
-// receives nothing that long is dropped and its requests fail.
+// c connections carry c requests at once, as with the other tools. A
+// pipelined spec sets -m to its depth: that many streams at once on each
+// HTTP/2 connection, or that many HTTP/1.1 requests pipelined on each
+// connection (h2load's own meaning of -m over HTTP/1.1). Each answer is
+// one request of its count. The request timeout is its inactivity timeout
+// (-N): a connection that receives nothing that long is dropped and its
+// requests fail.
 func (H2load) Command(s Spec) []string {
 	args := []string{"h2load"}
 	if p := protocol(s); p == "http1" || p == "https" {
@@ -47,6 +51,9 @@ func (H2load) Command(s Spec) []string {
 	}
 	args = append(args, "-t", strconv.Itoa(threads(s)), "-c", strconv.Itoa(s.Connections),
 		"-N", strconv.FormatFloat(s.Timeout.Seconds(), 'f', -1, 64))
+	if depth(s) > 1 {
+		args = append(args, "-m", strconv.Itoa(depth(s)))
+	}
 	if s.Requests > 0 {
 		args = append(args, "-n", strconv.FormatInt(s.Requests, 10))
 	} else {

@@ -26,6 +26,7 @@ const CouldNotSustain = "could not sustain"
 // Judge is what a trial is held to.
 type Judge struct {
 	Connections  int     // bombardier -c
+	Pipeline     int     // requests in flight on each connection; 0 and 1: one
 	MaxErrorRate float64 // above it the trial fails
 	AnswerBytes  int64   // wire size of the verified answer; 0 skips the check
 	Rate         int     // the fixed rate asked for; 0: none (Little's law is checked instead)
@@ -93,10 +94,17 @@ func (r Result) Verdict(j Judge) (Problem, []string) {
 		return Problem{}, warnings
 	}
 	if j.Connections > 0 && r.LatencyMS.Mean > 0 {
+		// Pipelined, each connection keeps its depth of requests in flight
+		// (and wrk times a batch of them once: its answers over a batch's
+		// latency is the same figure).
 		busy := float64(r.Requests+r.Errors) / r.Seconds * r.LatencyMS.Mean / 1000
-		if c := float64(j.Connections); math.Abs(busy-c) > LittleDrift*c {
-			warnings = append(warnings, fmt.Sprintf("Little's law: %d connections, but RPS × mean latency = %s (connections idle or the generator stalled)",
-				j.Connections, numfmt.Sig(busy)))
+		inFlight, what := j.Connections, fmt.Sprintf("%d connections", j.Connections)
+		if j.Pipeline > 1 {
+			inFlight, what = j.Connections*j.Pipeline, fmt.Sprintf("%d connections × %d pipelined", j.Connections, j.Pipeline)
+		}
+		if c := float64(inFlight); math.Abs(busy-c) > LittleDrift*c {
+			warnings = append(warnings, fmt.Sprintf("Little's law: %s, but RPS × mean latency = %s (connections idle or the generator stalled)",
+				what, numfmt.Sig(busy)))
 		}
 	}
 	return Problem{}, warnings

@@ -25,6 +25,9 @@ func (OpenLoop) Unsupported(s Spec) string {
 	if why := unspoken("openloop", s, "http1", "https"); why != "" {
 		return why
 	}
+	if why := unpipelined("openloop", s); why != "" {
+		return why
+	}
 	switch {
 	case s.Rate == 0:
 		return "openloop needs a fixed rate (rate): it holds a schedule of sends"

@@ -69,6 +69,19 @@ const Default = "bombardier"
 
 func threads(s Spec) int { return max(s.Threads, 1) }
 
+// depth is the requests s keeps in flight on each connection: 1 unless it
+// pipelines.
+func depth(s Spec) int { return max(s.Pipeline, 1) }
+
+// unpipelined says that tool cannot pipeline when s asks it to, "" when s
+// does not ask: it writes a request only once the last was answered.
+func unpipelined(tool string, s Spec) string {
+	if depth(s) == 1 {
+		return ""
+	}
+	return fmt.Sprintf("%s cannot pipeline (scenario pipeline: %d): it sends a connection's next request only once the last is answered; wrk and h2load can", tool, depth(s))
+}
+
 // protocol is s's protocol, http1 for "".
 func protocol(s Spec) string { return cellid.Proto(s.Protocol) }
 
@@ -100,6 +113,9 @@ func (Bombardier) VersionFile() string { return "/usr/local/bin/bombardier.versi
 func (Bombardier) Unsupported(s Spec) string {
 	if why := unspoken("bombardier", s, "http1", "https"); why != "" {
 		return why + "; h2c it cannot (bombardier #90), and HTTP/2 is measured with h2load"
+	}
+	if why := unpipelined("bombardier", s); why != "" {
+		return why
 	}
 	if s.Rate%100 != 0 {
 		return fmt.Sprintf("bombardier holds a rate evenly only at multiples of 100 requests/s, not %d", s.Rate)

@@ -210,9 +210,10 @@ type (
 		CPUs     *int              `yaml:"cpus" check:"min=1,max=4096" doc:"Cores of this service's own (not the entry's), apart from the target's, which its other services share, and the load generator's; where the machine has too few for all three, the load generator shares the target's cores instead (docs/targets.md, Database targets)." example:"1"`
 	}
 	scenarioSchema struct {
-		Path   *string             `yaml:"path" check:"required,str" doc:"The request path; {param} names a param, each cell substituting one of its values." example:"'/testReflection?records={records}'"`
-		Params map[string][]string `yaml:"params" check:"names,nonempty,unique" doc:"Axes of the scenario: each param's values." example:"{records: [10, 30, 100, 500]}"`
-		Expect *struct {
+		Path     *string             `yaml:"path" check:"required,str" doc:"The request path; {param} names a param, each cell substituting one of its values." example:"'/testReflection?records={records}'"`
+		Params   map[string][]string `yaml:"params" check:"names,nonempty,unique" doc:"Axes of the scenario: each param's values." example:"{records: [10, 30, 100, 500]}"`
+		Pipeline *int                `yaml:"pipeline" check:"min=1,max=256" doc:"Requests in flight on each connection, as TechEmpower's plaintext test sends 16: wrk writes that many HTTP/1.1 requests at once and the next batch after all their answers; h2load keeps that many (-m) streams per HTTP/2 connection, or requests pipelined over HTTP/1.1. Each answer counts as a request. bombardier, ab and openloop cannot pipeline: their cells are skipped, saying so. 1 (the default) waits for each answer." example:"16"`
+		Expect   *struct {
 			Status      *int    `yaml:"status" check:"min=100,max=599" doc:"The HTTP status." example:"200"`
 			ContentType *string `yaml:"content_type" check:"str" doc:"The media type; parameters such as charset are ignored." example:"application/json"`
 			Body        *string `yaml:"body" doc:"The exact body." example:"'Hello, World!'"`
@@ -1138,6 +1139,9 @@ var paramRef = regexp.MustCompile(`\{([a-z0-9_]+)\}`)
 func (d *decoder) scenario(name string, s scenarioSchema) Scenario {
 	path := "scenarios." + name
 	out := Scenario{Name: name, Expect: Expect{Status: 200}}
+	if s.Pipeline != nil && *s.Pipeline > 1 && !d.bad[path+".pipeline"] {
+		out.Pipeline = *s.Pipeline
+	}
 	if s.Path != nil && !d.bad[path+".path"] {
 		if out.Path = *s.Path; !strings.HasPrefix(out.Path, "/") {
 			d.errAt(path+".path", "must start with /, got %q", shorten(out.Path))

@@ -51,6 +51,9 @@ type Cell struct {
 	// Requests is the requests axis's count: each trial sends this many
 	// (-n); 0 when the axis is not set and the load says how long to run.
 	Requests int64 `json:"requests,omitempty"`
+	// Pipeline is its scenario's requests in flight on each connection;
+	// 0 waits for each answer. Not part of the key: the scenario is.
+	Pipeline int `json:"pipeline,omitempty"`
 }
 
 // KV is one param value of a cell.
@@ -273,7 +276,7 @@ func expand(m *Matrix, only Selector, allocate func(t Target, c *Cell, pinning s
 										for _, gen := range generatorsAt(m, rate) {
 											for _, proto := range protocolsOf(m, t) {
 												for _, pin := range Pinnings(m) {
-													c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Generator: speaking(m, gen, proto)}
+													c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Generator: speaking(m, gen, proto), Pipeline: s.Pipeline}
 													if pin != cellid.PinApart {
 														c.Pinning = pin
 													}

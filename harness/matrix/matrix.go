@@ -259,6 +259,9 @@ type Scenario struct {
 	Path   string  `json:"path"`
 	Params []Param `json:"params,omitempty"` // an axis each, in file order
 	Expect Expect  `json:"expect"`
+	// Pipeline is the requests in flight on each connection (HTTP/1.1
+	// pipelining, HTTP/2 streams); 0 waits for each answer.
+	Pipeline int `json:"pipeline,omitempty"`
 }
 
 // Param is one scenario axis: a name and its values.

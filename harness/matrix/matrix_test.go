@@ -921,6 +921,36 @@ func TestRequestsAxis(t *testing.T) {
 	}
 }
 
+// A scenario's pipeline is read, given to each of its cells (and to no
+// other scenario's), and bounded, each problem at its line and column.
+func TestPipeline(t *testing.T) {
+	text := strings.Replace(good, "    path: /plaintext\n", "    path: /plaintext\n    pipeline: 16\n", 1)
+	m, err := parse(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Scenarios[0].Pipeline != 16 || m.Scenarios[1].Pipeline != 0 {
+		t.Errorf("scenarios %+v, want plaintext pipelined 16 deep", m.Scenarios)
+	}
+	for _, c := range Expand(m, nil, cpuset.Range(0, 4)) {
+		if want := map[string]int{"plaintext": 16}[c.Scenario]; c.Pipeline != want {
+			t.Errorf("%s: pipeline %d, want %d", c.ID(), c.Pipeline, want)
+		}
+	}
+	for _, bad := range []struct{ to, want string }{
+		{"pipeline: 0", "matrix.yaml:25:15: scenarios.plaintext.pipeline: must be at least 1, got 0"},
+		{"pipeline: 1000", "matrix.yaml:25:15: scenarios.plaintext.pipeline: must be at most 256"},
+		{"pipeline: deep", "matrix.yaml:25:15: scenarios.plaintext.pipeline: want an integer"},
+	} {
+		if _, err := parse(t, strings.Replace(text, "pipeline: 16", bad.to, 1)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want %q", bad.to, err, bad.want)
+		}
+	}
+	if m, err := parse(t, strings.Replace(text, "pipeline: 16", "pipeline: 1", 1)); err != nil || m.Scenarios[0].Pipeline != 0 {
+		t.Errorf("pipeline 1: %v, %+v; want none (each answer awaited)", err, m.Scenarios[0])
+	}
+}
+
 // Findings of issue 40's second hostile pass: each was accepted by plan
 // and failed later, or disclosed a file that is no matrix.
 func TestHostilePassFindings(t *testing.T) {

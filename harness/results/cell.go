@@ -24,6 +24,9 @@ func (c *Cell) Label() string {
 	if c.Requests > 0 {
 		label += fmt.Sprintf(" (n=%d)", c.Requests)
 	}
+	if c.Pipeline > 1 {
+		label += fmt.Sprintf(" (pipeline %d)", c.Pipeline)
+	}
 	switch c.Pinning {
 	case cellid.PinTogether:
 		label += " (together)"

@@ -281,6 +281,7 @@ type Cell struct {
 	Pinning     string      `json:"pinning,omitempty"`          // together: the generator on the target's cores; none: neither pinned; "": apart
 	Protocol    string      `json:"protocol,omitempty"`         // https, h2 or h2c; "": cleartext HTTP/1.1
 	Requests    int64       `json:"requests,omitempty"`         // the requests axis's count per trial; 0: the load's
+	Pipeline    int         `json:"pipeline,omitempty"`         // its scenario's requests in flight per connection; 0: one, each answer awaited
 	Split       []Share     `json:"split,omitempty"`            // the load's division among several generators; none: one
 	Negotiated  *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
 	Writes      *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
@@ -420,6 +421,7 @@ type Ceiling struct {
 	Generator   string  `json:"generator,omitempty"` // none: bombardier (schema 1)
 	Pinning     string  `json:"pinning,omitempty"`   // as the cells': the fixed server and the generator together, or unpinned
 	Protocol    string  `json:"protocol,omitempty"`  // as the cells': https, h2 or h2c; "": cleartext HTTP/1.1
+	Pipeline    int     `json:"pipeline,omitempty"`  // as the cells': requests in flight per connection
 	Split       []Share `json:"split,omitempty"`     // as the cells': every generator against the server
 	NetworkMode Network `json:"network_mode"`
 	RPS         float64 `json:"ceiling_rps,omitempty"` // median of the trials

@@ -70,6 +70,9 @@ type Scenario struct {
 	Path   string  `json:"path"`
 	Params []Param `json:"params,omitempty"`
 	Expect Expect  `json:"expect"`
+	// Pipeline is the requests kept in flight on each connection (HTTP/1.1
+	// pipelining, HTTP/2 streams); none: one, each answer awaited.
+	Pipeline int `json:"pipeline,omitempty"`
 }
 
 // Param is one scenario axis.

@@ -29,10 +29,11 @@ type ceilingKey struct {
 	close       bool
 	pinning     string
 	protocol    string
+	pipeline    int
 }
 
 func keyOf(c matrix.Cell) ceilingKey {
-	return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close, c.Pinning, c.Protocol}
+	return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close, c.Pinning, c.Protocol, c.Pipeline}
 }
 
 // measureCeilings measures, once per (cores, connections) the run's cells
@@ -50,7 +51,7 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		top[keyOf(v.c)] = max(top[keyOf(v.c)], v.c.Rate)
 	}
 	for _, ce := range r.out.Ceilings { // measured before a resume
-		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning, ce.Protocol}
+		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning, ce.Protocol, ce.Pipeline}
 		r.state.ceilings[k], seen[k] = ce.RPS, true
 	}
 	for _, v := range vs {
@@ -108,7 +109,7 @@ func closeText(close bool) string {
 
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
-		Generator: c.Generator, NetworkMode: results.Network(r.network.mode), Pinning: c.Pinning, Protocol: c.Protocol}
+		Generator: c.Generator, NetworkMode: results.Network(r.network.mode), Pinning: c.Pinning, Protocol: c.Protocol, Pipeline: c.Pipeline}
 	if _, err := r.gen.Pin(ctx, c.LoadgenSet.String()); err != nil {
 		return ce, err
 	}

@@ -383,7 +383,7 @@ func (r *runner) measured(rc *results.Cell) {
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Generator: &results.Generator{Name: c.Generator},
 		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control,
-		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Placement: c.Placement}
+		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Placement: c.Placement, Pipeline: c.Pipeline}
 }
 
 // serviceCPUSets are the cores each service of t runs on in c, for a
@@ -503,7 +503,7 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) error
 	rc.Startup = append(rc.Startup, roundTo(time.Since(started).Seconds(), 3))
 
 	spec := r.spec(c, url, sc.Expect.Status)
-	judge := loadgen.Judge{Connections: c.Connections, MaxErrorRate: r.opt.Matrix.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
+	judge := loadgen.Judge{Connections: c.Connections, Pipeline: c.Pipeline, MaxErrorRate: r.opt.Matrix.Load.MaxErrorRate, AnswerBytes: resp.WireBytes, Rate: c.Rate}
 	if c.Protocol != "" {
 		// Over TLS the tools count bytes on different sides of it (wrk
 		// the plaintext, bombardier the records and handshakes), and
@@ -629,7 +629,8 @@ func (r *runner) spec(c matrix.Cell, url string, expect int) loadgen.Spec {
 func specOf(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec {
 	load := matrix.CellLoad(m, c)
 	return loadgen.Spec{URL: url, Connections: c.Connections, Duration: load.Duration, Requests: load.Requests,
-		Timeout: load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: cellid.Proto(c.Protocol)}
+		Timeout: load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: cellid.Proto(c.Protocol),
+		Pipeline: c.Pipeline}
 }
 
 // Unsupported marks the cells whose load generator cannot measure them as

@@ -324,7 +324,8 @@ func (f *fleet) readClocks(ctx context.Context, s loadgen.Spec, lead time.Durati
 // tool's own timed span from its process's start: the drain and exit that
 // follow (the rest of the run's window) send nothing, and counted in they
 // would lower every rate below what one generator reports. Its latency is
-// the full distribution when its tool exported one (openloop's histogram).
+// the full distribution when its tool exported one (openloop's histogram,
+// wrk's through its script).
 func partOf(engine string, r memberRun) (merge.Part, error) {
 	w := merge.Window{Start: r.w.Start, Stop: r.w.Start.Add(time.Duration(r.res.Seconds * float64(time.Second)))}
 	if w.Stop.After(r.w.Stop) {
@@ -347,6 +348,8 @@ func partOf(engine string, r memberRun) (merge.Part, error) {
 			return p, fmt.Errorf("its latency histogram: %w", err)
 		}
 		p.Latency = h
+	} else if r.res.Distribution != nil {
+		p.Latency = r.res.Distribution
 	}
 	return p, nil
 }

@@ -2,10 +2,13 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -181,6 +184,98 @@ func TestMergedResultLatency(t *testing.T) {
 	for i := range runs {
 		runs[i].w = merge.Window{Start: t0, Stop: t0.Add(time.Second)}
 	}
+	_, res := mergeRuns(t, runs)
+	// Of 4,000 requests, the 1,000 fast ones are the lowest quarter: the
+	// median is among the slow ones (5 + 1 ms), not the mean of two medians.
+	if res.LatencyMS.P50 < 5.9 || res.LatencyMS.P50 > 6.1 || res.LatencyMS.Max < 7.99 || res.Requests != 4000 {
+		t.Errorf("p50 %v ms, max %v ms, %d requests; want p50 about 6 ms", res.LatencyMS.P50, res.LatencyMS.Max, res.Requests)
+	}
+	if res.OpenLoop == nil || res.OpenLoop.Sent != 4000 || res.OpenLoop.Histogram == "" {
+		t.Fatalf("schedule %+v", res.OpenLoop)
+	}
+	h, err := results.DecodeHistogram(res.OpenLoop.Histogram)
+	if err != nil || h.TotalCount() != 4000 {
+		t.Errorf("merged histogram: %v, %d values", err, h.TotalCount())
+	}
+}
+
+// Two wrk runs (recorded over 4 connections: one pipelined 16 deep, one
+// not, so their latencies differ) merge from the distributions report.lua
+// exported: the trial's p50…p99.9 are those of the pooled latencies both
+// measured, to the histogram's resolution, where before wrk's percentiles
+// could not be merged and showed "—".
+func TestMergedWrkLatency(t *testing.T) {
+	var runs []memberRun
+	var pooled []int64
+	t0 := time.Unix(1_800_000_000, 0)
+	for _, file := range []string{"wrk-pipeline.txt", "wrk-histogram.txt"} {
+		out, err := os.ReadFile(filepath.Join("..", "loadgen", "testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := loadgen.Wrk{}.Parse(out, loadgen.Spec{Expect: 200, Connections: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, memberRun{res: res, w: merge.Window{Start: t0, Stop: t0.Add(time.Duration(res.Seconds * float64(time.Second)))}})
+		pooled = append(pooled, wrkLatencies(t, out, 4)...)
+	}
+	m, res := mergeRuns(t, runs)
+	if m.Latency == nil || m.Latency.Count != int64(len(pooled)) {
+		t.Fatalf("merged latency %+v, want %d latencies (missing: %v)", m.Latency, len(pooled), m.Missing)
+	}
+	slices.Sort(pooled)
+	l := res.LatencyMS
+	for q, ms := range map[float64]float64{50: l.P50, 75: l.P75, 90: l.P90, 95: l.P95, 99: l.P99, 99.9: l.P999} {
+		rank := min(max(int(q/100*float64(len(pooled))+0.5), 1), len(pooled))
+		if want := pooled[rank-1]; !m.Histogram.ValuesAreEquivalent(int64(math.Round(ms*1000)), want) {
+			t.Errorf("p%v = %v ms, the pooled latencies say %d µs", q, ms, want)
+		}
+	}
+	if l.Max*1000 < float64(pooled[len(pooled)-1]) {
+		t.Errorf("max %v ms, pooled max %d µs", l.Max, pooled[len(pooled)-1])
+	}
+}
+
+// wrkLatencies are the latencies (µs) a recorded wrk run over conns
+// connections measured, one sample each: its report line's value, count
+// pairs without those wrk added (at each value above its interval e, the
+// count at the value e above it).
+func wrkLatencies(t *testing.T, out []byte, conns int64) []int64 {
+	t.Helper()
+	_, line, _ := strings.Cut(string(out), "WEBBENCH-JSON ")
+	line, _, _ = strings.Cut(line, "\n")
+	var r struct {
+		DurationUS int64 `json:"duration_us"`
+		Requests   int64 `json:"requests"`
+		LatencyUS  struct {
+			Histogram []int64 `json:"histogram"`
+		} `json:"latency_us"`
+	}
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatal(err)
+	}
+	printed, h := map[int64]int64{}, r.LatencyUS.Histogram
+	for i := 0; i+1 < len(h); i += 2 {
+		printed[h[i]] = h[i+1]
+	}
+	e := r.DurationUS / (r.Requests / conns)
+	var all []int64
+	for v, n := range printed {
+		if v > e {
+			n -= printed[v+e]
+		}
+		for range n {
+			all = append(all, v)
+		}
+	}
+	return all
+}
+
+// mergeRuns merges runs as a fleet's trial does (partOf, merge.Trial,
+// mergedResult), the generators named a, b, ….
+func mergeRuns(t *testing.T, runs []memberRun) (*merge.Merged, loadgen.Result) {
+	t.Helper()
 	var parts []merge.Part
 	for i, r := range runs {
 		p, err := partOf(string(rune('a'+i)), r)
@@ -197,18 +292,7 @@ func TestMergedResultLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Of 4,000 requests, the 1,000 fast ones are the lowest quarter: the
-	// median is among the slow ones (5 + 1 ms), not the mean of two medians.
-	if res.LatencyMS.P50 < 5.9 || res.LatencyMS.P50 > 6.1 || res.LatencyMS.Max < 7.99 || res.Requests != 4000 {
-		t.Errorf("p50 %v ms, max %v ms, %d requests; want p50 about 6 ms", res.LatencyMS.P50, res.LatencyMS.Max, res.Requests)
-	}
-	if res.OpenLoop == nil || res.OpenLoop.Sent != 4000 || res.OpenLoop.Histogram == "" {
-		t.Fatalf("schedule %+v", res.OpenLoop)
-	}
-	h, err := results.DecodeHistogram(res.OpenLoop.Histogram)
-	if err != nil || h.TotalCount() != 4000 {
-		t.Errorf("merged histogram: %v, %d values", err, h.TotalCount())
-	}
+	return m, res
 }
 
 // A run with a generator on the targets' engine and one on another skips

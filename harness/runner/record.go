@@ -51,7 +51,7 @@ func targetOf(t matrix.Target) results.Target {
 }
 
 func scenarioOf(sc matrix.Scenario) results.Scenario {
-	out := results.Scenario{Name: sc.Name, Path: sc.Path, Expect: results.Expect{Status: sc.Expect.Status,
+	out := results.Scenario{Name: sc.Name, Path: sc.Path, Pipeline: sc.Pipeline, Expect: results.Expect{Status: sc.Expect.Status,
 		ContentType: sc.Expect.ContentType, Body: sc.Expect.Body, JSON: sc.Expect.JSON}}
 	if a := sc.Expect.JSONArray; a != nil {
 		out.Expect.JSONArray = &results.JSONArray{Length: a.Length, Keys: a.Keys}

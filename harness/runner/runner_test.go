@@ -939,6 +939,26 @@ func TestGeneratorsAreTools(t *testing.T) {
 	}
 }
 
+// A pipelined cell goes to its tool pipelined: the tools that cannot
+// pipeline skip it, naming the depth; wrk and h2load take it.
+func TestPipelinedCellsSkipWhatCannotPipeline(t *testing.T) {
+	m := &matrix.Matrix{Load: matrix.Defaults, Scenarios: []matrix.Scenario{{Name: "s", Pipeline: 16, Expect: matrix.Expect{Status: 200}}}}
+	m.Load.Duration = 2 * time.Second
+	var cells []matrix.Cell
+	for _, gen := range []string{"wrk", "h2load", "bombardier"} {
+		cells = append(cells, matrix.Cell{Scenario: "s", Connections: 8, Generator: gen, Pipeline: 16})
+	}
+	Unsupported(m, cells)
+	for i, want := range []string{"", "", "bombardier cannot pipeline (scenario pipeline: 16)"} {
+		if got := cells[i].Skip; (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: skip %q, want %q", cells[i].Generator, got, want)
+		}
+	}
+	if s := specOf(m, cells[0], "http://t/", 200); s.Pipeline != 16 {
+		t.Errorf("spec %+v, want pipeline 16", s)
+	}
+}
+
 // pinning [apart, together]: the together cell runs its generator on the
 // target's own cores (the generator container is moved there, and back
 // for the apart cell), its ceiling is its own, the generator's CPU flags
