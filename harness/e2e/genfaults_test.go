@@ -2,11 +2,8 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,28 +82,18 @@ func TestGeneratorFaults(t *testing.T) {
 }
 
 // killUnderTrial waits for the run's load generator container on the
-// engine at host to run a process whose command starts with tool (the
-// tool itself, past the start script's wait: read from /proc in the
-// container, whose image has no ps), lets it run a second, and
+// engine at host to run tool (generatorRuns), lets it run a second, and
 // kills the container. It returns why it did not, "" when it did.
 func killUnderTrial(ctx context.Context, host, tool string) string {
-	docker := func(args ...string) (string, error) {
-		out, err := exec.CommandContext(ctx, "docker", append([]string{"-H", host}, args...)...).Output()
-		return strings.TrimSpace(string(out)), err
-	}
 	seen := "no container"
 	for ctx.Err() == nil {
 		time.Sleep(100 * time.Millisecond)
-		id, err := docker("ps", "-q", "--filter", "label="+engine.LabelPID+"="+strconv.Itoa(os.Getpid()), "--filter", "label="+engine.LabelRole+"=loadgen")
-		if err != nil || id == "" {
-			continue
-		}
-		procs, err := docker("exec", id, "sh", "-c", `for f in /proc/[0-9]*/cmdline; do tr '\000' ' ' < "$f"; echo; done`)
-		if seen = fmt.Sprintf("container %s running %q (%v)", id, procs, err); err != nil || !strings.Contains("\n"+procs, "\n"+tool) {
+		id, runs, s := generatorRuns(ctx, host, tool)
+		if seen = s; !runs {
 			continue
 		}
 		time.Sleep(time.Second)
-		if _, err := docker("kill", id); err != nil {
+		if _, err := dockerCLI(ctx, host, "kill", id); err != nil {
 			return "docker kill: " + err.Error()
 		}
 		return ""

@@ -42,6 +42,10 @@ const (
 	ToolName    = "webbench"
 )
 
+// LabelService is on a target's containers: the service each runs (db,
+// server…), so that one service's containers can be found by label.
+const LabelService = "io.webbench.service"
+
 // Owner labels mark an object as belonging to this process, so that another
 // run's startup reaping leaves it alone while this process lives.
 func Owner() map[string]string {

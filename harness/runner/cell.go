@@ -432,6 +432,8 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 	for _, svc := range t.Services {
 		d := &deployment{eng: r.sides.target.eng, limits: t.Limits}
 		s = append(s, d)
+		labels := r.labels("target", t.Name, c.ID())
+		labels[engine.LabelService] = svc.Name
 		for _, p := range lay[svc.Name] {
 			m := &member{service: svc.Name, alias: p.alias}
 			if svc.Name != t.Entry && svc.Port > 0 {
@@ -442,7 +444,7 @@ func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.state.visits, p.alias)
 			err := d.start(ctx, m, engine.ContainerSpec{
 				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.ServiceSet(svc.Name).String(), Files: r.serverFiles(c.Protocol),
-				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: r.labels("target", t.Name, c.ID()),
+				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: labels,
 				Memory: t.Limits.MemoryBytes, Pids: t.Limits.Pids, NoFile: nofile,
 			}, true)
 			if err != nil {
@@ -467,8 +469,10 @@ func (r *runner) remove(ctx context.Context, s stack) {
 // runCell starts fresh containers of v's target for its cell, warms them
 // up and runs trials trials (numbered from first), saving after each, then,
 // for TFB's updates test, holds them to what the database shows written
-// (dbcheck.go); the containers are removed before it returns.
-func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) error {
+// (dbcheck.go); a failure of a database target's cell carries the
+// database's last log lines (dblogs.go). The containers are removed before
+// it returns.
+func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err error) {
 	t, c, rc := v.t, v.c, v.rc
 	sc := r.scenario(c.Scenario)
 	if r.state.leftover != nil {
@@ -483,6 +487,7 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) error
 	started := time.Now()
 	s, err := r.deploy(ctx, t, c, rc)
 	defer r.remove(ctx, s)
+	defer func() { err = s.withDatabaseLogs(ctx, err) }() // before the removal
 	if err != nil {
 		return err
 	}
@@ -607,10 +612,11 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 	}
 	rc.Trials = append(rc.Trials, tr)
 	if problem != "" {
+		failed := errors.New(problem)
 		if dead := s.running(ctx, "during the trial"); dead != nil {
-			problem, why = dead.Error()+"\n"+problem, results.WhyTargetStopped
+			failed, why = errors.Join(dead, failed), results.WhyTargetStopped // it first: it says why
 		}
-		return &trialError{n: k, err: errors.New(problem), why: why}
+		return &trialError{n: k, err: failed, why: why}
 	}
 	rc.Summary = analysis.Summarize(rc.Trials, results.Aggregate(r.opt.Matrix.Load.Aggregate))
 	if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it

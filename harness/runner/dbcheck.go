@@ -47,10 +47,8 @@ func (r *runner) watchWrites(ctx context.Context, s stack, sc matrix.Scenario, r
 	if sc.Expect.TFB == nil || sc.Expect.TFB.Test != matrix.TFBUpdates {
 		return nil, nil
 	}
-	for _, m := range s.members() {
-		if m.service == dbService { // its first replica
-			return startWatch(ctx, psqlWorld(r.sides.target.eng.Containers, m), len(rc.Trials))
-		}
+	if _, m := s.service(dbService); m != nil { // its first replica
+		return startWatch(ctx, psqlWorld(r.sides.target.eng.Containers, m), len(rc.Trials))
 	}
 	return nil, fmt.Errorf("updates: the target has no service named %q whose database the harness can read, so whether its updates were written cannot be checked", dbService)
 }

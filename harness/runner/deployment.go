@@ -134,7 +134,8 @@ func (s stack) nearMemoryLimit(start, end time.Time) []string {
 }
 
 // running fails naming the first container of the stack that has stopped,
-// when (e.g. "during the trial"), with its last log lines.
+// when (e.g. "during the trial"), with its last log lines: a
+// *stoppedError.
 func (s stack) running(ctx context.Context, when string) error {
 	several := len(s.members()) > 1
 	for _, d := range s {
@@ -149,13 +150,29 @@ func (s stack) running(ctx context.Context, when string) error {
 		if several {
 			who = "service " + m.alias
 		}
-		how := st.String()
-		if st.OOMKilled && d.limits.MemoryBytes > 0 {
-			how = fmt.Sprintf("was OOM-killed at the %d MiB memory limit (%s)", d.limits.MemoryBytes>>20, st)
-		}
-		return fmt.Errorf("%s %s %s; last log lines:\n%s", who, how, when, d.logs(ctx, m.id, 15))
+		return &stoppedError{id: m.id, who: who, how: d.how(st), when: when, logs: d.logs(ctx, m.id, 15)}
 	}
 	return nil
+}
+
+// how says how a replica of d that stopped ended, naming the memory limit
+// when it was OOM-killed under one.
+func (d *deployment) how(st engine.State) string {
+	if st.OOMKilled && d.limits.MemoryBytes > 0 {
+		return fmt.Sprintf("was OOM-killed at the %d MiB memory limit (%s)", d.limits.MemoryBytes>>20, st)
+	}
+	return st.String()
+}
+
+// stoppedError is a container of the stack that stopped: who (the target,
+// or one of its services), how it ended, when, and its last log lines.
+type stoppedError struct {
+	id                   string // the container
+	who, how, when, logs string
+}
+
+func (e *stoppedError) Error() string {
+	return fmt.Sprintf("%s %s %s; last log lines:\n%s", e.who, e.how, e.when, e.logs)
 }
 
 // close removes every deployment of the stack.
@@ -273,7 +290,8 @@ func (s stack) ready(ctx context.Context, waits []waitFor, timeout time.Duration
 		}
 		lastErr = why
 		if time.Now().After(deadline) {
-			return &notReadyError{timeout: timeout, last: lastErr, logs: s.logsOf(ctx, waits[0].who())}
+			id := waits[0].who()
+			return &notReadyError{timeout: timeout, last: lastErr, id: id, logs: s.logsOf(ctx, id)}
 		}
 		select {
 		case <-ctx.Done():
@@ -285,10 +303,10 @@ func (s stack) ready(ctx context.Context, waits []waitFor, timeout time.Duration
 }
 
 // notReadyError is a stack that was not ready in time: what it last said,
-// and the last log lines of the container it was waiting on.
+// and the last log lines of the container it was waiting on (id).
 type notReadyError struct {
-	timeout    time.Duration
-	last, logs string
+	timeout        time.Duration
+	last, id, logs string
 }
 
 func (e *notReadyError) Error() string {

@@ -90,6 +90,9 @@ type fakeTarget struct {
 	tcpDown   map[string]bool // host:port that never accepts a connection // service alias whose port never opens
 	keepAlive bool            // answers carry Connection: keep-alive, as ab -k needs
 	exitLog   string          // what an exited container printed; default "panic: cannot bind"
+	// said is what a running container of a service printed, by service
+	// name; default "listening\nruntime: fake 1.0".
+	said map[string]string
 }
 
 func newFake() *fakeEngine {
@@ -296,6 +299,9 @@ func (f *fakeEngine) Logs(_ context.Context, id string, _ int) (string, error) {
 			return out, nil
 		}
 		return "panic: cannot bind\n", nil
+	}
+	if out := f.target(c.target).said[c.spec.Labels[engine.LabelService]]; out != "" {
+		return out, nil
 	}
 	return "listening\nruntime: fake 1.0\n", nil
 }
