@@ -195,7 +195,11 @@ func (l *load) run(ctx, sending context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for sending.Err() == nil {
+			// Each connection sends at least once, as the real tools
+			// do: on a loaded machine a worker may first run after a
+			// 20 ms span has ended, and a trial of no answers would
+			// fail the cell for the scheduler's sake.
+			for first := l.spec.Rate == 0; first || sending.Err() == nil; first = false {
 				if l.spec.Requests > 0 && l.sent.Add(1) > l.spec.Requests {
 					return
 				}
