@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,11 +18,16 @@ import (
 // generator and version, and a generator that cannot measure a cell as the
 // matrix asks (ab given a duration, wrk a request count) skipping it with
 // the reason. ab then measures a request count, as study 003 ran it, in
-// bridge mode (the target reached by name) and in host mode (127.0.0.1).
+// bridge mode (the target reached by name) and in host mode (127.0.0.1),
+// where the run's network mode is recorded and ab also runs on the
+// target's own core, as study 000's 1-core VM ran (pinning together: the
+// generator's container is moved there, and the cell records the cores
+// the engine reports for it afterwards, not the ones asked).
 func TestGenerators(t *testing.T) {
 	eng := connect(t)
 	timed := generatorMatrix(t, "generator: [h2load, ab]", "duration: 1s", "requests: 0")
 	counted := generatorMatrix(t, "generator: [ab, wrk]", "duration: 1s", "requests: 5000")
+	pinned := generatorMatrix(t, "generator: [ab, wrk]\npinning: [apart, together]", "duration: 1s", "requests: 5000")
 	for _, c := range []struct {
 		file    string
 		network string
@@ -32,7 +38,7 @@ func TestGenerators(t *testing.T) {
 		// wrk as a cross-check: every cell measured a second time by it.
 		{timed, "bridge", []string{"--crosscheck", "wrk"}, []string{"h2load", "wrk"}, map[string]string{"ab": "request count"}},
 		{counted, "bridge", nil, []string{"ab"}, map[string]string{"wrk": "no request count"}},
-		{counted, "host", nil, []string{"ab"}, map[string]string{"wrk": "no request count"}},
+		{pinned, "host", nil, []string{"ab", "ab/together"}, map[string]string{"wrk": "no request count", "wrk/together": "no request count"}},
 	} {
 		out := t.TempDir()
 		// In bridge mode the generator reaches the target by its name on
@@ -51,15 +57,20 @@ func TestGenerators(t *testing.T) {
 			t.Errorf("network mode %q, want %s", run.Environment.NetworkMode, c.network)
 		}
 		cells := cellsByID(run)
-		for _, gen := range c.ok {
-			cell := cells["go-nethttp/plaintext/1cpu/c16/"+gen]
+		for _, key := range c.ok {
+			gen, together := strings.CutSuffix(key, "/together")
+			cell := cells["go-nethttp/plaintext/1cpu/c16/"+key]
 			if cell == nil || cell.Status != results.OK || cell.Generator == nil || cell.Generator.Name != gen || cell.Generator.Version == "" {
 				t.Errorf("%s: %+v, want ok with its generator and version recorded", gen, cell)
 				continue
 			}
 			tr := cell.Trials[0]
 			if tr.Requests < 1000 || tr.ErrorRate > 0 || tr.LatencyMS.Max <= 0 {
-				t.Errorf("%s: trial %+v", gen, tr.Result)
+				t.Errorf("%s: trial %+v", key, tr.Result)
+			}
+			if together && (cell.LoadgenCPUSet != cell.CPUSet || tr.GeneratorBound) {
+				t.Errorf("%s: generator on %q, target on %q, generator-bound %v: want the target's cores, and no judgement from the generator's CPU",
+					key, cell.LoadgenCPUSet, cell.CPUSet, tr.GeneratorBound)
 			}
 			switch gen {
 			case "wrk":
@@ -98,9 +109,14 @@ func TestGenerators(t *testing.T) {
 		}
 		var gens []string
 		for _, ce := range run.Ceilings {
-			gens = append(gens, ce.GeneratorName())
+			gen := ce.GeneratorName()
+			if ce.Pinning == "together" {
+				gen += "/together" // a ceiling of its own, on the target's cores
+			}
+			gens = append(gens, gen)
 		}
-		if strings.Join(gens, ",") != strings.Join(c.ok, ",") {
+		slices.Sort(gens)
+		if !slices.Equal(gens, slices.Sorted(slices.Values(c.ok))) {
 			t.Errorf("ceilings measured for %v, want one per generator that ran %v", gens, c.ok)
 		}
 		readme, _ := os.ReadFile(out + "/README.md")

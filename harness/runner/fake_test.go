@@ -44,9 +44,14 @@ type fakeEngine struct {
 	// foreign are containers not of the run, running on the engine.
 	foreign []engine.Running
 	// onRun runs before every measured or warm-up run at a target.
-	onRun  func(cell string, n int)
-	runs   map[string]int // runs so far, by target ("ceiling": at the ceiling's server)
-	served map[string]int // requests the servers answered, by target
+	onRun func(cell string, n int)
+	// onBuild runs as an image's build starts (a build whose context
+	// then ends fails with its error, as the engine's does); onStart as a
+	// container starts, by its role.
+	onBuild func(tag string)
+	onStart func(role string)
+	runs    map[string]int // runs so far, by target ("ceiling": at the ceiling's server)
+	served  map[string]int // requests the servers answered, by target
 	// span bounds the in-process generator's timed runs (0: none).
 	span time.Duration
 	gen  *inProcess // the last generator made
@@ -194,10 +199,16 @@ func (f *fakeEngine) Import(context.Context, io.Reader, string, []string) error 
 	return errors.New("import: not in unit tests")
 }
 
-func (f *fakeEngine) Build(_ context.Context, s engine.BuildSpec) (engine.Built, error) {
+func (f *fakeEngine) Build(ctx context.Context, s engine.BuildSpec) (engine.Built, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log("build %s", s.Tag)
+	if f.onBuild != nil {
+		f.onBuild(s.Tag)
+	}
+	if err := ctx.Err(); err != nil {
+		return engine.Built{}, fmt.Errorf("build %s: %w", s.Tag, err)
+	}
 	if err := f.buildErr[s.Tag]; err != nil {
 		return engine.Built{}, err
 	}
@@ -257,6 +268,9 @@ func (f *fakeEngine) Start(_ context.Context, s engine.ContainerSpec) (string, e
 	f.containers[id] = c
 	f.started = append(f.started, c)
 	f.log("start %s", s.Name)
+	if f.onStart != nil {
+		f.onStart(c.role)
+	}
 	return id, nil
 }
 

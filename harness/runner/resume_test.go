@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -134,6 +135,61 @@ func TestKilledRunResumes(t *testing.T) {
 			for i, tr := range kept {
 				if !res.Cells[0].Trials[i].StartedAt.Equal(*tr.StartedAt) {
 					t.Errorf("a's trial %d was measured again", i+1)
+				}
+			}
+		})
+	}
+}
+
+// A run interrupted before it measured anything (while a target's image
+// builds, or while its container starts and is waited for) fails no cell,
+// leaves nothing on the engine, and leaves a results.json that --resume
+// completes: every cell measured in full. (The e2e TestInterruptPhases
+// sends the real signals at those phases, against the real engine.)
+func TestInterruptBeforeMeasuring(t *testing.T) {
+	m := testMatrix(t, twoTargets, "", "a", "b")
+	for _, phase := range []string{"build", "readiness"} {
+		t.Run(phase, func(t *testing.T) {
+			f := newFake()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if phase == "build" {
+				f.onBuild = func(tag string) {
+					if tag == "webbench/target-a:latest" {
+						cancel()
+					}
+				}
+			} else {
+				f.onStart = func(role string) {
+					if role == "target" {
+						cancel()
+					}
+				}
+			}
+			out := t.TempDir()
+			res, err, _ := runCtx(ctx, t, f, m, Options{Seed: 3, OutDir: out})
+			if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted {
+				t.Fatalf("err = %v, results %+v: want context.Canceled, marked interrupted", err, res)
+			}
+			for _, c := range res.Cells {
+				if c.Status == results.Failed || len(c.Trials) > 0 {
+					t.Errorf("%s: %s %q with %d trials, want neither failed nor measured", c.ID(), c.Status, c.Reason, len(c.Trials))
+				}
+			}
+			prev, err := results.Read(out)
+			if err != nil {
+				t.Fatalf("results.json of the interrupted run: %v", err)
+			}
+			res, err, _ = run(t, newFake(), m, Options{OutDir: out, Resume: prev, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Cells) != 2 || res.FinishedAt == nil {
+				t.Errorf("resumed: %d cells, finished %v", len(res.Cells), res.FinishedAt)
+			}
+			for _, c := range res.Cells {
+				if c.Status != results.OK || len(c.Trials) != 3 {
+					t.Errorf("%s after the resume: %s %q with %d trials, want ok with 3", c.ID(), c.Status, c.Reason, len(c.Trials))
 				}
 			}
 		})

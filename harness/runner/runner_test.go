@@ -400,8 +400,8 @@ func TestLayout(t *testing.T) {
 }
 
 // Cancelling the run mid-trial stops it: Run returns the context's error,
-// the results are marked interrupted and keep what was measured whole, and
-// nothing is left on the engine.
+// the results are marked interrupted and keep what was measured whole (a
+// cell measured in part is partial), and nothing is left on the engine.
 func TestCancelCleansUp(t *testing.T) {
 	m := testMatrix(t, twoTargets, "", "a", "b")
 	f := newFake()
@@ -426,6 +426,11 @@ func TestCancelCleansUp(t *testing.T) {
 		trials += len(c.Trials)
 		if c.Status == results.Failed {
 			t.Errorf("%s failed on the interrupt: %q", c.ID(), c.Reason)
+		}
+		// Measured in part (interleaved: a round ran short) is partial,
+		// never ok with fewer trials than asked (issue 40).
+		if len(c.Trials) > 0 && len(c.Trials) < 3 && (c.Status != results.Partial || c.TrialsAsked != 3) {
+			t.Errorf("%s: %s with %d trials, asked %d: want partial of 3", c.ID(), c.Status, len(c.Trials), c.TrialsAsked)
 		}
 	}
 	if trials != 3 {
