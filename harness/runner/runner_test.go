@@ -743,7 +743,11 @@ func TestNoFileAboveEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := res.Cells[0]; c.Limits.NoFile != 20000 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "limits.nofile 100000 is above") {
+	// Among its warnings: on a loaded machine the fake's short trials may
+	// add one of Little's law, which is no concern of this test.
+	c := res.Cells[0]
+	said := slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "limits.nofile 100000 is above") })
+	if c.Limits.NoFile != 20000 || !said {
 		t.Errorf("limits %+v, warnings %q", c.Limits, c.Warnings)
 	}
 }
