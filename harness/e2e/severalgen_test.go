@@ -199,8 +199,8 @@ func checkDelayed(t *testing.T, ol, bomb *results.Cell) {
 	for k, tr := range ol.Trials {
 		l := tr.LatencyMS
 		if tr.OpenLoop == nil || tr.OpenLoop.Histogram == "" || tr.Spread == nil || l.P50 < least || l.P50 >= most || l.P99 < l.P50 || l.Max < l.P99 {
-			t.Errorf("openloop trial %d: latency %+v ms, schedule %+v: want percentiles merged from both histograms, the median in [%g, %g) ms",
-				k+1, l, tr.OpenLoop, least, most)
+			t.Errorf("openloop trial %d: latency %+v ms, with a histogram: %v, spread: %v: want percentiles merged from both histograms, the median in [%g, %g) ms",
+				k+1, l, tr.OpenLoop != nil && tr.OpenLoop.Histogram != "", tr.Spread != nil, least, most)
 			continue
 		}
 		if tr.OpenLoop.Scheduled != int64(ol.Rate*4) {
