@@ -1,22 +1,38 @@
 #!/usr/bin/env bash
-# A second Docker engine on this machine, in a network namespace of its own
+# A further Docker engine on this machine, in a network namespace of its own
 # joined to the host's by a veth pair: as far as the network goes, another
-# machine. The end-to-end test and `make two-engines` use it to run targets
-# on one engine and the load generator on another for real.
+# machine. The end-to-end tests use it to run targets on one engine and the
+# load generators on others for real.
 #
 #   netns-engine.sh up N DIR     start it: namespace wbe2e<N>, host end
 #                                10.231.N.1, engine at tcp://10.231.N.2:2375,
 #                                its files under DIR; prints the engine URL
 #   netns-engine.sh down N DIR   stop it and remove all of that (idempotent)
+#   netns-engine.sh link N M     join two such namespaces, both up, by a veth
+#                                pair of their own, so that each engine's
+#                                containers reach the other's address as
+#                                machines on one LAN do (the host's firewall,
+#                                which may drop forwarded packets, is not on
+#                                the way); `down` of either removes it
+#
+# Several engines run at once, each with its own N and DIR: the names
+# (namespace, veth, link ends wbl<N>p<M>), the addresses and the data roots
+# all derive from them.
 #
 # Needs root, iproute2, nsenter (util-linux) and dockerd. `ip netns exec`
 # would remount /sys and the engine would fail with "Devices cgroup isn't
 # mounted"; nsenter --net does not. The engine listens on plain TCP, on the
 # veth address only: never do this on an address others can reach.
 set -euo pipefail
-cmd=${1:?usage: netns-engine.sh up|down N DIR} n=${2:?N (20-219)} dir=${3:?DIR}
-case $n in ''|*[!0-9]*) echo "N must be a number" >&2; exit 2;; esac
+usage="usage: netns-engine.sh up|down N DIR, or link N M"
+cmd=${1:?$usage} n=${2:?N (1-254)} dir=${3:?DIR (up, down) or M (link)}
+number() { # N and M name interfaces and make addresses 10.231.N.x
+  case $1 in ''|*[!0-9]*) echo "$2 must be a number from 1 to 254" >&2; exit 2;; esac
+  if (( $1 < 1 || $1 > 254 )); then echo "$2 must be a number from 1 to 254" >&2; exit 2; fi
+}
+number "$n" N
 ns=wbe2e$n vh=wbh$n vn=wbn$n host=10.231.$n.1 addr=10.231.$n.2
+in_ns() { nsenter --net="/var/run/netns/$1" "${@:2}"; }
 
 down() {
   if [[ -f $dir/dockerd.pid ]]; then
@@ -30,6 +46,13 @@ down() {
     umount -l "$m" || true
   done
   rm -rf "$dir"
+  # Its links to other namespaces: deleting one end removes the pair, so
+  # none is left in a namespace that outlives this one.
+  if [[ -e /var/run/netns/$ns ]]; then
+    for l in $(in_ns "$ns" ip -o link show | awk -F': ' '{sub(/@.*/, "", $2); print $2}' | grep "^wbl${n}p" || true); do
+      in_ns "$ns" ip link del "$l" || true
+    done
+  fi
   ip link del "$vh" 2>/dev/null || true
   ip netns del "$ns" 2>/dev/null || true
 }
@@ -64,8 +87,32 @@ up() {
   return 1
 }
 
+# link joins namespace N to namespace M (both made by up) by a veth pair
+# with no addresses of its own: a host route in each sends the other's
+# engine address over it, from its own. (Called as `link || …`, where set -e
+# does not hold: hence the &&.)
+link() {
+  local m=$dir
+  number "$m" M
+  if (( m == n )); then echo "link: N and M are one namespace" >&2; exit 2; fi
+  local mns=wbe2e$m a=wbl${n}p$m b=wbl${m}p$n maddr=10.231.$m.2
+  ip link add "$a" type veth peer name "$b" &&
+    ip link set "$a" netns "$ns" &&
+    ip link set "$b" netns "$mns" &&
+    in_ns "$ns" ip link set "$a" up &&
+    in_ns "$mns" ip link set "$b" up &&
+    in_ns "$ns" ip route add "$maddr/32" dev "$a" src "$addr" &&
+    in_ns "$mns" ip route add "$addr/32" dev "$b" src "$maddr"
+}
+
+# unlink_pair removes what a failed link made, wherever its end got to.
+unlink_pair() {
+  ip link del "wbl${n}p$dir" 2>/dev/null || in_ns "$ns" ip link del "wbl${n}p$dir" 2>/dev/null || true
+}
+
 case $cmd in
   up) up || { down; exit 1; } ;;
   down) down ;;
-  *) echo "usage: netns-engine.sh up|down N DIR" >&2; exit 2 ;;
+  link) link || { unlink_pair; exit 1; } ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac

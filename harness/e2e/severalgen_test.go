@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -27,7 +28,14 @@ type answerCounter struct {
 
 func countAnswers(t *testing.T) *answerCounter {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return countAnswersAt(t, "127.0.0.1")
+}
+
+// countAnswersAt is countAnswers listening on host, an address of this
+// machine that the target's machine reaches.
+func countAnswersAt(t *testing.T, host string) *answerCounter {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,44 +83,77 @@ func (a *answerCounter) visits(t *testing.T) []int64 {
 // load, in each visit: one to readiness and one to verification.
 const probesPerVisit = 2
 
-// A cell's load from two generator engines, for real: the target on this
-// machine's engine, a generator on it and one on the second engine (in its
-// network namespace), started together at the instant the harness hands
-// out, their trials merged. The merged good count is what the target
-// itself wrote: exactly for openloop, which waits for every answer, and to
-// the requests in flight at the end for bombardier. openloop's latency is
-// merged from both histograms; bombardier exports none, so its trials show
-// no percentiles. Both generator machines, the split and each trial's
-// spread are recorded, and the ceiling is measured by both generators.
+// answerDelay is how long the counter target waits before each answer in
+// TestSeveralGenerators: no latency a generator measures can be shorter.
+const answerDelay = 10 * time.Millisecond
+
+// latencyMargin bounds how much longer than answerDelay a median latency
+// may be: a bound that a wrong unit or a lost delay breaks, not a goal.
+const latencyMargin = 250 * time.Millisecond
+
+// A cell's load from two generator engines, for real, on three engines:
+// the target on the second engine (in its network namespace), a generator
+// on this machine's engine and one on a third engine in a namespace of its
+// own, linked to the second's as machines on one LAN are. Both generators
+// start together at the instant the harness hands out, and their trials
+// are merged. The merged good count is what the target itself wrote:
+// exactly for openloop, which waits for every answer, and to the requests
+// in flight at the end for bombardier. The target waits answerDelay before
+// each answer, and openloop's latency, merged from both histograms, shows
+// it; bombardier exports no histogram, so its trials show no percentiles.
+// All three machines, the split and each trial's spread are recorded, and
+// the ceiling is measured by both generators.
 func TestSeveralGenerators(t *testing.T) {
 	eng := connect(t)
 	second := startSecondEngine(t)
+	third := startThirdEngine(t)
 	ctx := context.Background()
-	eng2, err := engine.Dial(ctx, "second", second.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng2.Close()
-	counter := countAnswers(t)
+	eng2, eng3 := dialEngine(ctx, t, "second", second.Host), dialEngine(ctx, t, "third", third.Host)
+	counter := countAnswersAt(t, second.hostEnd())
 	file := writeMatrixTrials(t, "host", "0", "4s", "counter")
 	text := strings.Replace(readFile(t, file), "cpus: [1]", "cpus: [1]\nrate: [400]\ngenerator: [openloop, bombardier]", 1)
-	text = strings.Replace(text, "    port: 8080", "    port: 8080\n    env: {COUNT_TO: \""+counter.ln.Addr().String()+"\"}", 1)
+	text = strings.Replace(text, "    port: 8080", fmt.Sprintf("    port: 8080\n    env: {COUNT_TO: %q, ANSWER_DELAY: %q}", counter.ln.Addr(), answerDelay), 1)
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hostEnd := strings.TrimSuffix(second.Addr, ".2") + ".1" // this machine's end of the veth pair
 	out := t.TempDir()
-	run := runOnEngines(ctx, t, eng, eng2, out, "run", "-f", file, "--sequential", "--loadgen-engine", "default,"+second.Host,
-		"--target-address", hostEnd, "--link", "veth pair between two network namespaces of one machine")
-	checkGeneratorMachines(t, run, second.Host)
+	run := runOnEngines(ctx, t, []*engine.Engine{eng, eng2, eng3}, out, "run", "-f", file, "--sequential",
+		"--target-engine", second.Host, "--loadgen-engine", "default,"+third.Host, "--target-address", second.Addr,
+		"--link", "veth pairs between three network namespaces of one machine")
+	checkGeneratorMachines(t, run, second.Host, third.Host)
 	for _, ce := range run.Ceilings {
 		if ce.Error != "" || ce.RPS <= 0 || len(ce.Split) != 2 {
 			t.Errorf("ceiling %s c%d: %+v, want one measured by both generators", ce.GeneratorName(), ce.Connections, ce)
 		}
 	}
-	visits := counter.visits(t)
 	cells := cellsByID(run)
 	ids := []string{"counter/plaintext/1cpu/c16/r400/openloop", "counter/plaintext/1cpu/c16/r400"} // the order they ran in
+	checkCounted(ctx, t, eng2, counter.visits(t), cells, ids)
+	checkDelayed(t, cells[ids[0]], cells[ids[1]])
+	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
+	if err != nil || !strings.Contains(string(readme), "loadgen2") {
+		t.Errorf("README does not show the second generator machine (%v)", err)
+	}
+}
+
+// hostEnd is this machine's end of the veth pair to e's namespace.
+func (e *secondEngine) hostEnd() string { return strings.TrimSuffix(e.Addr, ".2") + ".1" }
+
+func dialEngine(ctx context.Context, t *testing.T, name, host string) *engine.Engine {
+	t.Helper()
+	e, err := engine.Dial(ctx, name, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// checkCounted checks that the cells ids, built on the targets' engine
+// eng and measured by two generators, counted what the target wrote in
+// each of its visits, in the order they came.
+func checkCounted(ctx context.Context, t *testing.T, eng *engine.Engine, visits []int64, cells map[string]*results.Cell, ids []string) {
+	t.Helper()
 	if len(visits) != len(ids) {
 		t.Fatalf("the target reported %d visits (%v), want %d", len(visits), visits, len(ids))
 	}
@@ -120,6 +161,9 @@ func TestSeveralGenerators(t *testing.T) {
 		c := cells[id]
 		if c == nil || c.Status != results.OK || len(c.Trials) != 2 {
 			t.Fatalf("%s: %+v", id, c)
+		}
+		if _, _, ok, err := eng.ImageLabels(ctx, c.Image.ID); err != nil || !ok {
+			t.Errorf("%s: image %s is not on the targets' engine (%v)", id, c.Image.ID, err)
 		}
 		checkSplit(t, c)
 		var good, bad int64
@@ -140,12 +184,24 @@ func TestSeveralGenerators(t *testing.T) {
 				id, visits[i], probesPerVisit, good, bad, inFlight)
 		}
 	}
-	// openloop schedules exactly its rate × the duration: each generator
-	// its share of the rate, and the trial their sum.
-	ol := cells[ids[0]]
+}
+
+// checkDelayed checks the latency of the openloop cell ol and the
+// bombardier cell bomb against the target's answerDelay: openloop's
+// percentiles, merged from both generators' histograms, lie at or above
+// it (its median within latencyMargin of it), and bombardier's trials show
+// only their maximum, at or above it too. It checks openloop's schedule:
+// exactly its rate × the duration, each generator its share.
+func checkDelayed(t *testing.T, ol, bomb *results.Cell) {
+	t.Helper()
+	least := float64(answerDelay) / float64(time.Millisecond)
+	most := float64(answerDelay+latencyMargin) / float64(time.Millisecond)
 	for k, tr := range ol.Trials {
-		if tr.LatencyMS.P50 <= 0 || tr.LatencyMS.P99 < tr.LatencyMS.P50 || tr.OpenLoop == nil || tr.OpenLoop.Histogram == "" {
-			t.Fatalf("openloop: latency %+v, schedule %+v: want percentiles merged from both histograms", tr.LatencyMS, tr.OpenLoop)
+		l := tr.LatencyMS
+		if tr.OpenLoop == nil || tr.OpenLoop.Histogram == "" || tr.Spread == nil || l.P50 < least || l.P50 >= most || l.P99 < l.P50 || l.Max < l.P99 {
+			t.Errorf("openloop trial %d: latency %+v ms, with a histogram: %v, spread: %v: want percentiles merged from both histograms, the median in [%g, %g) ms",
+				k+1, l, tr.OpenLoop != nil && tr.OpenLoop.Histogram != "", tr.Spread != nil, least, most)
+			continue
 		}
 		if tr.OpenLoop.Scheduled != int64(ol.Rate*4) {
 			t.Errorf("openloop trial %d: %d sends scheduled, want %d/s × 4 s", k+1, tr.OpenLoop.Scheduled, ol.Rate)
@@ -156,28 +212,29 @@ func TestSeveralGenerators(t *testing.T) {
 			}
 		}
 	}
-	bomb := cells[ids[1]]
-	if tr := bomb.Trials[0]; tr.LatencyMS.P50 != 0 || tr.LatencyMS.P99 != 0 || len(tr.Spread.NoLatency) != 2 || !hasWarning(bomb, "no latency percentiles") {
-		t.Errorf("bombardier: latency %+v, warnings %q: want no percentiles, and why", tr.LatencyMS, bomb.Warnings)
+	for k, tr := range bomb.Trials {
+		if l := tr.LatencyMS; l.P50 != 0 || l.P99 != 0 || l.Max < least || tr.Spread == nil || len(tr.Spread.NoLatency) != 2 {
+			t.Errorf("bombardier trial %d: latency %+v ms: want no percentiles and a maximum of at least %g ms", k+1, l, least)
+		}
 	}
-	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
-	if err != nil || !strings.Contains(string(readme), "loadgen2") {
-		t.Errorf("README does not show the second generator machine (%v)", err)
+	if !hasWarning(bomb, "no latency percentiles") {
+		t.Errorf("bombardier: warnings %q: want why it shows no percentiles", bomb.Warnings)
 	}
 }
 
 // checkGeneratorMachines checks that the run recorded the targets' machine
 // and both generator machines.
-func checkGeneratorMachines(t *testing.T, run *results.Run, secondHost string) {
+func checkGeneratorMachines(t *testing.T, run *results.Run, targetHost, secondGenHost string) {
 	t.Helper()
 	ms := run.Environment.Machines
-	if len(ms) != 3 || ms[0].Role != results.RoleTarget || ms[0].Engine != "default" ||
-		ms[1].Role != results.RoleLoadgen || ms[1].Engine != "default" || ms[2].Role != results.RoleLoadgen || ms[2].Engine != "loadgen2" || ms[2].Host != secondHost {
+	if len(ms) != 3 || ms[0].Role != results.RoleTarget || ms[0].Engine != "target" || ms[0].Host != targetHost ||
+		ms[1].Role != results.RoleLoadgen || ms[1].Engine != "default" ||
+		ms[2].Role != results.RoleLoadgen || ms[2].Engine != "loadgen2" || ms[2].Host != secondGenHost {
 		t.Fatalf("machines %+v: want the targets' and two generators'", ms)
 	}
 	for _, m := range ms {
 		if m.CPUModel == "" || m.CPUModel == "unknown" || m.OnlineCPUs < 1 || m.DockerVersion == "" {
-			t.Errorf("machine %+v not recorded whole", m)
+			t.Errorf("machines: %+v not recorded whole", m)
 		}
 	}
 }

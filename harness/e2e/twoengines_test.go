@@ -68,38 +68,91 @@ var (
 // starts it in the background, beside the first tests, and
 // secondEngineDown stops it after the last.
 var secondEngineUp = sync.OnceValues(func() (*secondEngine, error) {
-	script := filepath.Join(repoDir, "docker", "engine2", "netns-engine.sh")
-	out, err := exec.Command(script, "up", engine2N, engine2Dir).Output()
+	return netnsEngineUp("second", engine2N, engine2Dir)
+})
+
+// netnsEngineScript is the README's recipe for an engine in a network
+// namespace.
+var netnsEngineScript = filepath.Join(repoDir, "docker", "engine2", "netns-engine.sh")
+
+// netnsEngineUp starts the engine numbered n in namespace wbe2e<n>, its
+// files under dir; which names it in errors.
+func netnsEngineUp(which, n, dir string) (*secondEngine, error) {
+	out, err := exec.Command(netnsEngineScript, "up", n, dir).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("second engine: %v: %s", err, ee.Stderr)
+			return nil, fmt.Errorf("%s engine: %v: %s", which, err, ee.Stderr)
 		}
 		return nil, err
 	}
 	host := strings.TrimSpace(string(out))
 	return &secondEngine{Host: host, Addr: strings.TrimSuffix(strings.TrimPrefix(host, "tcp://"), ":2375")}, nil
-})
+}
 
 // secondEngineDown stops the second engine if it was started, and says
 // what it left: its namespace, its folder.
 func secondEngineDown() error {
-	script := filepath.Join(repoDir, "docker", "engine2", "netns-engine.sh")
-	if out, err := exec.Command(script, "down", engine2N, engine2Dir).CombinedOutput(); err != nil {
-		return fmt.Errorf("tearing the second engine down: %v: %s", err, out)
+	return netnsEngineDown("second", engine2N, engine2Dir)
+}
+
+// netnsEngineDown stops the engine numbered n and says what it left.
+func netnsEngineDown(which, n, dir string) error {
+	if out, err := exec.Command(netnsEngineScript, "down", n, dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("tearing the %s engine down: %v: %s", which, err, out)
 	}
-	if namespaceLeft() {
-		return fmt.Errorf("namespace wbe2e%s left", engine2N)
+	if namespaceLeft(n) {
+		return fmt.Errorf("namespace wbe2e%s left", n)
 	}
-	if _, err := os.Stat(engine2Dir); err == nil {
-		return fmt.Errorf("%s left", engine2Dir)
+	if _, err := os.Stat(dir); err == nil {
+		return fmt.Errorf("%s left", dir)
 	}
 	return nil
 }
 
-func namespaceLeft() bool {
+// namespaceLeft says whether namespace wbe2e<n> is still there.
+func namespaceLeft(n string) bool {
 	out, _ := exec.Command("ip", "netns", "list").Output()
-	return strings.Contains(string(out), "wbe2e"+engine2N)
+	for line := range strings.Lines(string(out)) {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "wbe2e"+n {
+			return true
+		}
+	}
+	return false
+}
+
+// The third engine's namespace number and folder: another number than the
+// second's, from the process id as that one's is.
+var (
+	engine3N   = strconv.Itoa((os.Getpid()%200+100)%200 + 20)
+	engine3Dir = filepath.Join(os.TempDir(), "webbench-engine3-"+engine3N)
+)
+
+// startThirdEngine starts a third engine as the second is started, in a
+// namespace of its own that netns-engine.sh links to the second's: the
+// two engines' containers reach each other as well as this machine's, as
+// three machines on one LAN do. It is torn down when the test ends, failed
+// or not, and the test fails if that leaves its namespace, its folder or
+// the link's end in the second's namespace.
+func startThirdEngine(t *testing.T) *secondEngine {
+	t.Helper()
+	t.Cleanup(func() {
+		if err := netnsEngineDown("third", engine3N, engine3Dir); err != nil {
+			t.Error(err)
+		}
+		out, err := exec.Command("nsenter", "--net=/var/run/netns/wbe2e"+engine2N, "ip", "-o", "link", "show").CombinedOutput()
+		if err != nil || strings.Contains(string(out), "wbl") {
+			t.Errorf("the link to the third engine is left in the second's namespace (%v): %s", err, out)
+		}
+	})
+	third, err := netnsEngineUp("third", engine3N, engine3Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(netnsEngineScript, "link", engine2N, engine3N).CombinedOutput(); err != nil {
+		t.Fatalf("linking the second and third engines' namespaces: %v: %s", err, out)
+	}
+	return third
 }
 
 func TestTwoEngines(t *testing.T) {
@@ -125,7 +178,7 @@ func TestTwoEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	run := runOnEngines(ctx, t, eng, eng2, out, "run", "-f", file, "--label", "e2e-two",
+	run := runOnEngines(ctx, t, []*engine.Engine{eng, eng2}, out, "run", "-f", file, "--label", "e2e-two",
 		"--target-engine", second.Host, "--link", "veth pair between two network namespaces of one machine")
 	env := run.Environment
 	tg, ok1 := env.Machine(results.RoleTarget)
@@ -228,12 +281,13 @@ func readFile(t *testing.T, path string) string {
 }
 
 // runOnEngines runs the harness with args into out, checks that it left
-// nothing on either engine and exited 0, and returns what it wrote.
-func runOnEngines(ctx context.Context, t *testing.T, eng, eng2 *engine.Engine, out string, args ...string) *results.Run {
+// nothing on any of engines and exited 0, and returns what it wrote.
+func runOnEngines(ctx context.Context, t *testing.T, engines []*engine.Engine, out string, args ...string) *results.Run {
 	t.Helper()
 	code, _ := runCLI(ctx, t, append(args, "--out", out)...)
-	noLeftovers(t, eng)
-	noLeftovers(t, eng2)
+	for _, e := range engines {
+		noLeftovers(t, e)
+	}
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d, want 0", code)
 	}

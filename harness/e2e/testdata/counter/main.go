@@ -4,15 +4,19 @@
 // way before the client can read the answer, so once the container is gone
 // the bytes the test read are exactly the answers this server wrote, the
 // harness's readiness and verification probes included. It answers every
-// path with the plaintext scenario's answer.
+// path with the plaintext scenario's answer, after ANSWER_DELAY (a Go
+// duration; none when unset), so that every latency a client measures is
+// at least that.
 package main
 
 import (
+	"cmp"
 	"log"
 	"net"
 	"net/http"
 	"os"
 	"runtime"
+	"time"
 )
 
 func main() {
@@ -24,8 +28,13 @@ func main() {
 	if err != nil {
 		log.Fatalf("COUNT_TO %s: %v", to, err)
 	}
+	delay, err := time.ParseDuration(cmp.Or(os.Getenv("ANSWER_DELAY"), "0s"))
+	if err != nil || delay < 0 {
+		log.Fatalf("ANSWER_DELAY %q: want a duration such as 10ms (%v)", os.Getenv("ANSWER_DELAY"), err)
+	}
 	tick := []byte{1}
 	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay) // before the count: an answer cut short is not counted
 		// One Write of one byte: net.Conn serializes concurrent writes.
 		if _, err := report.Write(tick); err != nil {
 			log.Fatalf("COUNT_TO %s: %v", to, err)
