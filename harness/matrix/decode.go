@@ -147,7 +147,7 @@ type (
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names" doc:"The servers under test, in the order they run." example:"{go-nethttp: {build: targets/go-nethttp, port: 8080}}"`
 		Scenarios   map[string]scenarioSchema `yaml:"scenarios" check:"required,names" doc:"The requests sent to the targets and what a correct answer is." example:"{plaintext: {path: /plaintext, expect: {body: 'Hello, World!'}}}"`
 		Profiles    map[string]profileSchema  `yaml:"profiles" check:"names" doc:"Named overrides, chosen with --profile." example:"{quick: {load: {duration: 2s, warmup: 1s, trials: 1}}}"`
-		Control     *string                   `yaml:"control" check:"str" doc:"Cells measured a second time as independent cells, an A/A test of the machine: TARGET[:VARIANT]/SCENARIO terms, comma-separated." example:"node-http:single/plaintext"`
+		Control     *string                   `yaml:"control" check:"str" doc:"Cells measured a second time as independent cells, an A/A test of the machine: TARGET[:VARIANT]/SCENARIO terms, or whole cell ids (node-http:single/plaintext/1cpu/c512/together) to pick one cell of many, comma-separated." example:"node-http:single/plaintext"`
 		Limits      *limitsSchema             `yaml:"limits" doc:"What each target container may take; a target may overlay its own." example:"{memory: 2g, pids: 4096}"`
 		Report      *reportSchema             `yaml:"report" doc:"How the report compares cells." example:"{relative_to: [{target: go-nethttp}]}"`
 		Engines     map[string]engineSchema   `yaml:"engines" check:"names" doc:"Docker engines by name, to put targets and the load generator on two machines; needs placement." example:"{server: {host: 'ssh://bench@10.0.0.5'}, client: {host: 'unix:///var/run/docker.sock'}}"`

@@ -520,7 +520,11 @@ func (sel Selector) Match(c Cell) bool {
 		return true
 	}
 	for _, term := range sel {
-		if t, s, ok := strings.Cut(term, "/"); ok {
+		if strings.Count(term, "/") > 1 { // a cell id, from a control
+			if glob(term, c.ID()) {
+				return true
+			}
+		} else if t, s, ok := strings.Cut(term, "/"); ok {
 			if (glob(t, c.Target) || glob(t, c.TargetName())) && glob(s, c.Scenario) {
 				return true
 			}

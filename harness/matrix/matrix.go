@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -379,16 +380,23 @@ func (m *Matrix) with(p Profile) *Matrix {
 }
 
 // ParseControl reads a control: one or more TARGET[:VARIANT]/SCENARIO
-// terms naming the cells to measure twice.
+// terms naming the cells to measure twice, or whole cell ids
+// (TARGET[:VARIANT]/SCENARIO/1cpu/c512/together) naming one cell among the
+// axes' many; globs are allowed in either.
 func ParseControl(s string) (Selector, error) {
-	sel, err := ParseSelector(s)
-	if err != nil {
-		return nil, err
-	}
-	for _, term := range sel {
-		if !strings.Contains(term, "/") {
-			return nil, fmt.Errorf("control %q: want TARGET[:VARIANT]/SCENARIO, got %q", s, term)
+	var sel Selector
+	for _, term := range strings.Split(s, ",") {
+		term = strings.TrimSpace(term)
+		if term == "" {
+			continue
 		}
+		if !strings.Contains(term, "/") {
+			return nil, fmt.Errorf("control %q: want TARGET[:VARIANT]/SCENARIO or a cell id, got %q", s, term)
+		}
+		if _, err := path.Match(term, ""); err != nil {
+			return nil, fmt.Errorf("control %q: bad pattern %q", s, term)
+		}
+		sel = append(sel, term)
 	}
 	return sel, nil
 }

@@ -385,6 +385,21 @@ func TestControl(t *testing.T) {
 	if n != 4 {
 		t.Errorf("%d control cells in quick, want 4 (two/plaintext × 2 cpus × 2 conns)", n)
 	}
+	// A whole cell id picks one cell among the axes' many.
+	m, err = parse(t, strings.Replace(good, "  quick: {load:", "  quick: {control: \"two/plaintext/1cpu/c64\", load:", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ = m.WithProfile("quick")
+	var picked []string
+	for _, c := range Expand(q, nil, cpuset.Range(0, 3)) {
+		if c.Control {
+			picked = append(picked, c.ID())
+		}
+	}
+	if len(picked) != 1 || picked[0] != "two/plaintext/1cpu/c64 (control)" {
+		t.Errorf("control by cell id picked %q, want only two/plaintext/1cpu/c64", picked)
+	}
 	if _, err := parse(t, good+"control: one\n"); err == nil || !strings.Contains(err.Error(), "control: control \"one\": want TARGET[:VARIANT]/SCENARIO") {
 		t.Errorf("bad control: %v", err)
 	}
