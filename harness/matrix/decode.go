@@ -625,7 +625,7 @@ func (d *decoder) walkMap(n *yaml.Node, t reflect.Type, path, check, why string,
 	_, named := has("names")
 	d.keys(n, path, "name", func(k, v *yaml.Node) {
 		if named && !ValidName(k.Value) {
-			d.errorf(k, join(path, k.Value), "name %q: use lowercase letters and digits, separated by single '.', '_' or '-' (at most %d characters)", shorten(k.Value), maxName)
+			d.errorf(k, join(path, k.Value), "name %q: use lowercase letters and digits, separated by '.', '_', '__' or dashes (at most %d characters)", shorten(k.Value), maxName)
 			return
 		}
 		d.at[join(path, k.Value)] = v

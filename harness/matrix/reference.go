@@ -425,7 +425,7 @@ checks each value's type, enum and integer bounds, the names and the required ke
 across keys (duration or requests, build or services, a baseline on its axis, a Dockerfile in each
 build folder) are the decoder's: `+"`harness plan`"+` checks them all.
 
-In a path, `+"`<name>`"+` is a name (lowercase letters and digits, separated by single '.', '_' or '-',
+In a path, `+"`<name>`"+` is a name (lowercase letters and digits, separated by '.', '_', '__' or dashes,
 at most %d characters), `+"`<key>`"+` any key, `+"`[]`"+` each entry of a list. *required* is within
 the mapping that holds the key; a default "as `+"`x`"+`" is the value of key `+"`x`"+`.
 `, SchemaVersion, maxName)

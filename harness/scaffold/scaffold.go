@@ -51,7 +51,7 @@ func LangNames() []string {
 // that exists; it returns the folder written.
 func Write(dir, name, lang string) (string, error) {
 	if !matrix.ValidName(name) {
-		return "", fmt.Errorf("target name %q: use lowercase letters and digits, separated by single '.', '_' or '-' (at most 63 characters)", name)
+		return "", fmt.Errorf("target name %q: use lowercase letters and digits, separated by '.', '_', '__' or dashes (at most 63 characters)", name)
 	}
 	if !slices.Contains(LangNames(), lang) {
 		return "", fmt.Errorf("--lang %q: must be one of %s", lang, strings.Join(LangNames(), ", "))
