@@ -93,6 +93,15 @@ func (e *engineFlags) placement(m *matrix.Matrix) (placement, error) {
 	return p, nil
 }
 
+// generators is how many generator engines the placement has: the
+// loadgens axis's values may not pass it.
+func (p placement) generators() int {
+	if p.machines == nil {
+		return 1
+	}
+	return 1 + len(p.machines.More)
+}
+
 // pickEngine reads an engine flag's value: one of the matrix's engines
 // keys, or an engine by URL (named role) or by context name.
 func pickEngine(m *matrix.Matrix, flagName, value, role string) (matrix.EngineSpec, error) {
