@@ -378,12 +378,9 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	place, err := ef.placement(m)
+	place, err := ef.placed(m)
 	if err != nil {
 		return err
-	}
-	if err := m.CheckLoadgens(place.generators()); err != nil {
-		return withCode(ExitUsage, err)
 	}
 	cells := matrix.Expand(m, sel, online)
 	if mc := place.machines; mc != nil {
@@ -573,12 +570,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	place, err := ef.placement(m)
+	place, err := ef.placed(m)
 	if err != nil {
 		return err
-	}
-	if err := m.CheckLoadgens(place.generators()); err != nil {
-		return withCode(ExitUsage, err)
 	}
 	engines, err := place.connect(ctx)
 	if err != nil {

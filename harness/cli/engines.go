@@ -93,6 +93,18 @@ func (e *engineFlags) placement(m *matrix.Matrix) (placement, error) {
 	return p, nil
 }
 
+// placed is placement, with the loadgens axis checked against its
+// generator engines: a usage error, before any engine is asked.
+func (e *engineFlags) placed(m *matrix.Matrix) (placement, error) {
+	p, err := e.placement(m)
+	if err == nil {
+		if err = m.CheckLoadgens(p.generators()); err != nil {
+			err = withCode(ExitUsage, err)
+		}
+	}
+	return p, err
+}
+
 // generators is how many generator engines the placement has: the
 // loadgens axis's values may not pass it.
 func (p placement) generators() int {
