@@ -215,12 +215,12 @@ func goodRate(trials []results.Trial) float64 {
 }
 
 // ceilingOf is the load generator's measured ceiling where cell ran: its
-// generator, cores, connections, keep-alive and pipeline; 0 when none was
-// measured or it sustained every rate asked.
+// generator, cores, connections, keep-alive, pipeline and generator
+// engines; 0 when none was measured or it sustained every rate asked.
 func ceilingOf(run *results.Run, cell *results.Cell) float64 {
 	for _, ce := range run.Ceilings {
 		if ce.GeneratorName() == cell.GeneratorName() && ce.CPUs == cell.CPUs && ce.Connections == cell.Connections && ce.Close == cell.Close &&
-			ce.Pipeline == cell.Pipeline && ce.Error == "" && ce.AtLeast == 0 {
+			ce.Pipeline == cell.Pipeline && ce.Loadgens == cell.Loadgens && ce.Error == "" && ce.AtLeast == 0 {
 			return ce.RPS
 		}
 	}

@@ -56,7 +56,7 @@ func Crosschecks(run *results.Run, scenario string) []Crosscheck {
 				gens = append(gens, g)
 			}
 		}
-		k := rowGroup{proto: r.Protocol, params: r.Params, cpus: r.CPUs, conns: r.Connections, close: r.Close, rate: r.Rate}
+		k := rowGroup{proto: r.Protocol, params: r.Params, cpus: r.CPUs, conns: r.Connections, close: r.Close, rate: r.Rate, loadgens: r.Loadgens}
 		if byGen[g][k] == nil {
 			byGen[g][k] = map[string]*Row{}
 		}
@@ -67,7 +67,7 @@ func Crosschecks(run *results.Run, scenario string) []Crosscheck {
 	for _, base := range gens {
 		cc := Crosscheck{Scenario: scenario, Base: base, Cross: cross}
 		for _, r := range rows { // in table order
-			k := rowGroup{proto: r.Protocol, params: r.Params, cpus: r.CPUs, conns: r.Connections, close: r.Close, rate: r.Rate}
+			k := rowGroup{proto: r.Protocol, params: r.Params, cpus: r.CPUs, conns: r.Connections, close: r.Close, rate: r.Rate, loadgens: r.Loadgens}
 			if r.Control || name(r) != base || byGen[cross][k][r.Base] == nil {
 				continue
 			}

@@ -32,6 +32,7 @@ type Row struct {
 	Pinning     string `json:"pinning,omitempty"`   // together or none: the generator shared the target's cores
 	Protocol    string `json:"protocol,omitempty"`  // https, h2 or h2c; "": cleartext HTTP/1.1
 	Requests    int64  `json:"requests,omitempty"`  // the requests axis's count per trial
+	Loadgens    int    `json:"loadgens,omitempty"`  // the loadgens axis's count of generator engines
 	// Placement is what a machine with too few cores did in place of
 	// giving each service and the load generator cores of their own.
 	Placement string `json:"placement,omitempty"`
@@ -94,7 +95,8 @@ type Row struct {
 }
 
 // rowGroup is the cells a row is compared with: same generator, pinning,
-// protocol, params, cores, connections, keep-alive, rate and request count.
+// protocol, params, cores, connections, keep-alive, rate, request count
+// and generator engines.
 type rowGroup struct {
 	gen, pin    string
 	proto       string
@@ -103,10 +105,11 @@ type rowGroup struct {
 	close       bool
 	rate        int
 	requests    int64
+	loadgens    int
 }
 
 func groupOf(r *Row) rowGroup {
-	return rowGroup{r.Generator, r.Pinning, r.Protocol, r.Params, r.CPUs, r.Connections, r.Close, r.Rate, r.Requests}
+	return rowGroup{r.Generator, r.Pinning, r.Protocol, r.Params, r.CPUs, r.Connections, r.Close, r.Rate, r.Requests, r.Loadgens}
 }
 
 // Rows builds the rows of every ok cell of a scenario, sorted by params
@@ -260,7 +263,7 @@ func significance(a, b stats.Summary) string {
 func RowOf(run *results.Run, c *results.Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
 	r := &Row{cell: c, ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
-		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Negotiated: c.Negotiated, Cores: c.Cores(), Placement: c.Placement,
+		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Negotiated: c.Negotiated, Cores: c.Cores(), Placement: c.Placement,
 		ServiceCPUSets: c.ServiceCPUSets}
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g

@@ -33,6 +33,7 @@ type Key struct {
 	Pinning     string // where the generator runs beside the target: "" or PinApart is the default
 	Protocol    string // what the generator speaks to the target: "" or ProtoHTTP1 is the default
 	Requests    int64  // the requests axis's count for this cell; 0: the load's duration or count
+	Loadgens    int    // the loadgens axis: how many of the run's generator engines; 0: all of them
 }
 
 // Protocols a cell is measured over: cleartext HTTP/1.1 (the default),
@@ -95,9 +96,10 @@ func (k Key) ScenarioName() string {
 }
 
 // ID names a cell uniquely within a run:
-// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][/n<requests>][/<generator>][/<protocol>][/together|/unpinned][ (control)],
+// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][/n<requests>][/<k>lg][/<generator>][/<protocol>][/together|/unpinned][ (control)],
 // the generator and the protocol shown unless they are the default, the
-// request count only when the requests axis sets it.
+// request count only when the requests axis sets it, the generator engines
+// (/1lg, /2lg) only when the loadgens axis sets them.
 func (k Key) ID() string {
 	id := fmt.Sprintf("%s/%s/%dcpu/c%d", k.TargetName(), k.ScenarioName(), k.CPUs, k.Connections)
 	if k.Close {
@@ -108,6 +110,9 @@ func (k Key) ID() string {
 	}
 	if k.Requests > 0 {
 		id += fmt.Sprintf("/n%d", k.Requests)
+	}
+	if k.Loadgens > 0 {
+		id += fmt.Sprintf("/%dlg", k.Loadgens)
 	}
 	if k.Generator != "" && k.Generator != DefaultGenerator {
 		id += "/" + k.Generator
@@ -129,8 +134,9 @@ func (k Key) ID() string {
 
 // Relative names the baseline of a ratio table: each cell is compared with
 // the cell that differs from it only in this one thing (its scenario, its
-// variant, its target, its connection count, its protocol or its request
-// count) having this value. Exactly one field is set.
+// variant, its target, its connection count, its protocol, its request
+// count or its number of generator engines) having this value. Exactly one
+// field is set.
 type Relative struct {
 	Scenario    string `json:"scenario,omitempty"`
 	Variant     string `json:"variant,omitempty"`
@@ -138,6 +144,7 @@ type Relative struct {
 	Connections int    `json:"connections,omitempty"`
 	Protocol    string `json:"protocol,omitempty"`
 	Requests    int64  `json:"requests,omitempty"`
+	Loadgens    int    `json:"loadgens,omitempty"`
 }
 
 // Dimension and Value are the one thing the baseline differs in.
@@ -153,6 +160,8 @@ func (r Relative) Dimension() (dim, value string) {
 		return "protocol", r.Protocol
 	case r.Requests != 0:
 		return "requests", strconv.FormatInt(r.Requests, 10)
+	case r.Loadgens != 0:
+		return "loadgens", strconv.Itoa(r.Loadgens)
 	}
 	return "target", r.Target
 }
@@ -173,6 +182,8 @@ func (r Relative) Base(k Key) Key {
 		}
 	case r.Requests != 0:
 		k.Requests = r.Requests
+	case r.Loadgens != 0:
+		k.Loadgens = r.Loadgens
 	default:
 		k.Target = r.Target
 	}

@@ -16,6 +16,8 @@ func TestID(t *testing.T) {
 		{func(k *Key) { k.Close = true }, "node-http:single/json?records=10&x=y/1cpu/c64/close"},
 		{func(k *Key) { k.Rate = 500 }, "node-http:single/json?records=10&x=y/1cpu/c64/r500"},
 		{func(k *Key) { k.Requests = 1000000 }, "node-http:single/json?records=10&x=y/1cpu/c64/n1000000"},
+		{func(k *Key) { k.Loadgens = 1 }, "node-http:single/json?records=10&x=y/1cpu/c64/1lg"},
+		{func(k *Key) { k.Loadgens, k.Requests, k.Generator = 2, 5, "wrk" }, "node-http:single/json?records=10&x=y/1cpu/c64/n5/2lg/wrk"},
 		{func(k *Key) { k.Generator = "wrk" }, "node-http:single/json?records=10&x=y/1cpu/c64/wrk"},
 		{func(k *Key) { k.Generator = DefaultGenerator }, "node-http:single/json?records=10&x=y/1cpu/c64"},
 		{func(k *Key) { k.Protocol = ProtoH2 }, "node-http:single/json?records=10&x=y/1cpu/c64/h2"},
@@ -41,18 +43,19 @@ func TestID(t *testing.T) {
 // A baseline differs from its cell in the one dimension the relative
 // names, and in nothing else.
 func TestRelativeBase(t *testing.T) {
-	k := Key{Target: "a", Variant: "v", Scenario: "s", CPUs: 1, Connections: 1024, Protocol: ProtoH2, Requests: 10}
+	k := Key{Target: "a", Variant: "v", Scenario: "s", CPUs: 1, Connections: 1024, Protocol: ProtoH2, Requests: 10, Loadgens: 2}
 	cases := []struct {
 		rel  Relative
 		dim  string
 		want string
 	}{
-		{Relative{Scenario: "p"}, "scenario", "a:v/p/1cpu/c1024/n10/h2"},
-		{Relative{Variant: "w"}, "variant", "a:w/s/1cpu/c1024/n10/h2"},
-		{Relative{Target: "b"}, "target", "b:v/s/1cpu/c1024/n10/h2"},
-		{Relative{Connections: 512}, "connections", "a:v/s/1cpu/c512/n10/h2"},
-		{Relative{Protocol: ProtoHTTP1}, "protocol", "a:v/s/1cpu/c1024/n10"},
-		{Relative{Requests: 5}, "requests", "a:v/s/1cpu/c1024/n5/h2"},
+		{Relative{Scenario: "p"}, "scenario", "a:v/p/1cpu/c1024/n10/2lg/h2"},
+		{Relative{Variant: "w"}, "variant", "a:w/s/1cpu/c1024/n10/2lg/h2"},
+		{Relative{Target: "b"}, "target", "b:v/s/1cpu/c1024/n10/2lg/h2"},
+		{Relative{Connections: 512}, "connections", "a:v/s/1cpu/c512/n10/2lg/h2"},
+		{Relative{Protocol: ProtoHTTP1}, "protocol", "a:v/s/1cpu/c1024/n10/2lg"},
+		{Relative{Requests: 5}, "requests", "a:v/s/1cpu/c1024/n5/2lg/h2"},
+		{Relative{Loadgens: 1}, "loadgens", "a:v/s/1cpu/c1024/n10/1lg/h2"},
 	}
 	for _, c := range cases {
 		if dim, _ := c.rel.Dimension(); dim != c.dim {

@@ -189,6 +189,7 @@ func (m *matrixFlags) registerSettings(fs *flag.FlagSet) {
 	fs.Func("protocol", "the protocol axis `P[,P…]`: http1, https, h2, h2c (over the profile)", m.setting("protocol", "protocol", true))
 	fs.Func("rate", "the rate axis `R[,R…]` in requests/s, 0 as fast as the generator can (over the profile)", m.setting("rate", "rate", true))
 	fs.Func("connections", "the connections axis `C[,C…]` (over the profile)", m.setting("connections", "connections", true))
+	fs.Func("loadgens", "the loadgens axis `K[,K…]`: each cell's load from the first K of the run's generator engines (--loadgen-engine a,b), a cell per K (over the profile)", m.setting("loadgens", "loadgens", true))
 	fs.Func("set", "set the matrix key `KEY=VALUE` over the profile, any key a profile takes, VALUE in YAML: load.warmup=2s, connections=[64,256] (repeatable; a later one wins)", func(kv string) error {
 		s, err := matrix.ParseSet(kv)
 		if err == nil {
@@ -377,7 +378,7 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	place, err := ef.placement(m)
+	place, err := ef.placed(m)
 	if err != nil {
 		return err
 	}
@@ -569,7 +570,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	place, err := ef.placement(m)
+	place, err := ef.placed(m)
 	if err != nil {
 		return err
 	}

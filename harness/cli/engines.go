@@ -93,6 +93,27 @@ func (e *engineFlags) placement(m *matrix.Matrix) (placement, error) {
 	return p, nil
 }
 
+// placed is placement, with the loadgens axis checked against its
+// generator engines: a usage error, before any engine is asked.
+func (e *engineFlags) placed(m *matrix.Matrix) (placement, error) {
+	p, err := e.placement(m)
+	if err == nil {
+		if err = m.CheckLoadgens(p.generators()); err != nil {
+			err = withCode(ExitUsage, err)
+		}
+	}
+	return p, err
+}
+
+// generators is how many generator engines the placement has: the
+// loadgens axis's values may not pass it.
+func (p placement) generators() int {
+	if p.machines == nil {
+		return 1
+	}
+	return 1 + len(p.machines.More)
+}
+
 // pickEngine reads an engine flag's value: one of the matrix's engines
 // keys, or an engine by URL (named role) or by context name.
 func pickEngine(m *matrix.Matrix, flagName, value, role string) (matrix.EngineSpec, error) {

@@ -79,6 +79,8 @@ func TestSettingsFlagsRefused(t *testing.T) {
 		{[]string{"--protocol", "http3"}, `harness: --protocol http3: protocol[0]: want "http1" or "https" or "h2" or "h2c", got "http3"`},
 		{[]string{"--rate", "-1"}, "harness: --rate -1: rate[0]: must be at least 0, got -1"},
 		{[]string{"--connections", "8,8"}, `harness: --connections 8,8: connections[1]: duplicate value "8"`},
+		{[]string{"--loadgens", "1,2"}, "harness: --loadgens 1,2: loadgens[1]: 2 generator engines asked, but this run has one"},
+		{[]string{"--loadgens", "0"}, "harness: --loadgens 0: loadgens[0]: must be at least 1, got 0"},
 		{[]string{"--set", "trials"}, `harness run: flag --set: invalid value "trials": want KEY=VALUE`},
 	} {
 		for _, cmd := range []string{"plan", "run"} {

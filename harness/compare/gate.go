@@ -196,6 +196,7 @@ func notComparable(name string, first, later *results.Run) (Problem, bool) {
 		{"protocol", func(c *results.Cell) string { return c.Protocol }},
 		{"pinning", func(c *results.Cell) string { return c.Pinning }},
 		{"requests", func(c *results.Cell) string { return fmt.Sprint(c.Requests) }},
+		{"loadgens", func(c *results.Cell) string { return fmt.Sprint(c.Loadgens) }},
 	}
 	for _, ax := range axes {
 		a, b := axisValues(first, ax.get), axisValues(later, ax.get)

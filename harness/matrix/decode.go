@@ -142,6 +142,7 @@ type (
 		Pinning     []string                  `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none" doc:"Axis: where the load generator runs: apart (cores of its own), together (on the target's cores), none (neither pinned)." example:"[apart, together, none]"`
 		Protocol    []string                  `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c" doc:"Axis: http1, https (HTTP/1.1 over TLS), h2 (HTTP/2 over TLS), h2c (cleartext HTTP/2); a target gets a cell for each protocol it also lists." example:"[http1, h2]"`
 		Requests    []int64                   `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000" doc:"Axis: requests per trial, each cell sending its own count in place of the load's duration or requests." example:"[1000000, 10000000]"`
+		Loadgens    []int                     `yaml:"loadgens" check:"nonempty,unique,min=1,max=64" doc:"Axis: how many of the run's generator engines load a cell, the first k of placement.loadgen (or --loadgen-engine), each cell's connections divided among them; ids end in /<k>lg. Without it every cell uses them all." example:"[1, 2]"`
 		Generator   []string                  `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop" doc:"Axis: the load generators that measure each cell." example:"[bombardier, wrk, h2load]"`
 		Crosscheck  *string                   `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop" doc:"A load generator that measures every cell a second time, interleaved with the first." example:"wrk"`
 		Targets     map[string]targetSchema   `yaml:"targets" check:"required,names" doc:"The servers under test, in the order they run." example:"{go-nethttp: {build: targets/go-nethttp, port: 8080}}"`
@@ -161,6 +162,7 @@ type (
 			Connections *int    `yaml:"connections" check:"min=1,max=1000000" doc:"Baseline: this value of the connections axis." example:"512"`
 			Protocol    *string `yaml:"protocol" check:"oneof=http1|https|h2|h2c" doc:"Baseline: this value of the protocol axis." example:"http1"`
 			Requests    *int64  `yaml:"requests" check:"min=1,max=1000000000000" doc:"Baseline: this value of the requests axis." example:"1000000"`
+			Loadgens    *int    `yaml:"loadgens" check:"min=1,max=64" doc:"Baseline: this value of the loadgens axis." example:"1"`
 		} `yaml:"relative_to" check:"nonempty" doc:"Ratio tables: for each entry, every cell over its baseline, the cell that differs from it only in what the entry names (exactly one key)." example:"[{variant: logging-off}, {connections: 512}]"`
 	}
 	engineSchema struct {
@@ -238,6 +240,7 @@ type (
 		Pinning     []string      `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none" doc:"Replaces the pinning axis." example:"[none]"`
 		Protocol    []string      `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c" doc:"Replaces the protocol axis." example:"[http1, https]"`
 		Requests    []int64       `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000" doc:"Replaces the requests axis." example:"[1000000]"`
+		Loadgens    []int         `yaml:"loadgens" check:"nonempty,unique,min=1,max=64" doc:"Replaces the loadgens axis." example:"[1, 2]"`
 		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the generator axis." example:"[ab, bombardier]"`
 		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the cross-check generator." example:"h2load"`
 		Only        *string       `yaml:"only" check:"str" doc:"The cells the profile measures, in the --only syntax (NAME or TARGET[:VARIANT]/SCENARIO terms, globs allowed, comma-separated); an --only given on the command line replaces it." example:"'serial-*'"`
@@ -787,10 +790,13 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	m.Pinning = f.Pinning
 	m.Protocols = f.Protocol
 	m.Requests = f.Requests
+	m.Loadgens, m.LoadgensAt = f.Loadgens, d.positions("loadgens", len(f.Loadgens))
 	setp(&m.Crosscheck, f.Crosscheck)
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
-	defer func() { m.RelativeTo = d.relatives(f.Report, "report", m, m.Connections, Protocols(m), m.Requests) }()
+	defer func() {
+		m.RelativeTo = d.relatives(f.Report, "report", m, axes{m.Connections, Protocols(m), m.Requests, m.Loadgens})
+	}()
 	m.Limits = d.limits(f.Limits, "limits", DefaultLimits)
 	for _, name := range d.names("scenarios") {
 		m.Scenarios = append(m.Scenarios, d.scenario(name, f.Scenarios[name]))
@@ -815,7 +821,8 @@ func (d *decoder) profile(name string, pf profileSchema, m *Matrix) Profile {
 // own: a profile of the file, or the settings given on the command line
 // (WithSettings).
 func (d *decoder) overlay(path string, pf profileSchema, m *Matrix) Profile {
-	p := Profile{Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests, Crosscheck: m.Crosscheck}
+	p := Profile{Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests,
+		Loadgens: m.Loadgens, LoadgensAt: m.LoadgensAt, Crosscheck: m.Crosscheck}
 	if d.set(join(path, "load")) {
 		d.load(pf.Load, join(path, "load"), &p.Load)
 	}
@@ -846,6 +853,9 @@ func (d *decoder) overlay(path string, pf profileSchema, m *Matrix) Profile {
 	if len(pf.Requests) > 0 {
 		p.Requests = pf.Requests
 	}
+	if len(pf.Loadgens) > 0 {
+		p.Loadgens, p.LoadgensAt = pf.Loadgens, d.positions(join(path, "loadgens"), len(pf.Loadgens))
+	}
 	setp(&p.Crosscheck, pf.Crosscheck)
 	if pf.Only != nil {
 		sel, err := ParseSelector(*pf.Only)
@@ -855,7 +865,7 @@ func (d *decoder) overlay(path string, pf profileSchema, m *Matrix) Profile {
 		p.Only = sel
 	}
 	p.Control = d.control(pf.Control, join(path, "control"))
-	p.RelativeTo = d.relatives(pf.Report, join(path, "report"), m, p.Connections, Protocols(&Matrix{Protocols: p.Protocols}), p.Requests)
+	p.RelativeTo = d.relatives(pf.Report, join(path, "report"), m, axes{p.Connections, Protocols(&Matrix{Protocols: p.Protocols}), p.Requests, p.Loadgens})
 	return p
 }
 
@@ -924,9 +934,35 @@ func (d *decoder) placed(p *Placement, m *Matrix) {
 	}
 }
 
+// axes are the values of the axes a relative_to entry may name, as in
+// effect where it is read (the file's, or a profile's).
+type axes struct {
+	connections []int
+	protocols   []string
+	requests    []int64
+	loadgens    []int
+}
+
+// positions are where the items of the list at field were set, for an
+// error found once the run's engines are known (CheckLoadgens).
+func (d *decoder) positions(field string, n int) []Error {
+	out := make([]Error, n)
+	for i := range out {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		out[i] = Error{File: d.file, Field: f}
+		if node := d.at[f]; node != nil {
+			out[i].Line, out[i].Col = node.Line, node.Column
+			if file, ok := d.fileOf[node]; ok {
+				out[i].File = file
+			}
+		}
+	}
+	return out
+}
+
 // relatives reads report.relative_to: each entry names one scenario,
-// variant or target of the matrix.
-func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections []int, protocols []string, requests []int64) []Relative {
+// variant or target of the matrix, or one value of an axis in effect.
+func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, ax axes) []Relative {
 	if r == nil {
 		return nil
 	}
@@ -940,41 +976,33 @@ func (d *decoder) relatives(r *reportSchema, path string, m *Matrix, connections
 		setp(&rel.Connections, e.Connections)
 		setp(&rel.Protocol, e.Protocol)
 		setp(&rel.Requests, e.Requests)
+		setp(&rel.Loadgens, e.Loadgens)
 		n := 0
 		for _, v := range []string{rel.Scenario, rel.Variant, rel.Target, rel.Protocol} {
 			if v != "" {
 				n++
 			}
 		}
-		if rel.Connections != 0 {
-			n++
-		}
-		if rel.Requests != 0 {
-			n++
+		for _, v := range []int64{int64(rel.Connections), rel.Requests, int64(rel.Loadgens)} {
+			if v != 0 {
+				n++
+			}
 		}
 		if n != 1 {
-			d.errAt(f, "set exactly one of scenario, variant, target, connections, protocol or requests")
+			d.errAt(f, "set exactly one of scenario, variant, target, connections, protocol, requests or loadgens")
 			continue
 		}
 		dim, value := rel.Dimension()
-		known := dim == "connections" && slices.Contains(connections, rel.Connections) || dim == "protocol" && slices.Contains(protocols, rel.Protocol) ||
-			dim == "requests" && slices.Contains(requests, rel.Requests)
+		known := dim == "connections" && slices.Contains(ax.connections, rel.Connections) || dim == "protocol" && slices.Contains(ax.protocols, rel.Protocol) ||
+			dim == "requests" && slices.Contains(ax.requests, rel.Requests) || dim == "loadgens" && slices.Contains(ax.loadgens, rel.Loadgens)
 		for _, t := range m.Targets {
 			known = known || dim == "target" && t.Name == value || dim == "variant" && slices.ContainsFunc(t.Variants, func(v Variant) bool { return v.Name == value })
 		}
 		for _, s := range m.Scenarios {
 			known = known || dim == "scenario" && s.Name == value
 		}
-		if !known && dim == "connections" {
-			d.errAt(f+".connections", "%d is not on the connections axis %v", rel.Connections, connections)
-			continue
-		}
-		if !known && dim == "requests" {
-			d.errAt(f+".requests", "%d is not on the requests axis %v", rel.Requests, requests)
-			continue
-		}
-		if !known && dim == "protocol" {
-			d.errAt(f+".protocol", "%s is not on the protocol axis %v", rel.Protocol, protocols)
+		if axis, ok := map[string]any{"connections": ax.connections, "requests": ax.requests, "protocol": ax.protocols, "loadgens": ax.loadgens}[dim]; ok && !known {
+			d.errAt(f+"."+dim, "%s is not on the %s axis %v", value, dim, axis)
 			continue
 		}
 		if !known {

@@ -51,6 +51,10 @@ type Cell struct {
 	// Requests is the requests axis's count: each trial sends this many
 	// (-n); 0 when the axis is not set and the load says how long to run.
 	Requests int64 `json:"requests,omitempty"`
+	// Loadgens is the loadgens axis's value: the cell's load comes from
+	// the first Loadgens of the run's generator engines; 0 when the axis
+	// is not set and it comes from all of them.
+	Loadgens int `json:"loadgens,omitempty"`
 	// Pipeline is its scenario's requests in flight on each connection;
 	// 0 waits for each answer. Not part of the key: the scenario is.
 	Pipeline int `json:"pipeline,omitempty"`
@@ -62,7 +66,7 @@ type KV = cellid.KV
 // Key is the cell's identity, as results record it.
 func (c Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens}
 }
 
 // TargetName is "target" or "target:variant".
@@ -273,28 +277,30 @@ func expand(m *Matrix, only Selector, allocate func(t Target, c *Cell, pinning s
 							for _, keep := range keepAlive(m) {
 								for _, rate := range rates(m) {
 									for _, n := range requestCounts(m) {
-										for _, gen := range generatorsAt(m, rate) {
-											for _, proto := range protocolsOf(m, t) {
-												for _, pin := range Pinnings(m) {
-													c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Generator: speaking(m, gen, proto), Pipeline: s.Pipeline}
-													if pin != cellid.PinApart {
-														c.Pinning = pin
-													}
-													if proto != cellid.ProtoHTTP1 {
-														c.Protocol = proto
-													}
-													if !only.Match(c) || !m.ProfileOnly.Match(c) {
-														continue
-													}
-													if err := allocate(t, &c, pin); err != nil {
-														c.Skip = err.Error()
-													} else if c.Placement != "" && pin == cellid.PinApart && slices.Contains(Pinnings(m), cellid.PinTogether) {
-														c.Pinning, c.Skip = "", c.Placement+"; the pinning axis's together cell is that cell"
-													}
-													cells = append(cells, c)
-													if len(m.Control) > 0 && m.Control.Match(c) {
-														c.Control = true
+										for _, k := range loadgenCounts(m) {
+											for _, gen := range generatorsAt(m, rate) {
+												for _, proto := range protocolsOf(m, t) {
+													for _, pin := range Pinnings(m) {
+														c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Loadgens: k, Generator: speaking(m, gen, proto), Pipeline: s.Pipeline}
+														if pin != cellid.PinApart {
+															c.Pinning = pin
+														}
+														if proto != cellid.ProtoHTTP1 {
+															c.Protocol = proto
+														}
+														if !only.Match(c) || !m.ProfileOnly.Match(c) {
+															continue
+														}
+														if err := allocate(t, &c, pin); err != nil {
+															c.Skip = err.Error()
+														} else if c.Placement != "" && pin == cellid.PinApart && slices.Contains(Pinnings(m), cellid.PinTogether) {
+															c.Pinning, c.Skip = "", c.Placement+"; the pinning axis's together cell is that cell"
+														}
 														cells = append(cells, c)
+														if len(m.Control) > 0 && m.Control.Match(c) {
+															c.Control = true
+															cells = append(cells, c)
+														}
 													}
 												}
 											}
@@ -339,6 +345,15 @@ func requestCounts(m *Matrix) []int64 {
 		return []int64{0}
 	}
 	return m.Requests
+}
+
+// loadgenCounts is the loadgens axis: [0] (every generator engine of the
+// run) when the matrix sets none.
+func loadgenCounts(m *Matrix) []int {
+	if len(m.Loadgens) == 0 {
+		return []int{0}
+	}
+	return m.Loadgens
 }
 
 // rates is the rate axis: [0] (as fast as bombardier can) when the matrix
@@ -444,7 +459,7 @@ func Count(m *Matrix, only Selector) int64 {
 		return a * b
 	}
 	perCell := mul(mul(mul(mul(int64(len(m.CPUs)), int64(len(m.Connections))), int64(len(keepAlive(m)))), int64(len(rates(m)))), int64(len(Generators(m))*len(Pinnings(m))))
-	perCell = mul(perCell, int64(len(requestCounts(m))))
+	perCell = mul(mul(perCell, int64(len(requestCounts(m)))), int64(len(loadgenCounts(m))))
 	var total int64
 	for _, t := range m.Targets {
 		perCell := mul(perCell, int64(len(protocolsOf(m, t))))

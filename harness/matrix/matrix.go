@@ -84,6 +84,8 @@ type Matrix struct {
 	Pinning     []string           `json:"pinning,omitempty"`    // axis: apart, together, none; empty is [apart]
 	Protocols   []string           `json:"protocol,omitempty"`   // axis: http1, https, h2, h2c; empty is [http1]
 	Requests    []int64            `json:"requests,omitempty"`   // axis: requests per trial, in place of the load's duration or count
+	Loadgens    []int              `json:"loadgens,omitempty"`   // axis: each cell's load from the first k generator engines; empty is all
+	LoadgensAt  []Error            `json:"-"`                    // where each of Loadgens was set, for CheckLoadgens's errors
 	Crosscheck  string             `json:"crosscheck,omitempty"` // a generator that measures every cell a second time
 	Targets     []Target           `json:"targets"`
 	Scenarios   []Scenario         `json:"scenarios"`
@@ -316,6 +318,8 @@ type Profile struct {
 	Pinning     []string
 	Protocols   []string
 	Requests    []int64
+	Loadgens    []int
+	LoadgensAt  []Error // where each of Loadgens was set
 	Crosscheck  string
 	Only        Selector   // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector   // replaces the file's control when set
@@ -370,6 +374,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 func (m *Matrix) with(p Profile) *Matrix {
 	c := *m
 	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Pinning, c.Protocols, c.Requests, c.Crosscheck = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Pinning, p.Protocols, p.Requests, p.Crosscheck
+	c.Loadgens, c.LoadgensAt = p.Loadgens, p.LoadgensAt
 	if p.Control != nil {
 		c.Control = p.Control
 	}
@@ -399,6 +404,31 @@ func ParseControl(s string) (Selector, error) {
 		sel = append(sel, term)
 	}
 	return sel, nil
+}
+
+// CheckLoadgens says what is wrong with the loadgens axis of a run on
+// engines generator engines: every value must be at most engines, and
+// each that is not is named where it was set (file:line:col, or the flag).
+func (m *Matrix) CheckLoadgens(engines int) error {
+	var errs Errors
+	for i, k := range m.Loadgens {
+		if k <= engines {
+			continue
+		}
+		e := Error{File: m.File, Field: fmt.Sprintf("loadgens[%d]", i)}
+		if i < len(m.LoadgensAt) {
+			e = m.LoadgensAt[i]
+		}
+		e.Msg = fmt.Sprintf("%d generator engines asked, but this run has %d (placement.loadgen or --loadgen-engine names them)", k, engines)
+		if engines == 1 {
+			e.Msg = fmt.Sprintf("%d generator engines asked, but this run has one: name several with placement.loadgen or --loadgen-engine A,B", k)
+		}
+		errs = append(errs, &e)
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
 }
 
 // ProfileNames lists the profiles in sorted order.

@@ -645,7 +645,7 @@ func TestRelativeTo(t *testing.T) {
 	}
 	for _, tc := range []struct{ from, want string }{
 		{"[{scenario: plain}]", `report.relative_to[0].scenario: no scenario named "plain"`},
-		{"[{scenario: plaintext, target: one}]", "report.relative_to[0]: set exactly one of scenario, variant, target, connections, protocol or requests"},
+		{"[{scenario: plaintext, target: one}]", "report.relative_to[0]: set exactly one of scenario, variant, target, connections, protocol, requests or loadgens"},
 		{"[{connections: 128}]", "report.relative_to[0].connections: 128 is not on the connections axis [64 256]"},
 		{"[{connections: 64, variant: fast}]", "report.relative_to[0]: set exactly one"},
 		{"[{variant: fast}]", `report.relative_to[0].variant: no variant named "fast"`},
@@ -1037,5 +1037,87 @@ func TestDockerfileLinkedOutOfContext(t *testing.T) {
 	var errs Errors
 	if !errors.As(err, &errs) || !slices.ContainsFunc(errs, func(e *Error) bool { return e.Field == "targets.one.build" }) {
 		t.Errorf("a Dockerfile linked out of its folder: %v", err)
+	}
+}
+
+// The loadgens axis (issue 38: one generator against two, paired in one
+// run): a cell per count, its id ends in /<k>lg, relative_to {loadgens: k}
+// gives each cell over its twin at k, a profile and a flag set the axis,
+// and a count past the run's generator engines is refused where it was
+// written, once the engines are known. Without the axis, ids are as
+// before.
+func TestLoadgensAxis(t *testing.T) {
+	text := strings.Replace(good, "cpus: [1, 2]", "cpus: [1]\nloadgens: [1, 2]\nreport: {relative_to: [{loadgens: 2}]}", 1)
+	m, err := parse(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	cells := Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 4))
+	for _, c := range cells {
+		if c.Connections == 64 {
+			got = append(got, c.ID())
+		}
+	}
+	want := []string{"one/plaintext/1cpu/c64/1lg", "one/plaintext/1cpu/c64/2lg"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells %q, want %q", got, want)
+	}
+	if n := Count(m, Selector{"one/plaintext"}); n != 4 {
+		t.Errorf("Count %d, want 4 (2 generator counts × 2 connection counts)", n)
+	}
+	if base := m.RelativeTo[0].Base(cells[0].Key()); base.ID() != cells[1].ID() {
+		t.Errorf("the baseline of %s is %s, want %s", cells[0].ID(), base.ID(), cells[1].ID())
+	}
+	if err := m.CheckLoadgens(2); err != nil {
+		t.Errorf("two engines: %v", err)
+	}
+	err = m.CheckLoadgens(1)
+	if want := "testdata/matrix.yaml:12:15: loadgens[1]: 2 generator engines asked, but this run has one"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("one engine: %v, want %q", err, want)
+	}
+	plain, err := parse(t, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Expand(plain, nil, cpuset.Range(0, 4)) {
+		if c.Loadgens != 0 || strings.Contains(c.ID(), "lg") {
+			t.Errorf("%s: loadgens %d without the axis", c.ID(), c.Loadgens)
+		}
+	}
+	if err := plain.CheckLoadgens(1); err != nil {
+		t.Errorf("no axis: %v", err)
+	}
+	prof := strings.Replace(good, "profiles:\n", "profiles:\n  pair: {loadgens: [2, 1], report: {relative_to: [{loadgens: 1}]}}\n", 1)
+	pm, err := parse(t, prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pm.WithProfile("pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Loadgens, []int{2, 1}) || len(p.RelativeTo) != 1 || p.RelativeTo[0].Loadgens != 1 {
+		t.Errorf("profile pair: loadgens %v, relative_to %+v; want [2 1] against 1", p.Loadgens, p.RelativeTo)
+	}
+	if err := p.CheckLoadgens(1); err == nil || !strings.Contains(err.Error(), "testdata/matrix.yaml:30:21: profiles.pair.loadgens[0]: 2 generator engines") {
+		t.Errorf("profile pair on one engine: %v", err)
+	}
+	flagged, err := plain.WithSettings([]Setting{{Flag: "--loadgens 1,3", Key: "loadgens", Value: "[1,3]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := flagged.CheckLoadgens(2); err == nil || err.Error() != "--loadgens 1,3: loadgens[1]: 3 generator engines asked, but this run has 2 (placement.loadgen or --loadgen-engine names them)" {
+		t.Errorf("--loadgens 1,3 on two engines: %v", err)
+	}
+	for _, bad := range []struct{ from, to, want string }{
+		{"loadgens: [1, 2]", "loadgens: [0]", "loadgens[0]: must be at least 1"},
+		{"loadgens: [1, 2]", "loadgens: [2, 2]", `loadgens[1]: duplicate value "2"`},
+		{"relative_to: [{loadgens: 2}]", "relative_to: [{loadgens: 3}]", "report.relative_to[0].loadgens: 3 is not on the loadgens axis [1 2]"},
+		{"relative_to: [{loadgens: 2}]", "relative_to: [{loadgens: 2, connections: 64}]", "set exactly one of"},
+	} {
+		if _, err := parse(t, strings.Replace(text, bad.from, bad.to, 1)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want %q", bad.to, err, bad.want)
+		}
 	}
 }

@@ -66,6 +66,11 @@ func (m *Matrix) WithSettings(settings []Setting) (*Matrix, error) {
 		return nil, Errors{{File: d.file, Msg: "cannot decode: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
 	p := d.overlay("", pf, m)
+	if len(pf.Loadgens) > 0 {
+		for i := range p.LoadgensAt {
+			p.LoadgensAt[i].Line, p.LoadgensAt[i].Col = 0, 0 // a flag has no lines: its text names it
+		}
+	}
 	for _, k := range []string{"load.duration", "load.requests"} {
 		if d.set(k) && len(p.Requests) > 0 && !d.bad[k] {
 			d.errAt(k, "the requests axis %v gives each trial its count, in place of the load's duration or requests: set requests=[N] instead", p.Requests)

@@ -729,6 +729,12 @@ func ceilings(cs []results.Ceiling) string {
 		if c.Protocol != "" {
 			part = c.Protocol + " " + part
 		}
+		switch {
+		case c.Loadgens == 1:
+			part = "1 generator engine, " + part
+		case c.Loadgens > 1:
+			part = fmt.Sprintf("%d generator engines, ", c.Loadgens) + part
+		}
 		switch c.Pinning {
 		case cellid.PinTogether:
 			part = "together (generator on the same cores) " + part

@@ -11,8 +11,9 @@ import (
 // Label names a cell's target in a table: "target[:variant]", then
 // " (wrk)" when another load generator than the default measured it,
 // " (h2)" when another protocol than cleartext HTTP/1.1 carried it,
-// " (n=1000000)" when the requests axis set its count, and " (control)"
-// for an A/A control.
+// " (n=1000000)" when the requests axis set its count, " (2 generators)"
+// when the loadgens axis set how many generator engines loaded it, and
+// " (control)" for an A/A control.
 func (c *Cell) Label() string {
 	label := c.Key().TargetName()
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
@@ -23,6 +24,12 @@ func (c *Cell) Label() string {
 	}
 	if c.Requests > 0 {
 		label += fmt.Sprintf(" (n=%d)", c.Requests)
+	}
+	switch {
+	case c.Loadgens == 1:
+		label += " (1 generator)"
+	case c.Loadgens > 1:
+		label += fmt.Sprintf(" (%d generators)", c.Loadgens)
 	}
 	if c.Pipeline > 1 {
 		label += fmt.Sprintf(" (pipeline %d)", c.Pipeline)

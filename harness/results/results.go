@@ -204,6 +204,7 @@ type Settings struct {
 	Pinning     []string          `json:"pinning,omitempty"`    // the pinning axis; none: [apart]
 	Protocols   []string          `json:"protocol,omitempty"`   // the protocol axis; none: [http1]
 	Requests    []int64           `json:"requests,omitempty"`   // the requests axis: each cell's count in place of the load's
+	Loadgens    []int             `json:"loadgens,omitempty"`   // the loadgens axis: how many of the generator engines each cell used; none: all
 	Crosscheck  string            `json:"crosscheck,omitempty"` // the generator that measured every cell a second time
 	NoCeiling   bool              `json:"no_ceiling,omitempty"` // run with --no-ceiling: no ceiling measured
 	Images      map[string]string `json:"images"`
@@ -281,6 +282,7 @@ type Cell struct {
 	Pinning     string      `json:"pinning,omitempty"`          // together: the generator on the target's cores; none: neither pinned; "": apart
 	Protocol    string      `json:"protocol,omitempty"`         // https, h2 or h2c; "": cleartext HTTP/1.1
 	Requests    int64       `json:"requests,omitempty"`         // the requests axis's count per trial; 0: the load's
+	Loadgens    int         `json:"loadgens,omitempty"`         // the loadgens axis: the first k generator engines (Split names them); 0: all
 	Pipeline    int         `json:"pipeline,omitempty"`         // its scenario's requests in flight per connection; 0: one, each answer awaited
 	Split       []Share     `json:"split,omitempty"`            // the load's division among several generators; none: one
 	Negotiated  *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
@@ -308,7 +310,7 @@ func (c *Cell) ID() string {
 // Key is the cell's identity as the matrix names it.
 func (c *Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName(), Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName(), Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens}
 }
 
 // Negotiated is what the probe and the target agreed on, before load:
@@ -423,6 +425,7 @@ type Ceiling struct {
 	Protocol    string  `json:"protocol,omitempty"`  // as the cells': https, h2 or h2c; "": cleartext HTTP/1.1
 	Pipeline    int     `json:"pipeline,omitempty"`  // as the cells': requests in flight per connection
 	Split       []Share `json:"split,omitempty"`     // as the cells': every generator against the server
+	Loadgens    int     `json:"loadgens,omitempty"`  // as the cells': the loadgens axis's k, the generators Split names
 	NetworkMode Network `json:"network_mode"`
 	RPS         float64 `json:"ceiling_rps,omitempty"` // median of the trials
 	// Rate is the rate a generator that only keeps a schedule (openloop)

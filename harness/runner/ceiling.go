@@ -30,16 +30,17 @@ type ceilingKey struct {
 	pinning     string
 	protocol    string
 	pipeline    int
+	loadgens    int // the loadgens axis's k: a cell is judged against its own generators' ceiling
 }
 
 func keyOf(c matrix.Cell) ceilingKey {
-	return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close, c.Pinning, c.Protocol, c.Pipeline}
+	return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close, c.Pinning, c.Protocol, c.Pipeline, c.Loadgens}
 }
 
-// measureCeilings measures, once per (cores, connections) the run's cells
-// use, what the load generator can draw from the fixed-response server in
-// its image, running on the target's cores and loaded exactly like a
-// target: the ceiling no target can pass here. It returns an error only
+// measureCeilings measures, once per (cores, connections, generator
+// engines) the run's cells use, what the load generator can draw from the
+// fixed-response server in its image, running on the target's cores and
+// loaded exactly like a target: the ceiling no target can pass here. It returns an error only
 // when the run is interrupted; a ceiling that cannot be measured says why.
 func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 	r.state.ceilings = map[ceilingKey]float64{}
@@ -51,7 +52,7 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		top[keyOf(v.c)] = max(top[keyOf(v.c)], v.c.Rate)
 	}
 	for _, ce := range r.out.Ceilings { // measured before a resume
-		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning, ce.Protocol, ce.Pipeline}
+		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning, ce.Protocol, ce.Pipeline, ce.Loadgens}
 		r.state.ceilings[k], seen[k] = ce.RPS, true
 	}
 	for _, v := range vs {
@@ -69,12 +70,12 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 		}
 		if err != nil {
 			ce.Error = err.Error()
-			fmt.Fprintf(r.opt.Log, "warning: %s ceiling on %d core(s), c%d%s: %v\n", k.gen, k.cpus, k.conns, closeText(k.close), err)
+			fmt.Fprintf(r.opt.Log, "warning: %s ceiling on %d core(s), c%d%s: %v\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), err)
 		} else if ce.AtLeast > 0 {
-			fmt.Fprintf(r.opt.Log, "%s ceiling on %d core(s), c%d%s: above %s rps (it sustained the run's highest rate)\n", k.gen, k.cpus, k.conns, closeText(k.close), numfmt.Count(int64(ce.AtLeast)))
+			fmt.Fprintf(r.opt.Log, "%s ceiling on %d core(s), c%d%s: above %s rps (it sustained the run's highest rate)\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), numfmt.Count(int64(ce.AtLeast)))
 		} else {
 			r.state.ceilings[k] = ce.RPS
-			fmt.Fprintf(r.opt.Log, "%s ceiling on %d core(s), c%d%s: %s rps\n", k.gen, k.cpus, k.conns, closeText(k.close), numfmt.Sig(ce.RPS))
+			fmt.Fprintf(r.opt.Log, "%s ceiling on %d core(s), c%d%s: %s rps\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), numfmt.Sig(ce.RPS))
 		}
 		r.out.Ceilings = append(r.out.Ceilings, ce)
 		r.save()
@@ -100,6 +101,18 @@ func (r *runner) ceilingEstimate(cells []matrix.Cell) time.Duration {
 	return matrix.Estimate(r.opt.Matrix, one, matrix.VisitOverhead, matrix.GuessedRPS, false)
 }
 
+// loadgensText names a ceiling's generator engines when the loadgens
+// axis set them: ", 2 generator engines".
+func loadgensText(k int) string {
+	switch {
+	case k == 1:
+		return ", 1 generator engine"
+	case k > 1:
+		return fmt.Sprintf(", %d generator engines", k)
+	}
+	return ""
+}
+
 func closeText(close bool) string {
 	if close {
 		return " without keep-alive"
@@ -109,7 +122,8 @@ func closeText(close bool) string {
 
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
-		Generator: c.Generator, NetworkMode: results.Network(r.network.mode), Pinning: c.Pinning, Protocol: c.Protocol, Pipeline: c.Pipeline}
+		Generator: c.Generator, NetworkMode: results.Network(r.network.mode), Pinning: c.Pinning, Protocol: c.Protocol, Pipeline: c.Pipeline, Loadgens: c.Loadgens}
+	r.useGenerators(c)
 	if _, err := r.gen.Pin(ctx, c.LoadgenSet.String()); err != nil {
 		return ce, err
 	}

@@ -383,7 +383,7 @@ func (r *runner) measured(rc *results.Cell) {
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Generator: &results.Generator{Name: c.Generator},
 		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control,
-		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Placement: c.Placement, Pipeline: c.Pipeline}
+		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Placement: c.Placement, Pipeline: c.Pipeline}
 }
 
 // serviceCPUSets are the cores each service of t runs on in c, for a
@@ -478,6 +478,7 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 	if r.state.leftover != nil {
 		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.state.leftover)
 	}
+	r.useGenerators(c)
 	cores, err := r.gen.Pin(ctx, c.LoadgenSet.String())
 	if err != nil {
 		return err

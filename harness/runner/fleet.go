@@ -51,6 +51,19 @@ type fleet struct {
 	// a measured trial on it (behindShare); a warm-up is not judged.
 	behind error
 	clocks []merge.Reading // each member's, read before the last run
+	// use is how many members, the first, a run loads from (the cell's
+	// loadgens axis value, set by the runner before each cell); 0: all.
+	// One member runs alone, as a run of one generator does: no start
+	// instant, no merge, its own latency percentiles.
+	use int
+}
+
+// active are the members the next run loads from: the first use.
+func (f *fleet) active() []fleetMember {
+	if f.use > 0 && f.use < len(f.members) {
+		return f.members[:f.use]
+	}
+	return f.members
 }
 
 // fleetMember is one generator of a fleet, named by its engine.
@@ -131,10 +144,11 @@ func (f *fleet) Probe(ctx context.Context, target string, ask Ask) (verify.Respo
 	return f.members[0].gen.Probe(ctx, target, ask)
 }
 
-// Usage is the cores every member used, summed: the load's whole cost.
+// Usage is the cores every active member used, summed: the load's whole
+// cost (a member the run did not load from is idle, and not counted).
 func (f *fleet) Usage(start, end time.Time) (float64, bool) {
 	sum, all := 0.0, true
-	for _, m := range f.members {
+	for _, m := range f.active() {
 		cores, ok := m.gen.Usage(start, end)
 		sum, all = sum+cores, all && ok
 	}
@@ -188,17 +202,26 @@ type memberRun struct {
 	err  error
 }
 
-// Run runs s on every member together, each its share, from one start
-// instant, and merges their results. First it reads every member's
-// clock: one surely further off the harness's than merge.ClockTolerance
-// fails the run before any load, naming its engine (merge.Clocks). A
+// Run runs s on every active member together, each its share, from one
+// start instant, and merges their results; one active member runs it
+// alone. First it reads every member's clock: one surely further off the
+// harness's than merge.ClockTolerance fails the run before any load,
+// naming its engine (merge.Clocks). A
 // member's failure fails the run, naming its engine, once every member
 // has ended (a run cannot be called back from a container); so do
 // windows that overlap by less than merge.MinOverlap. A member behind its
 // share of a rate is kept in behind, for the runner to judge a trial by.
 func (f *fleet) Run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loadgen.Result, error) {
 	f.last, f.behind, f.clocks = nil, nil, nil
-	specs, err := shareSpecs(s, len(f.members))
+	members := f.active()
+	if len(members) == 1 {
+		res, err := members[0].gen.Run(ctx, tool, s)
+		if err != nil {
+			return res, members[0].wrap(err)
+		}
+		return res, nil
+	}
+	specs, err := shareSpecs(s, len(members))
 	if err != nil {
 		return loadgen.Result{}, err
 	}
@@ -210,16 +233,16 @@ func (f *fleet) Run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loa
 		return loadgen.Result{}, err
 	}
 	at := time.Now().Add(lead)
-	runs := make([]memberRun, len(f.members))
+	runs := make([]memberRun, len(members))
 	var wg sync.WaitGroup
-	for i, m := range f.members {
+	for i, m := range members {
 		runs[i].spec = specs[i]
 		wg.Go(func() { runs[i].res, runs[i].w, runs[i].err = m.gen.RunAt(ctx, tool, specs[i], at) })
 	}
 	wg.Wait()
 	for i, r := range runs {
 		if r.err != nil {
-			return loadgen.Result{}, f.members[i].wrap(r.err)
+			return loadgen.Result{}, members[i].wrap(r.err)
 		}
 	}
 	return f.merge(runs, at)
@@ -296,10 +319,11 @@ func (f *fleet) paces(runs []memberRun) []merge.Pace {
 // engine, when one is surely too far off the harness's for a run of s
 // with the start instant lead ahead (merge.Clocks).
 func (f *fleet) readClocks(ctx context.Context, s loadgen.Spec, lead time.Duration) error {
-	readings := make([]merge.Reading, len(f.members))
-	errs := make([]error, len(f.members))
+	members := f.active()
+	readings := make([]merge.Reading, len(members))
+	errs := make([]error, len(members))
 	var wg sync.WaitGroup
-	for i, m := range f.members {
+	for i, m := range members {
 		wg.Go(func() {
 			readings[i].Generator, readings[i].Sent = m.engine, time.Now()
 			readings[i].Said, errs[i] = m.gen.Clock(ctx)
@@ -309,7 +333,7 @@ func (f *fleet) readClocks(ctx context.Context, s loadgen.Spec, lead time.Durati
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return f.members[i].wrap(fmt.Errorf("read its clock: %w", err))
+			return members[i].wrap(fmt.Errorf("read its clock: %w", err))
 		}
 	}
 	f.clocks = readings

@@ -365,6 +365,9 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if err := r.opt.Matrix.CheckLoadgens(len(r.sides.gens)); err != nil {
+		return nil, "", err
+	}
 	var cells []matrix.Cell
 	if r.sides.machines != nil {
 		cells = matrix.ExpandApart(r.opt.Matrix, sel, r.sides.target.usable(), r.sides.load.usable())

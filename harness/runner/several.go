@@ -61,6 +61,23 @@ func sideOf(eng Engine, spec matrix.EngineSpec) *side {
 // several says whether a cell's load comes from several generators.
 func (r *runner) several() bool { return len(r.sides.gens) > 1 }
 
+// gensOf are the generators c's load comes from: the first c.Loadgens of
+// the run's (the loadgens axis), or all of them when the axis is not set.
+func (r *runner) gensOf(c matrix.Cell) []*side {
+	if k := c.Loadgens; k > 0 && k < len(r.sides.gens) {
+		return r.sides.gens[:k]
+	}
+	return r.sides.gens
+}
+
+// useGenerators makes the run's fleet load the next runs from c's
+// generators alone (gensOf); nothing for one generator.
+func (r *runner) useGenerators(c matrix.Cell) {
+	if f, ok := r.gen.Generator.(*fleet); ok {
+		f.use = len(r.gensOf(c))
+	}
+}
+
 // spreadCells skips, naming why, the cells whose load cannot be divided
 // among the generators (fewer connections than generators, a share the
 // tool cannot hold) or whose generator on the targets' machine would share
@@ -78,7 +95,7 @@ func (r *runner) spreadCells(cells []matrix.Cell) {
 			cells[i].Skip = why
 			continue
 		}
-		for _, g := range r.sides.gens[1:] {
+		for _, g := range r.gensOf(c)[1:] {
 			set, _ := memberCores(g, len(c.LoadgenSet))
 			g.cores = cpuset.Union(g.cores, set)
 		}
@@ -89,11 +106,12 @@ func (r *runner) spreadCells(cells []matrix.Cell) {
 // when it can.
 func (r *runner) unspread(c matrix.Cell) string {
 	tool := loadgen.Tools[c.Generator]
-	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(r.sides.gens))
+	gens := r.gensOf(c)
+	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(gens))
 	if err != nil {
-		return fmt.Sprintf("its load cannot be divided among %d load generators: %v", len(r.sides.gens), err)
+		return fmt.Sprintf("its load cannot be divided among %d load generators: %v", len(gens), err)
 	}
-	for i, g := range r.sides.gens {
+	for i, g := range gens {
 		set, err := memberCores(g, len(c.LoadgenSet))
 		switch {
 		case err != nil:
@@ -150,18 +168,20 @@ func (r *runner) loadStart(start time.Time) time.Time {
 	return start
 }
 
-// splitOf is how c's load is divided among the generators, nil when one
-// generator carries it.
+// splitOf is how c's load is divided among its generators (gensOf), nil
+// when the run has one generator. A cell of a run of several that the
+// loadgens axis gives one has a split of one, which names its engine.
 func (r *runner) splitOf(c matrix.Cell) []results.Share {
 	if !r.several() {
 		return nil
 	}
-	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(r.sides.gens))
+	gens := r.gensOf(c)
+	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(gens))
 	if err != nil {
 		return nil // spreadCells skipped the cell
 	}
 	out := make([]results.Share, len(specs))
-	for i, g := range r.sides.gens {
+	for i, g := range gens {
 		set, _ := memberCores(g, len(c.LoadgenSet))
 		out[i] = results.Share{Engine: g.name, CPUSet: set.String(), Connections: specs[i].Connections, Rate: specs[i].Rate, Requests: specs[i].Requests}
 	}
@@ -181,7 +201,8 @@ func (r *runner) spread(tr *results.Trial, tool string, start, end time.Time, pi
 	sp := f.last
 	f.last = nil
 	tr.GeneratorBound = false
-	for i, m := range f.members {
+	members := f.active()
+	for i, m := range members {
 		cores, ok := m.gen.Usage(start, end)
 		g := &sp.Generators[i]
 		g.LoadgenCPUCores = roundTo(cores, 3)
@@ -193,7 +214,7 @@ func (r *runner) spread(tr *results.Trial, tool string, start, end time.Time, pi
 		return nil
 	}
 	return []string{fmt.Sprintf("no latency percentiles: the load came from %d generators, and %s exported no full distribution of its latencies (on engine %s); percentiles of several generators are merged from full distributions, never averaged",
-		len(f.members), tool, strings.Join(sp.NoLatency, ", "))}
+		len(members), tool, strings.Join(sp.NoLatency, ", "))}
 }
 
 // behindShare is the generator of the fleet's last run that fell behind
