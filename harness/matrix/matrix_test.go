@@ -871,22 +871,30 @@ func TestProtocolAxis(t *testing.T) {
 	}
 }
 
+// axisCells parses text and expands one/plaintext, returning the cells
+// and the ids of those at 64 connections: what the axis tests compare.
+func axisCells(t *testing.T, text string) (*Matrix, []Cell, []string) {
+	t.Helper()
+	m, err := parse(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	cells := Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 4))
+	for _, c := range cells {
+		if c.Connections == 64 {
+			ids = append(ids, c.ID())
+		}
+	}
+	return m, cells, ids
+}
+
 // The requests axis (study 000's -n 1,000,000 against -n 10,000,000 in
 // one run): a cell per count, its id and its load carry the count, a
 // profile sets the axis, and its refusals name the field.
 func TestRequestsAxis(t *testing.T) {
 	text := strings.Replace(good, "cpus: [1, 2]", "cpus: [1]\nrequests: [1000, 20000]\nreport: {relative_to: [{requests: 1000}]}", 1)
-	m, err := parse(t, text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	cells := Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 4))
-	for _, c := range cells {
-		if c.Connections == 64 {
-			got = append(got, c.ID())
-		}
-	}
+	m, cells, got := axisCells(t, text)
 	want := []string{"one/plaintext/1cpu/c64/n1000", "one/plaintext/1cpu/c64/n20000"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("cells %q, want %q", got, want)
@@ -1048,17 +1056,7 @@ func TestDockerfileLinkedOutOfContext(t *testing.T) {
 // before.
 func TestLoadgensAxis(t *testing.T) {
 	text := strings.Replace(good, "cpus: [1, 2]", "cpus: [1]\nloadgens: [1, 2]\nreport: {relative_to: [{loadgens: 2}]}", 1)
-	m, err := parse(t, text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	cells := Expand(m, Selector{"one/plaintext"}, cpuset.Range(0, 4))
-	for _, c := range cells {
-		if c.Connections == 64 {
-			got = append(got, c.ID())
-		}
-	}
+	m, cells, got := axisCells(t, text)
 	want := []string{"one/plaintext/1cpu/c64/1lg", "one/plaintext/1cpu/c64/2lg"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("cells %q, want %q", got, want)
@@ -1072,7 +1070,7 @@ func TestLoadgensAxis(t *testing.T) {
 	if err := m.CheckLoadgens(2); err != nil {
 		t.Errorf("two engines: %v", err)
 	}
-	err = m.CheckLoadgens(1)
+	err := m.CheckLoadgens(1)
 	if want := "testdata/matrix.yaml:12:15: loadgens[1]: 2 generator engines asked, but this run has one"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("one engine: %v, want %q", err, want)
 	}
