@@ -511,11 +511,7 @@ type Selector []string
 // ParseSelector splits --only's value.
 func ParseSelector(s string) (Selector, error) {
 	var sel Selector
-	for _, term := range strings.Split(s, ",") {
-		term = strings.TrimSpace(term)
-		if term == "" {
-			continue
-		}
+	for _, term := range terms(s) {
 		for _, part := range strings.Split(term, "/") {
 			if _, err := path.Match(part, ""); err != nil {
 				return nil, fmt.Errorf("--only %q: bad pattern %q", s, part)
@@ -527,6 +523,17 @@ func ParseSelector(s string) (Selector, error) {
 		sel = append(sel, term)
 	}
 	return sel, nil
+}
+
+// terms splits a comma-separated selector into its non-empty terms.
+func terms(s string) []string {
+	var out []string
+	for _, term := range strings.Split(s, ",") {
+		if term = strings.TrimSpace(term); term != "" {
+			out = append(out, term)
+		}
+	}
+	return out
 }
 
 // Match reports whether the selector picks c.

@@ -390,11 +390,7 @@ func (m *Matrix) with(p Profile) *Matrix {
 // axes' many; globs are allowed in either.
 func ParseControl(s string) (Selector, error) {
 	var sel Selector
-	for _, term := range strings.Split(s, ",") {
-		term = strings.TrimSpace(term)
-		if term == "" {
-			continue
-		}
+	for _, term := range terms(s) {
 		if !strings.Contains(term, "/") {
 			return nil, fmt.Errorf("control %q: want TARGET[:VARIANT]/SCENARIO or a cell id, got %q", s, term)
 		}
