@@ -59,16 +59,26 @@ type Options struct {
 	Copy func(ctx context.Context, ref string) (bool, error)
 }
 
-// Resolver resolves keys once each per run.
+// Resolver resolves keys once each per run. Different keys resolve side
+// by side (a stand-in's build mostly waits on Debian's mirror); a key
+// asked for again while it resolves waits for that one resolution.
 type Resolver struct {
 	eng    Engine
 	images map[string]string
 	opt    Options
 
-	mu     sync.Mutex
-	done   map[string]*Base
-	rootfs map[string]string // suite → debootstrapped folder
-	tmp    string
+	mu   sync.Mutex
+	keys map[string]*resolution
+
+	rootfsMu sync.Mutex        // held through a debootstrap: debian and golang share its folder
+	rootfs   map[string]string // suite → debootstrapped folder
+	tmp      string
+}
+
+// A resolution is one key's, done when ready is closed.
+type resolution struct {
+	ready chan struct{}
+	base  *Base
 }
 
 // NewResolver resolves the keys of images.
@@ -88,7 +98,7 @@ func NewResolver(eng Engine, images map[string]string, opt Options) *Resolver {
 	if opt.BuildLog == nil {
 		opt.BuildLog = io.Discard
 	}
-	return &Resolver{eng: eng, images: images, opt: opt, done: map[string]*Base{}, rootfs: map[string]string{}}
+	return &Resolver{eng: eng, images: images, opt: opt, keys: map[string]*resolution{}, rootfs: map[string]string{}}
 }
 
 // Close removes the resolver's scratch folders, first unmounting what an
@@ -126,20 +136,27 @@ func unmountUnder(dir string) error {
 	return errors.Join(errs...)
 }
 
-// Resolve returns the image to use for key; Base.Error says why there is none.
+// Resolve returns the image to use for key; Base.Error says why there is
+// none. It is safe to call from several goroutines.
 func (r *Resolver) Resolve(ctx context.Context, key string) *Base {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.resolve(ctx, key)
+	res, ok := r.keys[key]
+	if !ok {
+		res = &resolution{ready: make(chan struct{})}
+		r.keys[key] = res
+	}
+	r.mu.Unlock()
+	if !ok {
+		res.base = r.resolve(ctx, key)
+		close(res.ready)
+	}
+	<-res.ready
+	return res.base
 }
 
 func (r *Resolver) resolve(ctx context.Context, key string) *Base {
-	if b, ok := r.done[key]; ok {
-		return b
-	}
 	ref, ok := r.images[key]
 	b := &Base{Key: key, Official: ref}
-	r.done[key] = b
 	if !ok {
 		b.Error = fmt.Sprintf("images has no key %q", key)
 		return b
@@ -276,7 +293,7 @@ func (r *Resolver) standIn(ctx context.Context, key, official string) (ref, note
 	if _, err := fs.Stat(recipe, "Dockerfile"); err != nil {
 		return "", "", fmt.Errorf("no stand-in recipe docker/standins/%s/Dockerfile", key)
 	}
-	deb := r.resolve(ctx, "debian")
+	deb := r.Resolve(ctx, "debian")
 	if deb.Used == "" {
 		return "", "", fmt.Errorf("the stand-in builds on debian: %s", deb.Error)
 	}
@@ -463,6 +480,8 @@ const debootstrapWaitDelay = 10 * time.Second
 // debootstrap makes (once per resolver) a minimal root file system of
 // suite, slimmed like the official -slim images, with the host's CA bundle.
 func (r *Resolver) debootstrap(ctx context.Context, suite string, ca []byte) (string, error) {
+	r.rootfsMu.Lock()
+	defer r.rootfsMu.Unlock()
 	if dir, ok := r.rootfs[suite]; ok {
 		return dir, nil
 	}

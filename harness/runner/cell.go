@@ -29,11 +29,10 @@ type visit struct {
 	listed bool // in r.out.Cells
 }
 
-// prepareTarget readies a target for its build: cells that cannot run
-// (skipped, no base image, no load generator) are recorded at once. It
-// returns the build to start, or the target's visits when it needs none,
-// and an error only when the run is interrupted.
-func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []matrix.Cell, loadgenErr error) (*buildJob, []*visit, error) {
+// prepareTarget readies a target for its build: when none of its cells
+// can run they are recorded at once. It returns the build to start, or the
+// target's visits when it needs none (a resumed run measured them all).
+func (r *runner) prepareTarget(t matrix.Target, cells []matrix.Cell) (*buildJob, []*visit) {
 	runnable, todo := 0, 0
 	for _, c := range cells {
 		if c.Skip == "" {
@@ -43,46 +42,28 @@ func (r *runner) prepareTarget(ctx context.Context, t matrix.Target, cells []mat
 			}
 		}
 	}
-	fail := func(status results.Status, reason string) { r.recordUnrun(cells, status, reason) }
 	if runnable == 0 {
-		fail(results.Skipped, "")
-		return nil, nil, nil
+		r.recordUnrun(cells, results.Skipped, "")
+		return nil, nil
 	}
 	if todo == 0 { // resumed, and every cell of the target is measured
-		return nil, r.visitsOf(t, cells, nil), nil
+		return nil, r.visitsOf(t, cells, nil)
 	}
-	// An interrupt is no cell's fault: nothing is recorded for it, so that
-	// --resume runs these cells.
-	if loadgenErr != nil {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		fail(results.Failed, loadgenErr.Error())
-		return nil, nil, nil
-	}
-	r.opt.Progress.Phase(cells[0], "build "+t.Name)
-	bases, why := r.targetBases(ctx, t)
-	if why != "" {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		fail(results.Skipped, why)
-		return nil, nil, nil
-	}
-	return &buildJob{t: t, cells: cells, bases: bases, done: make(chan builtTarget, 1)}, nil, nil
+	return &buildJob{t: t, cells: cells, done: make(chan builtTarget, 1)}, nil
 }
 
 // targetBases resolves the base images t's services are built on, or says
-// why t cannot be built.
+// why t cannot be built. It runs beside other targets' builds: the bases
+// it saw are recorded in the run by finishBuild.
 func (r *runner) targetBases(ctx context.Context, t matrix.Target) (map[string]*results.BaseImage, string) {
 	bases := map[string]*results.BaseImage{}
 	for _, key := range t.Images() {
-		b := r.base(ctx, key)
+		b := r.sides.target.resolver.Resolve(ctx, key)
+		bases[key] = b
 		if b.Used == "" {
-			return nil, fmt.Sprintf("base image %s (%s) unavailable: %s (the engine's words: base_images.%s.error in results.json)",
+			return bases, fmt.Sprintf("base image %s (%s) unavailable: %s (the engine's words: base_images.%s.error in results.json)",
 				key, b.Official, results.ShortCause(b.Error), key)
 		}
-		bases[key] = b
 	}
 	// A base a Dockerfile names directly (FROM python:3.12-slim) is not the
 	// harness's to stand in for: the engine has it, or pulls it, or the
@@ -125,12 +106,20 @@ func (r *runner) recordUnrun(cells []matrix.Cell, status results.Status, reason 
 // what it did is in the result, for finishBuild to record.
 func (r *runner) buildServices(ctx context.Context, j *buildJob, same *contextLocks) (b builtTarget) {
 	t := j.t
-	b.img = &results.Image{Bases: slices.Collect(maps.Values(j.bases)), Services: map[string]string{}}
+	bases, why := r.targetBases(ctx, t)
+	b.bases = bases
+	if why != "" {
+		if b.err = ctx.Err(); b.err == nil {
+			b.skipped = why
+		}
+		return b
+	}
+	b.img = &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
 	slices.SortFunc(b.img.Bases, func(x, y *results.BaseImage) int { return strings.Compare(x.Key, y.Key) })
 	for _, svc := range t.Services {
 		args := map[string]string{}
 		for _, key := range svc.Images {
-			args[strings.ToUpper(key)+"_IMAGE"] = j.bases[key].Used
+			args[strings.ToUpper(key)+"_IMAGE"] = bases[key].Used
 		}
 		name, tag := t.Name, imageTag(t, svc)
 		if len(t.Services) > 1 {
@@ -143,6 +132,9 @@ func (r *runner) buildServices(ctx context.Context, j *buildJob, same *contextLo
 		}
 		unlock := same.lock(svc.Build)
 		started := time.Now()
+		if b.began.IsZero() {
+			b.began = started
+		}
 		built, err := r.sides.target.eng.Images.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
 		unlock()

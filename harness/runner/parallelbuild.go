@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -22,17 +24,19 @@ const buildParallel = 3
 type buildJob struct {
 	t     matrix.Target
 	cells []matrix.Cell
-	bases map[string]*results.BaseImage
 	slot  int              // the target's place in the matrix's order
 	done  chan builtTarget // buffered: a build never waits on its reader
 }
 
 // builtTarget is what a target's build did, for finishBuild to record.
 type builtTarget struct {
-	img    *results.Image
-	failed string // why the build failed; the cells fail with it
-	err    error  // set only when the run is interrupted (or a log cannot be made)
-	took   []imageBuild
+	bases   map[string]*results.BaseImage // the base images resolved for it, usable or not
+	img     *results.Image
+	skipped string // why it could not be built (a base image unavailable); the cells are skipped with it
+	failed  string // why the build failed; the cells fail with it
+	err     error  // set only when the run is interrupted (or a log cannot be made)
+	took    []imageBuild
+	began   time.Time // when its first image began to build, once its bases were there; zero if none did
 }
 
 // imageBuild is one image built afresh (not from cache) and how long it took.
@@ -67,16 +71,20 @@ func (c *contextLocks) lock(dir string) (unlock func()) {
 
 // prepareTargets readies every target in the matrix's order: the cells
 // that cannot run are recorded, the others' images are built, up to
-// buildParallel targets at a time, and their visits returned in that
-// order. It returns an error only when the run is interrupted.
-func (r *runner) prepareTargets(ctx context.Context, byTarget map[string][]matrix.Cell, loadgenErr error) ([]*visit, error) {
+// buildParallel targets at a time, with the load generator's image beside
+// them; once all are built, startGenerator starts the generator, and each
+// target's visits are returned in the matrix's order (or its cells fail
+// with the generator's error). It returns an error only when the run is
+// interrupted.
+func (r *runner) prepareTargets(ctx context.Context, cells []matrix.Cell, startGenerator func() error) ([]*visit, error) {
+	byTarget := map[string][]matrix.Cell{}
+	for _, c := range cells {
+		byTarget[c.Target] = append(byTarget[c.Target], c)
+	}
 	var slots [][]*visit
 	var jobs []*buildJob
 	for _, t := range r.opt.Matrix.Targets {
-		job, vs, err := r.prepareTarget(ctx, t, byTarget[t.Name], loadgenErr)
-		if err != nil {
-			return nil, err
-		}
+		job, vs := r.prepareTarget(t, byTarget[t.Name])
 		if job != nil {
 			job.slot = len(slots)
 			jobs = append(jobs, job)
@@ -85,20 +93,81 @@ func (r *runner) prepareTargets(ctx context.Context, byTarget map[string][]matri
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // an interrupt stops the builds still running
+	warmed := r.warmGenerator(ctx, len(jobs) > 0)
+	built, err := r.awaitBuilds(ctx, jobs, cells)
+	<-warmed
+	if err != nil {
+		return nil, err
+	}
+	loadgenErr := startGenerator()
+	if loadgenErr != nil && ctx.Err() != nil {
+		return nil, ctx.Err() // an interrupt is no cell's fault: --resume runs them
+	}
+	if errors.As(loadgenErr, new(stopRun)) {
+		return nil, loadgenErr
+	}
+	for i, j := range jobs {
+		if loadgenErr != nil {
+			r.recordUnrun(j.cells, results.Failed, loadgenErr.Error())
+			continue
+		}
+		slots[j.slot] = r.finishBuild(j, built[i])
+	}
+	return slices.Concat(slots...), nil
+}
+
+// stopRun is an error of startGenerator's that stops the whole run (the
+// generator cannot reach the targets' engine), where any other fails the
+// cells.
+type stopRun struct{ err error }
+
+func (s stopRun) Error() string { return s.err.Error() }
+func (s stopRun) Unwrap() error { return s.err }
+
+// awaitBuilds builds the jobs' images and waits for them all, in order;
+// the estimate of what is left is revised once the first is built.
+func (r *runner) awaitBuilds(ctx context.Context, jobs []*buildJob, cells []matrix.Cell) ([]builtTarget, error) {
 	started := time.Now()
 	r.startBuilds(ctx, jobs)
+	built := make([]builtTarget, len(jobs))
 	var took []imageBuild
-	for _, j := range jobs {
+	began := time.Now()
+	for i, j := range jobs {
 		r.opt.Progress.Phase(j.cells[0], "build "+j.t.Name)
-		b := <-j.done
-		if b.err != nil {
-			return nil, b.err
+		if built[i] = <-j.done; built[i].err != nil {
+			return nil, built[i].err
 		}
-		took = append(took, b.took...)
-		slots[j.slot] = r.finishBuild(j, b)
+		if i == 0 {
+			r.recalibrate(ctx, cells, time.Since(started))
+		}
+		took = append(took, built[i].took...)
+		if b := built[i].began; !b.IsZero() && b.Before(began) {
+			began = b
+		}
 	}
-	r.bookBuilds(took, time.Since(started))
-	return slices.Concat(slots...), nil
+	r.bookBuilds(took, time.Since(began)) // the stand-ins before it are booked as such
+	return built, nil
+}
+
+// warmGenerator builds the load generator's image on its engine beside
+// the targets' builds (it waits on downloads as they do), so that Start,
+// after them, finds it in the engine's cache; a failure here is Start's to
+// report, when it builds again. Nothing to build for a generator given
+// (in-process, in tests) or a run with no target to build. The channel
+// closes when the build is over.
+func (r *runner) warmGenerator(ctx context.Context, builds bool) <-chan struct{} {
+	done := make(chan struct{})
+	if r.gen.Generator != nil || !builds {
+		close(done)
+		return done
+	}
+	g := r.containerGenerator(r.sides.load)
+	g.build.images = map[string]*results.BaseImage{} // Start records the run's
+	go func() {
+		defer close(done)
+		g.buildImage(ctx, g.home)
+	}()
+	return done
 }
 
 // startBuilds builds the jobs' images, buildParallel at a time, in order.
@@ -121,10 +190,17 @@ func (r *runner) startBuilds(ctx context.Context, jobs []*buildJob) {
 // finishBuild records a target's build: its cells fail when it failed,
 // and become visits when it did not.
 func (r *runner) finishBuild(j *buildJob, b builtTarget) []*visit {
+	for key, base := range b.bases {
+		r.out.Images[key] = base
+	}
 	for _, ib := range b.took {
 		fmt.Fprintf(r.opt.Log, "built image %s in %s\n", ib.tag, ib.took.Round(time.Second))
 	}
-	if b.failed != "" {
+	switch {
+	case b.skipped != "":
+		r.recordUnrun(j.cells, results.Skipped, b.skipped)
+		return nil
+	case b.failed != "":
 		r.recordUnrun(j.cells, results.Failed, b.failed)
 		return nil
 	}
@@ -147,4 +223,17 @@ func (r *runner) bookBuilds(took []imageBuild, wall time.Duration) {
 		sum += ib.took
 	}
 	r.timing.book.Record(buildtime.Image, min(sum, wall)/time.Duration(len(took)))
+}
+
+// lineWriter serialises writes to w: the run's log, written by builds
+// side by side, each line in one write.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

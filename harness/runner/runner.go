@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -142,6 +143,7 @@ func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*result
 	if r.opt.Log == nil {
 		r.opt.Log = io.Discard
 	}
+	r.opt.Log = &lineWriter{w: r.opt.Log} // builds side by side write to it
 	if r.opt.Progress == nil {
 		r.opt.Progress = nopProgress{}
 	}
@@ -561,22 +563,23 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 		return r.out, err
 	}
 	started := time.Now()
-	running, loadgenErr := r.startGenerator(ctx, cells)
-	r.recalibrate(ctx, cells, time.Since(started))
-	if loadgenErr == nil && r.sides.machines != nil && running { // no load generator: no cell can run, nothing to reach
-		if err := r.reach(ctx); err != nil {
-			r.out.Stopped = err.Error()
-			r.save()
-			return r.out, err
-		}
-	}
-	byTarget := map[string][]matrix.Cell{}
-	for _, c := range cells {
-		byTarget[c.Target] = append(byTarget[c.Target], c)
-	}
 	defer func() { r.timing.builds = time.Since(started) - r.timing.cells }()
-	runnable, err := r.prepareTargets(ctx, byTarget, loadgenErr)
-	if err != nil {
+	runnable, err := r.prepareTargets(ctx, cells, func() error {
+		running, loadgenErr := r.startGenerator(ctx, cells)
+		if loadgenErr == nil && r.sides.machines != nil && running { // no load generator: no cell can run, nothing to reach
+			if err := r.reach(ctx); err != nil {
+				return stopRun{err}
+			}
+		}
+		return loadgenErr
+	})
+	var stopped stopRun
+	switch {
+	case errors.As(err, &stopped):
+		r.out.Stopped = stopped.Error()
+		r.save()
+		return r.out, stopped.err
+	case err != nil:
 		r.out.Interrupted = true
 		r.save()
 		return r.out, err
@@ -814,14 +817,6 @@ func (r *runner) buildLog(name string) (*os.File, error) {
 		return nil, err
 	}
 	return safefile.Create(filepath.Join(dir, "build-"+name+".log")) // a linked log is refused, not truncated
-}
-
-func (r *runner) base(ctx context.Context, key string) *results.BaseImage {
-	b := r.sides.target.resolver.Resolve(ctx, key)
-	if _, ok := r.opt.Matrix.Images[key]; ok || key == "debian" || key == "golang" {
-		r.out.Images[key] = b
-	}
-	return b
 }
 
 func roundTo(x float64, decimals int) float64 {
