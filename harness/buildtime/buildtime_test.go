@@ -47,7 +47,8 @@ func TestCalibration(t *testing.T) {
 }
 
 // WEBBENCH_BUILD_TIMES moves the record; Estimate adds one guess per build
-// and says whether all were learned.
+// and says whether all were learned; beside target images, only the
+// debootstrap and the images' shares count.
 func TestPathVarAndEstimate(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "times.json")
 	t.Setenv(PathVar, p)
@@ -59,8 +60,17 @@ func TestPathVarAndEstimate(t *testing.T) {
 	if d, learned := b.Estimate([]Kind{Image, Image}); d != 20*time.Second || !learned {
 		t.Errorf("two learned image builds: %s, learned %v", d, learned)
 	}
-	if _, learned := b.Estimate([]Kind{Image, Loadgen}); learned {
+	if _, learned := b.Estimate([]Kind{Debootstrap, Image}); learned {
 		t.Error("an unlearned kind counted as learned")
+	}
+	deboot, _ := b.Guess(Debootstrap)
+	if d, _ := b.Estimate([]Kind{Debootstrap, Toolchain, Recipe, Loadgen, Image}); d != deboot+10*time.Second {
+		t.Errorf("stand-ins and the generator beside one image: %s, want the debootstrap's %s and the image's 10s", d, deboot)
+	}
+	recipe, _ := b.Guess(Recipe)
+	loadgen, _ := b.Guess(Loadgen)
+	if d, _ := b.Estimate([]Kind{Recipe, Loadgen}); d != recipe+loadgen {
+		t.Errorf("a recipe and the generator, no image: %s, want both added up (%s)", d, recipe+loadgen)
 	}
 	if _, err := os.Stat(p); err != nil {
 		t.Errorf("the record was not written where %s says: %v", PathVar, err)

@@ -137,6 +137,9 @@ func (r *runner) awaitBuilds(ctx context.Context, jobs []*buildJob, cells []matr
 		if built[i] = <-j.done; built[i].err != nil {
 			return nil, built[i].err
 		}
+		for _, ib := range built[i].took {
+			fmt.Fprintf(r.opt.Log, "built image %s in %s\n", ib.tag, ib.took.Round(time.Second))
+		}
 		if i == 0 {
 			r.recalibrate(ctx, cells, time.Since(started))
 		}
@@ -192,9 +195,6 @@ func (r *runner) startBuilds(ctx context.Context, jobs []*buildJob) {
 func (r *runner) finishBuild(j *buildJob, b builtTarget) []*visit {
 	for key, base := range b.bases {
 		r.out.Images[key] = base
-	}
-	for _, ib := range b.took {
-		fmt.Fprintf(r.opt.Log, "built image %s in %s\n", ib.tag, ib.took.Round(time.Second))
 	}
 	switch {
 	case b.skipped != "":
