@@ -100,11 +100,11 @@ func (r *runner) recordUnrun(cells []matrix.Cell, status results.Status, reason 
 }
 
 // buildServices builds each service of j's target on the targets' engine,
-// on the base images resolved for it; builds of one context wait for each
-// other, so that the second is served from the first's cache. It runs
-// beside other targets' builds, so it changes nothing of the runner's:
-// what it did is in the result, for finishBuild to record.
-func (r *runner) buildServices(ctx context.Context, j *buildJob, same *contextLocks) (b builtTarget) {
+// on the base images resolved for it, in its turn; builds of one context
+// wait for each other, so that the second is served from the first's
+// cache. It runs beside other targets' builds, so it changes nothing of
+// the runner's: what it did is in the result, for finishBuild to record.
+func (r *runner) buildServices(ctx context.Context, j *buildJob, turns *buildTurns) (b builtTarget) {
 	t := j.t
 	bases, why := r.targetBases(ctx, t)
 	b.bases = bases
@@ -114,6 +114,11 @@ func (r *runner) buildServices(ctx context.Context, j *buildJob, same *contextLo
 		}
 		return b
 	}
+	if !turns.take(ctx) {
+		b.err = ctx.Err()
+		return b
+	}
+	defer turns.release()
 	b.img = &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
 	slices.SortFunc(b.img.Bases, func(x, y *results.BaseImage) int { return strings.Compare(x.Key, y.Key) })
 	for _, svc := range t.Services {
@@ -130,7 +135,7 @@ func (r *runner) buildServices(ctx context.Context, j *buildJob, same *contextLo
 			b.err = err
 			return b
 		}
-		unlock := same.lock(svc.Build)
+		unlock := turns.same.lock(svc.Build)
 		started := time.Now()
 		if b.began.IsZero() {
 			b.began = started

@@ -17,7 +17,10 @@ import (
 // buildParallel is how many targets' images build at once. Much of a
 // first build waits on the network (go mod download, apt-get), so a few
 // builds side by side finish sooner than one after another even on two
-// cores; more only crowd the compilers.
+// cores; more only crowd the compilers. A target takes its turn only once
+// its base images are there: the stand-ins (a handful, mostly apt-get)
+// build side by side beforehand, and a target waiting on one holds no
+// turn that another could use.
 const buildParallel = 3
 
 // A buildJob is a target whose runnable cells wait on its images.
@@ -173,22 +176,33 @@ func (r *runner) warmGenerator(ctx context.Context, builds bool) <-chan struct{}
 	return done
 }
 
-// startBuilds builds the jobs' images, buildParallel at a time, in order.
+// startBuilds builds the jobs' images, buildParallel targets at a time,
+// each once its base images are resolved.
 func (r *runner) startBuilds(ctx context.Context, jobs []*buildJob) {
-	queue := make(chan *buildJob, len(jobs))
+	turns := &buildTurns{slots: make(chan struct{}, buildParallel)}
 	for _, j := range jobs {
-		queue <- j
-	}
-	close(queue)
-	same := &contextLocks{}
-	for range min(buildParallel, len(jobs)) {
-		go func() {
-			for j := range queue {
-				j.done <- r.buildServices(ctx, j, same)
-			}
-		}()
+		go func() { j.done <- r.buildServices(ctx, j, turns) }()
 	}
 }
+
+// buildTurns is what targets' builds share: turns (buildParallel at
+// once) and a lock per build context.
+type buildTurns struct {
+	slots chan struct{}
+	same  contextLocks
+}
+
+// take waits for a turn; release gives it back. false: interrupted.
+func (b *buildTurns) take(ctx context.Context) bool {
+	select {
+	case b.slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (b *buildTurns) release() { <-b.slots }
 
 // finishBuild records a target's build: its cells fail when it failed,
 // and become visits when it did not.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -71,5 +72,25 @@ func TestBookBuildsShares(t *testing.T) {
 		if !learned || got.Round(time.Second) != tc.want {
 			t.Errorf("%s: booked %s (learned %v), want %s", tc.name, got, learned, tc.want)
 		}
+	}
+}
+
+// Turns: buildParallel at once, the next only when one is given back; an
+// interrupt ends the wait for one.
+func TestBuildTurns(t *testing.T) {
+	turns := &buildTurns{slots: make(chan struct{}, buildParallel)}
+	for i := range buildParallel {
+		if !turns.take(context.Background()) {
+			t.Fatalf("turn %d refused", i+1)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if turns.take(ctx) {
+		t.Errorf("a turn past %d given, or an interrupted wait not ended", buildParallel)
+	}
+	turns.release()
+	if !turns.take(context.Background()) {
+		t.Error("no turn after one was given back")
 	}
 }
