@@ -74,6 +74,9 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 	} else if ok && labels[LabelHash] == hash {
 		return Built{ID: id, Cached: true}, nil
 	}
+	if id, err := e.sameInputs(ctx, hash, s.Tag); err != nil || id != "" {
+		return Built{ID: id, Cached: id != ""}, err
+	}
 	args := map[string]*string{}
 	for k, v := range s.BuildArgs {
 		args[k] = &v
@@ -111,6 +114,26 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 		return Built{}, fmt.Errorf("build %s: no image after a build that reported success (%v)", s.Tag, err)
 	}
 	return Built{ID: id, Warm: steps.cached > 0 && steps.cached*2 >= steps.run}, nil
+}
+
+// sameInputs gives tag to an image another tag was built from the same
+// inputs (context, Dockerfile, build arguments: the hash), and returns its
+// id; "" when there is none. Targets that share a service's folder (the
+// records API of every serial-* target) then share its image instead of
+// asking the engine's layer cache again: builds side by side can leave it
+// two sibling layers for one step (WORKDIR /src on the golang image), and
+// it may then match the later steps against the wrong one and rebuild
+// them all. The image keeps the labels of the target that built it.
+func (e *Engine) sameInputs(ctx context.Context, hash, tag string) (string, error) {
+	list, err := e.cli.ImageList(ctx, client.ImageListOptions{Filters: client.Filters{}.Add("label", LabelHash+"="+hash)})
+	if err != nil || len(list.Items) == 0 {
+		return "", err
+	}
+	id := list.Items[0].ID
+	if _, err := e.cli.ImageTag(ctx, client.ImageTagOptions{Source: id, Target: tag}); err != nil {
+		return "", fmt.Errorf("tag %s as %s: %w", id, tag, err)
+	}
+	return id, nil
 }
 
 // MaxContext bounds a build context: a larger one is almost always a
