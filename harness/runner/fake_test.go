@@ -200,12 +200,12 @@ func (f *fakeEngine) Import(context.Context, io.Reader, string, []string) error 
 }
 
 func (f *fakeEngine) Build(ctx context.Context, s engine.BuildSpec) (engine.Built, error) {
+	if f.onBuild != nil { // outside the lock: it may wait on another build
+		f.onBuild(s.Tag)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log("build %s", s.Tag)
-	if f.onBuild != nil {
-		f.onBuild(s.Tag)
-	}
 	if err := ctx.Err(); err != nil {
 		return engine.Built{}, fmt.Errorf("build %s: %w", s.Tag, err)
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -92,5 +93,59 @@ func TestBuildTurns(t *testing.T) {
 	turns.release()
 	if !turns.take(context.Background()) {
 		t.Error("no turn after one was given back")
+	}
+}
+
+// A target waiting on a base image holds no build turn: with one turn,
+// target w waits on a node stand-in whose build lasts until target d's
+// image has begun (d is on debian, which the engine has). Were the turn
+// taken before the bases, w would hold it, d could not begin, and the
+// stand-in would wait out its guard.
+func TestBuildTurnAfterBases(t *testing.T) {
+	text := `version: 1
+images: {debian: debian:bookworm-slim, node: node:22-bookworm-slim}
+load: {duration: 1s, warmup: 0s, trials: 1}
+connections: [8]
+targets:
+  w: {build: w, port: 8080}
+  d: {build: d, port: 8080}
+scenarios:
+  plaintext: {path: /plaintext, expect: {status: 200, content_type: text/plain, body: "Hello, World!"}}
+`
+	m := testMatrix(t, text, "", "w:NODE", "d")
+	f := newFake()
+	f.missing["node:22-bookworm-slim"] = true
+	standIn, dBegan := make(chan struct{}), make(chan struct{})
+	waited := false
+	f.onBuild = func(tag string) {
+		switch tag {
+		case "webbench/target-d:latest":
+			close(dBegan)
+		case "webbench-standin/node:22-bookworm-slim":
+			close(standIn)
+			select {
+			case <-dBegan:
+			case <-time.After(10 * time.Second): // the guard
+				waited = true
+			}
+		}
+	}
+	r := &runner{opt: Options{Matrix: m, OutDir: t.TempDir(), Log: io.Discard,
+		BuildTimes: buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))}}
+	r.placeSides(f.engine())
+	r.resolvers(io.Discard)
+	turns := &buildTurns{slots: make(chan struct{}, 1)}
+	w := make(chan builtTarget, 1)
+	go func() { w <- r.buildServices(context.Background(), &buildJob{t: m.Targets[0]}, turns) }()
+	<-standIn
+	d := r.buildServices(context.Background(), &buildJob{t: m.Targets[1]}, turns)
+	wb := <-w
+	if waited {
+		t.Error("d's image did not begin while w's stand-in built: w held the only turn while it waited on its base")
+	}
+	for name, b := range map[string]builtTarget{"w": wb, "d": d} {
+		if b.err != nil || b.failed != "" || b.skipped != "" || b.img == nil {
+			t.Errorf("%s: %+v, want built", name, b)
+		}
 	}
 }
