@@ -173,5 +173,25 @@ func (e *Engine) CopyImage(ctx context.Context, src *Engine, ref string) error {
 	if err := readMessages(resp, io.Discard); err != nil {
 		return fmt.Errorf("load %s on engine %s: %w", ref, e.label(), err)
 	}
+	return e.tagAsOn(ctx, src, ref)
+}
+
+// tagAsOn gives image id, copied from src, the tags it has there: an
+// image saved by its id arrives untagged, and a later run's reap would
+// take it for a dangling one of earlier builds and remove it (to be
+// copied again). A ref that is a name brought its tag with it.
+func (e *Engine) tagAsOn(ctx context.Context, src *Engine, id string) error {
+	if !strings.HasPrefix(id, "sha256:") {
+		return nil
+	}
+	ins, err := src.cli.ImageInspect(ctx, id)
+	if err != nil {
+		return fmt.Errorf("inspect %s on engine %s: %w", id, src.label(), err)
+	}
+	for _, tag := range ins.RepoTags {
+		if _, err := e.cli.ImageTag(ctx, client.ImageTagOptions{Source: id, Target: tag}); err != nil {
+			return fmt.Errorf("tag %s as %s on engine %s: %w", id, tag, e.label(), err)
+		}
+	}
 	return nil
 }
