@@ -4,10 +4,17 @@
 # machine. The end-to-end tests use it to run targets on one engine and the
 # load generators on others for real.
 #
-#   netns-engine.sh up N DIR     start it: namespace wbe2e<N>, host end
+#   netns-engine.sh up N DIR [DATA]
+#                                start it: namespace wbe2e<N>, host end
 #                                10.231.N.1, engine at tcp://10.231.N.2:2375,
-#                                its files under DIR; prints the engine URL
-#   netns-engine.sh down N DIR   stop it and remove all of that (idempotent)
+#                                its files under DIR; prints the engine URL.
+#                                DATA, if given, is its data root (images,
+#                                layers) instead of DIR/data: a folder kept
+#                                between starts, as another machine keeps
+#                                its images (one engine at a time on it)
+#   netns-engine.sh down N DIR [DATA]
+#                                stop it and remove all of that, DATA's
+#                                mounts but not its files (idempotent)
 #   netns-engine.sh link N M     join two such namespaces, both up, by a veth
 #                                pair of their own, so that each engine's
 #                                containers reach the other's address as
@@ -24,8 +31,9 @@
 # mounted"; nsenter --net does not. The engine listens on plain TCP, on the
 # veth address only: never do this on an address others can reach.
 set -euo pipefail
-usage="usage: netns-engine.sh up|down N DIR, or link N M"
+usage="usage: netns-engine.sh up|down N DIR [DATA], or link N M"
 cmd=${1:?$usage} n=${2:?N (1-254)} dir=${3:?DIR (up, down) or M (link)}
+data=${4:-$dir/data}
 number() { # N and M name interfaces and make addresses 10.231.N.x
   case $1 in ''|*[!0-9]*) echo "$2 must be a number from 1 to 254" >&2; exit 2;; esac
   if (( $1 < 1 || $1 > 254 )); then echo "$2 must be a number from 1 to 254" >&2; exit 2; fi
@@ -41,8 +49,9 @@ down() {
     for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
     kill -KILL "$pid" 2>/dev/null || true
   fi
-  # What the engine mounted under DIR (layers, its netns files), deepest first.
-  awk -v d="$dir/" 'index($2, d) == 1 {print $2}' /proc/self/mounts | sort -r | while read -r m; do
+  # What the engine mounted under DIR and DATA (layers, its netns files),
+  # deepest first.
+  awk -v d="$dir/" -v r="$data/" 'index($2, d) == 1 || index($2, r) == 1 {print $2}' /proc/self/mounts | sort -r | while read -r m; do
     umount -l "$m" || true
   done
   rm -rf "$dir"
@@ -71,7 +80,7 @@ up() {
   # An empty config: the host's daemon.json may set data-root too.
   echo '{}' > "$dir/daemon.json"
   setsid nsenter --net="/var/run/netns/$ns" dockerd --config-file "$dir/daemon.json" \
-    --data-root "$dir/data" --exec-root "$dir/exec" --pidfile "$dir/dockerd.pid" \
+    --data-root "$data" --exec-root "$dir/exec" --pidfile "$dir/dockerd.pid" \
     -H "unix://$dir/docker.sock" -H "tcp://$addr:2375" --tls=false \
     --bridge none --iptables=false --ip6tables=false --storage-driver "$driver" \
     > "$dir/dockerd.log" 2>&1 < /dev/null &

@@ -178,7 +178,7 @@ func TestSSHEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng2.Close()
-	dataRoot := filepath.Join(engine2Dir, "data")
+	dataRoot := second.Data
 
 	// The server takes keys only; the docker CLI through ssh:// reaches
 	// the namespace's engine, not the machine's.

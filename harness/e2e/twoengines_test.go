@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/webbench/webbench/harness/cli"
@@ -22,6 +23,8 @@ import (
 // network goes, another machine at Addr whose engine listens on Host.
 type secondEngine struct {
 	Host, Addr string
+	Data       string // its data root
+	release    func() // lets another test process use Data
 }
 
 // startSecondEngine starts a second dockerd inside a new network namespace
@@ -71,6 +74,46 @@ var secondEngineUp = sync.OnceValues(func() (*secondEngine, error) {
 	return netnsEngineUp("second", engine2N, engine2Dir)
 })
 
+// keptData is the data root (images, layers) the namespaced engine which
+// keeps from one test process to the next, as another machine keeps its
+// images: its stand-ins and load generator are then copied to it once,
+// not in every run of the tests. It lies in the user's cache folder
+// (delete webbench/e2e-engines there to free it); release lets another
+// test process have it. It is "" (a fresh data root, removed at the end)
+// where another test process, or an engine a killed one left running,
+// holds it.
+func keptData(which string) (data string, release func()) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", func() {}
+	}
+	data = filepath.Join(cache, "webbench", "e2e-engines", which)
+	if err := os.MkdirAll(filepath.Dir(data), 0o755); err != nil {
+		return "", func() {}
+	}
+	f, err := os.OpenFile(data+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", func() {}
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil || engineOn(data) {
+		f.Close()
+		return "", func() {}
+	}
+	return data, func() { f.Close() }
+}
+
+// engineOn says whether a running dockerd has data as its data root.
+func engineOn(data string) bool {
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, c := range cmdlines {
+		b, _ := os.ReadFile(c)
+		if strings.Contains(string(b), "--data-root\x00"+data+"\x00") {
+			return true
+		}
+	}
+	return false
+}
+
 // netnsEngineScript is the README's recipe for an engine in a network
 // namespace.
 var netnsEngineScript = filepath.Join(repoDir, "docker", "engine2", "netns-engine.sh")
@@ -78,8 +121,13 @@ var netnsEngineScript = filepath.Join(repoDir, "docker", "engine2", "netns-engin
 // netnsEngineUp starts the engine numbered n in namespace wbe2e<n>, its
 // files under dir; which names it in errors.
 func netnsEngineUp(which, n, dir string) (*secondEngine, error) {
-	out, err := exec.Command(netnsEngineScript, "up", n, dir).Output()
+	data, release := keptData(which)
+	if data == "" {
+		data = filepath.Join(dir, "data")
+	}
+	out, err := exec.Command(netnsEngineScript, "up", n, dir, data).Output()
 	if err != nil {
+		release()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return nil, fmt.Errorf("%s engine: %v: %s", which, err, ee.Stderr)
@@ -87,18 +135,25 @@ func netnsEngineUp(which, n, dir string) (*secondEngine, error) {
 		return nil, err
 	}
 	host := strings.TrimSpace(string(out))
-	return &secondEngine{Host: host, Addr: strings.TrimSuffix(strings.TrimPrefix(host, "tcp://"), ":2375")}, nil
+	return &secondEngine{Host: host, Addr: strings.TrimSuffix(strings.TrimPrefix(host, "tcp://"), ":2375"), Data: data, release: release}, nil
 }
 
 // secondEngineDown stops the second engine if it was started, and says
 // what it left: its namespace, its folder.
 func secondEngineDown() error {
-	return netnsEngineDown("second", engine2N, engine2Dir)
+	e, _ := secondEngineUp()
+	return netnsEngineDown("second", engine2N, engine2Dir, e)
 }
 
-// netnsEngineDown stops the engine numbered n and says what it left.
-func netnsEngineDown(which, n, dir string) error {
-	if out, err := exec.Command(netnsEngineScript, "down", n, dir).CombinedOutput(); err != nil {
+// netnsEngineDown stops the engine numbered n (e, nil if it never came
+// up) and says what it left.
+func netnsEngineDown(which, n, dir string, e *secondEngine) error {
+	args := []string{"down", n, dir}
+	if e != nil {
+		defer e.release()
+		args = append(args, e.Data)
+	}
+	if out, err := exec.Command(netnsEngineScript, args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("tearing the %s engine down: %v: %s", which, err, out)
 	}
 	if namespaceLeft(n) {
@@ -136,8 +191,9 @@ var (
 // the link's end in the second's namespace.
 func startThirdEngine(t *testing.T) *secondEngine {
 	t.Helper()
+	var third *secondEngine
 	t.Cleanup(func() {
-		if err := netnsEngineDown("third", engine3N, engine3Dir); err != nil {
+		if err := netnsEngineDown("third", engine3N, engine3Dir, third); err != nil {
 			t.Error(err)
 		}
 		out, err := exec.Command("nsenter", "--net=/var/run/netns/wbe2e"+engine2N, "ip", "-o", "link", "show").CombinedOutput()
