@@ -110,7 +110,7 @@ func TestSeveralGenerators(t *testing.T) {
 	ctx := context.Background()
 	eng2, eng3 := dialEngine(ctx, t, "second", second.Host), dialEngine(ctx, t, "third", third.Host)
 	counter := countAnswersAt(t, second.hostEnd())
-	file := writeMatrixTrials(t, "host", "0", "4s", "counter")
+	file := writeMatrixTrials(t, "host", "0", "2s", "counter")
 	text := strings.Replace(readFile(t, file), "cpus: [1]", "cpus: [1]\nrate: [400]\ngenerator: [openloop, bombardier]", 1)
 	text = strings.Replace(text, "    port: 8080", fmt.Sprintf("    port: 8080\n    env: {COUNT_TO: %q, ANSWER_DELAY: %q}", counter.ln.Addr(), answerDelay), 1)
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
