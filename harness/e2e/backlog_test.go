@@ -28,7 +28,7 @@ func TestBacklog5Python(t *testing.T) {
 	}
 	matrixText := fmt.Sprintf(`version: 1
 images: {python: python:3.12-slim-bookworm}
-load: {duration: 1s, warmup: 1s, trials: 1}
+load: {duration: 2s, warmup: 1s, trials: 1}
 connections: [16]
 generator: [bombardier, wrk, h2load]
 targets:

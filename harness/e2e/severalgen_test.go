@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -87,6 +88,9 @@ const probesPerVisit = 2
 // TestSeveralGenerators: no latency a generator measures can be shorter.
 const answerDelay = 10 * time.Millisecond
 
+// trialSeconds is the length of TestSeveralGenerators' trials.
+const trialSeconds = 2
+
 // latencyMargin bounds how much longer than answerDelay a median latency
 // may be: a bound that a wrong unit or a lost delay breaks, not a goal.
 const latencyMargin = 250 * time.Millisecond
@@ -110,7 +114,7 @@ func TestSeveralGenerators(t *testing.T) {
 	ctx := context.Background()
 	eng2, eng3 := dialEngine(ctx, t, "second", second.Host), dialEngine(ctx, t, "third", third.Host)
 	counter := countAnswersAt(t, second.hostEnd())
-	file := writeMatrixTrials(t, "host", "0", "2s", "counter")
+	file := writeMatrixTrials(t, "host", "0", strconv.Itoa(trialSeconds)+"s", "counter")
 	text := strings.Replace(readFile(t, file), "cpus: [1]", "cpus: [1]\nrate: [400]\ngenerator: [openloop, bombardier]", 1)
 	text = strings.Replace(text, "    port: 8080", fmt.Sprintf("    port: 8080\n    env: {COUNT_TO: %q, ANSWER_DELAY: %q}", counter.ln.Addr(), answerDelay), 1)
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
@@ -203,12 +207,12 @@ func checkDelayed(t *testing.T, ol, bomb *results.Cell) {
 				k+1, l, tr.OpenLoop != nil && tr.OpenLoop.Histogram != "", tr.Spread != nil, least, most)
 			continue
 		}
-		if tr.OpenLoop.Scheduled != int64(ol.Rate*4) {
-			t.Errorf("openloop trial %d: %d sends scheduled, want %d/s × 4 s", k+1, tr.OpenLoop.Scheduled, ol.Rate)
+		if tr.OpenLoop.Scheduled != int64(ol.Rate*trialSeconds) {
+			t.Errorf("openloop trial %d: %d sends scheduled, want %d/s × %d s", k+1, tr.OpenLoop.Scheduled, ol.Rate, trialSeconds)
 		}
 		for i, g := range tr.Spread.Generators {
-			if want := int64(ol.Split[i].Rate * 4); g.Requests != want {
-				t.Errorf("openloop trial %d: engine %s answered %d, want its share %d/s × 4 s", k+1, g.Engine, g.Requests, ol.Split[i].Rate)
+			if want := int64(ol.Split[i].Rate * trialSeconds); g.Requests != want {
+				t.Errorf("openloop trial %d: engine %s answered %d, want its share %d/s × %d s", k+1, g.Engine, g.Requests, ol.Split[i].Rate, trialSeconds)
 			}
 		}
 	}
