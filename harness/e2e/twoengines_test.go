@@ -235,7 +235,7 @@ func TestTwoEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	run := runOnEngines(ctx, t, []*engine.Engine{eng, eng2}, out, "run", "-f", file, "--label", "e2e-two",
+	run := runOnEngines(ctx, t, []*engine.Engine{eng, eng2}, out, "run", "-f", file, "--label", "e2e-two", "--only", "node-http/plaintext",
 		"--target-engine", second.Host, "--link", "veth pair between two network namespaces of one machine")
 	env := run.Environment
 	tg, ok1 := env.Machine(results.RoleTarget)
@@ -256,7 +256,7 @@ func TestTwoEngines(t *testing.T) {
 		}
 	}
 	cells := cellsByID(run)
-	for _, id := range []string{"node-http/plaintext/1cpu/c16", "node-http/json/1cpu/c16", "node-http/plaintext/1cpu/c16/https",
+	for _, id := range []string{"node-http/plaintext/1cpu/c16", "node-http/plaintext/1cpu/c16/https",
 		"node-http/plaintext/1cpu/c16/h2load", "node-http/plaintext/1cpu/c16/h2load/https",
 		"node-http/plaintext/1cpu/c16/wrk", "node-http/plaintext/1cpu/c16/wrk/https"} {
 		c := cells[id]
