@@ -213,19 +213,39 @@ func HasStandIn(key string) bool {
 }
 
 // Pending lists the builds resolving key would need if the engine has
-// neither its official image nor its stand-in (a pull, if one works, needs
-// none of them): what plan and run count before building.
+// neither its official image nor a current stand-in (a pull, if one works,
+// needs none of them): what plan and run count before building.
 func (r *Resolver) Pending(ctx context.Context, key string) []buildtime.Kind {
 	ref, ok := r.images[key]
 	if !ok || !HasStandIn(key) {
 		return nil
 	}
-	for _, have := range []string{ref, StandInRef(ref)} {
-		if _, _, ok, err := r.eng.ImageLabels(ctx, have); err != nil || ok {
-			return nil
-		}
+	if _, _, ok, err := r.eng.ImageLabels(ctx, ref); err != nil || ok {
+		return nil
+	}
+	if r.standInCurrent(ctx, key, ref) {
+		return nil
 	}
 	return []buildtime.Kind{StandInKind(key)}
+}
+
+// standInCurrent says whether key's stand-in for official is on the engine
+// as this harness would make it: a debootstrapped one with the recipe hash
+// it would import (one an older harness made is made again). A recipe's
+// tag is taken as current: a changed recipe rebuilds its changed steps,
+// which no estimate counts. An engine that cannot answer has nothing
+// pending, as where the image is there.
+func (r *Resolver) standInCurrent(ctx context.Context, key, official string) bool {
+	_, labels, ok, err := r.eng.ImageLabels(ctx, StandInRef(official))
+	if err != nil || !ok {
+		return err != nil
+	}
+	p, debootstrapped, err := r.rootfsOf(key, official)
+	if err != nil || !debootstrapped {
+		return true
+	}
+	hash, _, err := r.hash(p)
+	return err != nil || labels[engine.LabelHash] == hash
 }
 
 // StandInKind is the kind of build that makes key's stand-in (for a key
@@ -263,28 +283,12 @@ func splitRef(ref string) (name, tag string) {
 
 func (r *Resolver) standIn(ctx context.Context, key, official string) (ref, note string, err error) {
 	ref = StandInRef(official)
-	switch key {
-	case "debian":
-		suite, err := debianSuite(official)
-		if err != nil {
-			return "", "", err
-		}
-		note = fmt.Sprintf("debootstrap --variant=minbase %s from %s, host CA bundle", suite, r.opt.Mirror)
-		return ref, note, r.importRootfs(ctx, ref, suite, note, nil, nil)
-	case "golang":
-		suite, err := debianSuite(official)
-		if err != nil {
-			return "", "", err
-		}
-		ver, err := goVersion(r.opt.GoRoot)
-		if err != nil {
-			return "", "", err
-		}
-		note = fmt.Sprintf("debootstrap --variant=minbase %s + host Go toolchain %s at /usr/local/go with its standard library prebuilt (%s), host CA bundle",
-			suite, ver, strings.Join(stdBuildEnv, " "))
-		env := []string{"ENV GOLANG_VERSION=" + strings.TrimPrefix(ver, "go"), "ENV GOPATH=/go",
-			"ENV PATH=/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "WORKDIR /go"}
-		return ref, note, r.importRootfs(ctx, ref, suite, note, env, r.addToolchain)
+	p, ok, err := r.rootfsOf(key, official)
+	if err != nil {
+		return "", "", err
+	}
+	if ok {
+		return ref, p.note, r.importRootfs(ctx, ref, p)
 	}
 	recipe, err := fs.Sub(webbench.Assets, "docker/standins/"+key)
 	if err != nil {
@@ -364,38 +368,80 @@ func goVersion(goroot string) (string, error) {
 	return strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]), nil
 }
 
-// importRootfs imports the debootstrapped suite, plus what extra adds, as
-// ref, unless ref already exists with the same recipe hash.
-func (r *Resolver) importRootfs(ctx context.Context, ref, suite, recipe string, changes []string, extra func(*tar.Writer) error) error {
-	ca, err := os.ReadFile(r.opt.CABundle)
+// rootfs is how a debootstrapped stand-in (debian's, golang's) is made:
+// the suite, the recipe note it is labelled with, the image changes, and
+// what extra adds to the root file system.
+type rootfs struct {
+	suite, note string
+	changes     []string
+	extra       func(*tar.Writer) error
+}
+
+// rootfsOf is how key's stand-in for official is debootstrapped; ok is
+// false for the keys whose stand-in is built from a recipe.
+func (r *Resolver) rootfsOf(key, official string) (p rootfs, ok bool, err error) {
+	if key != "debian" && key != "golang" {
+		return rootfs{}, false, nil
+	}
+	if p.suite, err = debianSuite(official); err != nil {
+		return rootfs{}, false, err
+	}
+	if key == "debian" {
+		p.note = fmt.Sprintf("debootstrap --variant=minbase %s from %s, host CA bundle", p.suite, r.opt.Mirror)
+		return p, true, nil
+	}
+	ver, err := goVersion(r.opt.GoRoot)
 	if err != nil {
-		return fmt.Errorf("host CA bundle: %w", err)
+		return rootfs{}, false, err
+	}
+	p.note = fmt.Sprintf("debootstrap --variant=minbase %s + host Go toolchain %s at /usr/local/go with its standard library prebuilt (%s), host CA bundle",
+		p.suite, ver, strings.Join(stdBuildEnv, " "))
+	p.changes = []string{"ENV GOLANG_VERSION=" + strings.TrimPrefix(ver, "go"), "ENV GOPATH=/go",
+		"ENV PATH=/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "WORKDIR /go"}
+	p.extra = r.addToolchain
+	return p, true, nil
+}
+
+// hash is the recipe hash a stand-in made as p says is labelled with,
+// and the host CA bundle it is made with.
+func (r *Resolver) hash(p rootfs) (hash string, ca []byte, err error) {
+	if ca, err = os.ReadFile(r.opt.CABundle); err != nil {
+		return "", nil, fmt.Errorf("host CA bundle: %w", err)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "v1\n%s\n%q\n", recipe, changes)
+	fmt.Fprintf(h, "v1\n%s\n%q\n", p.note, p.changes)
 	h.Write(ca)
-	hash := hex.EncodeToString(h.Sum(nil))[:16]
+	return hex.EncodeToString(h.Sum(nil))[:16], ca, nil
+}
+
+// importRootfs imports the stand-in p as ref, unless ref already exists
+// with the same recipe hash.
+func (r *Resolver) importRootfs(ctx context.Context, ref string, p rootfs) error {
+	hash, ca, err := r.hash(p)
+	if err != nil {
+		return err
+	}
 	if _, labels, ok, err := r.eng.ImageLabels(ctx, ref); err != nil {
 		return err
 	} else if ok && labels[engine.LabelHash] == hash {
 		return nil
 	}
-	dir, err := r.debootstrap(ctx, suite, ca)
+	dir, err := r.debootstrap(ctx, p.suite, ca)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(r.opt.Log, "importing stand-in %s\n", ref)
-	changes = append([]string{
+	changes := append([]string{
 		"LABEL " + engine.LabelHash + "=" + hash,
-		"LABEL io.webbench.stand-in=" + strings.ReplaceAll(recipe, " ", "_"),
+		"LABEL io.webbench.stand-in=" + strings.ReplaceAll(p.note, " ", "_"),
 		`CMD ["bash"]`,
-	}, changes...)
+	}, p.changes...)
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeRootfs(pw, dir, extra)) }()
+	go func() { pw.CloseWithError(writeRootfs(pw, dir, p.extra)) }()
 	started := time.Now()
 	err = r.eng.Import(ctx, pr, ref, changes)
 	pr.CloseWithError(err)
-	if err == nil && extra != nil { // the golang stand-in: its own root plus the toolchain
+	if err == nil && p.extra != nil { // the golang stand-in: its own root plus the toolchain
 		r.record(buildtime.Toolchain, started)
 	}
 	return err

@@ -20,6 +20,7 @@ import (
 // decisions alone.
 type fakeEngine struct {
 	have     map[string]bool
+	labels   map[string]map[string]string // of the images in have, by ref
 	pullable map[string]bool
 	buildErr error
 	calls    []string
@@ -28,7 +29,7 @@ type fakeEngine struct {
 
 func (f *fakeEngine) ImageLabels(_ context.Context, ref string) (string, map[string]string, bool, error) {
 	f.calls = append(f.calls, "labels "+ref)
-	return "", nil, f.have[ref], nil
+	return "", f.labels[ref], f.have[ref], nil
 }
 
 func (f *fakeEngine) Pull(_ context.Context, ref string) error {
@@ -178,10 +179,25 @@ func TestResolveNoWay(t *testing.T) {
 // official image nor its stand-in, and never for a key without one.
 func TestPending(t *testing.T) {
 	ctx := context.Background()
-	r := NewResolver(newFake("webbench-standin/golang:1.26-bookworm"), testImages, Options{})
+	f := newFake("webbench-standin/golang:1.26-bookworm", "webbench-standin/debian:bookworm-slim")
+	r := NewResolver(f, testImages, Options{})
+	golang, _, err := r.rootfsOf("golang", testImages["golang"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, _, err := r.hash(golang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.labels = map[string]map[string]string{
+		"webbench-standin/golang:1.26-bookworm": {engine.LabelHash: hash},
+		// made by another recipe (an older harness, another CA bundle):
+		// importRootfs makes it again, so it is pending
+		"webbench-standin/debian:bookworm-slim": {engine.LabelHash: "0123456789abcdef"},
+	}
 	for key, want := range map[string][]buildtime.Kind{
 		"debian": {buildtime.Debootstrap},
-		"golang": nil, // its stand-in is there
+		"golang": nil, // its stand-in is there, made as this harness makes it
 		"node":   {buildtime.Recipe},
 		"custom": nil, // no stand-in
 		"absent": nil, // no key
