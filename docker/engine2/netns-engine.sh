@@ -11,7 +11,8 @@
 #                                DATA, if given, is its data root (images,
 #                                layers) instead of DIR/data: a folder kept
 #                                between starts, as another machine keeps
-#                                its images (one engine at a time on it)
+#                                its images. One engine at a time on it:
+#                                exit 3, and nothing made, if another holds it
 #   netns-engine.sh down N DIR [DATA]
 #                                stop it and remove all of that, DATA's
 #                                mounts but not its files (idempotent)
@@ -64,6 +65,14 @@ down() {
   fi
   ip link del "$vh" 2>/dev/null || true
   ip netns del "$ns" 2>/dev/null || true
+}
+
+# hold_data takes DATA's lock (DATA.lock) on fd 9, which dockerd inherits:
+# one engine at a time on a data root, for as long as that engine runs.
+hold_data() {
+  mkdir -p "$(dirname "$data")"
+  exec 9>>"$data.lock"
+  flock -n 9 || { echo "data root $data is in use by another engine" >&2; return 1; }
 }
 
 up() {
@@ -120,7 +129,7 @@ unlink_pair() {
 }
 
 case $cmd in
-  up) up || { down; exit 1; } ;;
+  up) hold_data || exit 3; up || { down; exit 1; } ;;
   down) down ;;
   link) link || { unlink_pair; exit 1; } ;;
   *) echo "$usage" >&2; exit 2 ;;

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/webbench/webbench/harness/cli"
@@ -25,7 +25,6 @@ import (
 type secondEngine struct {
 	Host, Addr string
 	Data       string // its data root
-	release    func() // lets another test process use Data
 }
 
 // startSecondEngine starts a second dockerd inside a new network namespace
@@ -79,64 +78,44 @@ var secondEngineUp = sync.OnceValues(func() (*secondEngine, error) {
 // keeps from one test process to the next, as another machine keeps its
 // images: its stand-ins and load generator are then copied to it once,
 // not in every run of the tests. It lies in the user's cache folder
-// (delete webbench/e2e-engines there to free it); release lets another
-// test process have it. It is "" (a fresh data root, removed at the end)
-// where another test process, or an engine a killed one left running,
-// holds it.
-func keptData(which string) (data string, release func()) {
+// (delete webbench/e2e-engines there to free it); "" where there is none.
+func keptData(which string) string {
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return "", func() {}
+		return ""
 	}
-	data = filepath.Join(cache, "webbench", "e2e-engines", which)
-	if err := os.MkdirAll(filepath.Dir(data), 0o755); err != nil {
-		return "", func() {}
-	}
-	f, err := os.OpenFile(data+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return "", func() {}
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil || engineOn(data) {
-		f.Close()
-		return "", func() {}
-	}
-	return data, func() { f.Close() }
+	return filepath.Join(cache, "webbench", "e2e-engines", which)
 }
 
-// engineOn says whether a running dockerd has data as its data root.
-func engineOn(data string) bool {
-	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, c := range cmdlines {
-		b, _ := os.ReadFile(c)
-		if strings.Contains(string(b), "--data-root\x00"+data+"\x00") {
-			return true
-		}
-	}
-	return false
-}
+// dataInUse is netns-engine.sh's exit code when another engine runs on
+// the data root it was given.
+const dataInUse = 3
 
 // netnsEngineScript is the README's recipe for an engine in a network
 // namespace.
 var netnsEngineScript = filepath.Join(repoDir, "docker", "engine2", "netns-engine.sh")
 
 // netnsEngineUp starts the engine numbered n in namespace wbe2e<n>, its
-// files under dir; which names it in errors.
+// files under dir, its images kept (keptData) unless another engine runs
+// on them (another test process's, or one a killed process left): then it
+// starts empty. which names it in errors.
 func netnsEngineUp(which, n, dir string) (*secondEngine, error) {
-	data, release := keptData(which)
-	if data == "" {
-		data = filepath.Join(dir, "data")
-	}
+	fresh := filepath.Join(dir, "data")
+	data := cmp.Or(keptData(which), fresh)
+	var ee *exec.ExitError
 	out, err := exec.Command(netnsEngineScript, "up", n, dir, data).Output()
+	if errors.As(err, &ee) && ee.ExitCode() == dataInUse {
+		data = fresh
+		out, err = exec.Command(netnsEngineScript, "up", n, dir, data).Output()
+	}
 	if err != nil {
-		release()
-		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return nil, fmt.Errorf("%s engine: %v: %s", which, err, ee.Stderr)
 		}
 		return nil, err
 	}
 	host := strings.TrimSpace(string(out))
-	return &secondEngine{Host: host, Addr: strings.TrimSuffix(strings.TrimPrefix(host, "tcp://"), ":2375"), Data: data, release: release}, nil
+	return &secondEngine{Host: host, Addr: strings.TrimSuffix(strings.TrimPrefix(host, "tcp://"), ":2375"), Data: data}, nil
 }
 
 // secondEngineDown stops the second engine if it was started, and says
@@ -151,7 +130,6 @@ func secondEngineDown() error {
 func netnsEngineDown(which, n, dir string, e *secondEngine) error {
 	args := []string{"down", n, dir}
 	if e != nil {
-		defer e.release()
 		args = append(args, e.Data)
 	}
 	if out, err := exec.Command(netnsEngineScript, args...).CombinedOutput(); err != nil {
