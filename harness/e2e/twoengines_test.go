@@ -213,6 +213,10 @@ func TestTwoEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
+	// The first run copies the load generator to the second engine, which
+	// may keep one from an earlier test process: the runs after it must
+	// find it there (below).
+	dockerCLI(ctx, second.Host, "image", "rm", "--force", "webbench/loadgen:latest")
 	run := runOnEngines(ctx, t, []*engine.Engine{eng, eng2}, out, "run", "-f", file, "--label", "e2e-two", "--only", "node-http/plaintext",
 		"--target-engine", second.Host, "--link", "veth pair between two network namespaces of one machine")
 	env := run.Environment
