@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os/exec"
 	"testing"
 	"testing/fstest"
 
@@ -20,8 +19,9 @@ func TestSameInputsOneImage(t *testing.T) {
 		"hello":      {Data: []byte("hello\n")},
 	}
 	tags := []string{"webbench-test/same-a:latest", "webbench-test/same-b:latest", "webbench-test/other:latest"}
-	t.Cleanup(func() { exec.Command("docker", append([]string{"rmi", "-f"}, tags...)...).Run() })
-	exec.Command("docker", append([]string{"rmi", "-f"}, tags...)...).Run()
+	remove := func() { dockerCLI(ctx, "", append([]string{"rmi", "-f"}, tags...)...) }
+	t.Cleanup(remove)
+	remove()
 	first, err := eng.Build(ctx, engine.BuildSpec{Context: files, Tag: tags[0]})
 	if err != nil {
 		t.Fatal(err)
