@@ -589,7 +589,7 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 	tr, res, warns, err := r.trial(ctx, s, tool, spec, c.Pinning == "")
 	if err != nil {
 		// A container that died explains a failed run best (OOM-killed…).
-		if dead := s.running(ctx, "during the trial"); dead != nil {
+		if dead := s.stoppedWithin(ctx, "during the trial", exitGrace); dead != nil {
 			return &trialError{n: k, err: dead, why: results.WhyTargetStopped}
 		}
 		return &trialError{n: k, err: err}
@@ -611,7 +611,7 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 	rc.Trials = append(rc.Trials, tr)
 	if problem != "" {
 		failed := errors.New(problem)
-		if dead := s.running(ctx, "during the trial"); dead != nil {
+		if dead := s.stoppedWithin(ctx, "during the trial", exitGrace); dead != nil {
 			failed, why = errors.Join(dead, failed), results.WhyTargetStopped // it first: it says why
 		}
 		return &trialError{n: k, err: failed, why: why}

@@ -155,6 +155,28 @@ func (s stack) running(ctx context.Context, when string) error {
 	return nil
 }
 
+// exitGrace is how long a failed trial waits for the engine to report a
+// target's exit before blaming the load's errors: an engine under load
+// reports a container stopped a few seconds after its server died (seen
+// here with 60 processes in it), and its exit is the better reason.
+const exitGrace = 3 * time.Second
+
+// stoppedWithin is running, asked again until one of the stack's
+// containers is reported stopped or grace has passed.
+func (s stack) stoppedWithin(ctx context.Context, when string, grace time.Duration) error {
+	deadline := time.Now().Add(grace)
+	for {
+		err := s.running(ctx, when)
+		if err != nil || !time.Now().Before(deadline) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
 // how says how a replica of d that stopped ended, naming the memory limit
 // when it was OOM-killed under one.
 func (d *deployment) how(st engine.State) string {

@@ -82,6 +82,7 @@ type fakeContainer struct {
 	role    string
 	removed bool
 	exited  bool
+	late    int // State calls still answered "running" after it exited
 	server  *httptest.Server // a target's or the ceiling's, unless it exited early
 }
 
@@ -89,6 +90,7 @@ type fakeContainer struct {
 type fakeTarget struct {
 	body      string          // answer to the verification probe; default "Hello, World!"
 	dieOnRun  int             // the target's container dies as its nth run (1-based, warm-ups included) starts
+	seenLate  int             // how many times the engine still says running after it died
 	exitEarly bool            // the container stops before answering
 	share5xx  float64         // share of the answers that are 503s: every (1/share5xx)th
 	delay     time.Duration   // how long each answer takes
@@ -295,7 +297,9 @@ func (f *fakeEngine) State(_ context.Context, id string) (engine.State, error) {
 	if c == nil {
 		return engine.State{}, fmt.Errorf("inspect container: no such container %s", id)
 	}
-	if c.exited {
+	if c.exited && c.late > 0 {
+		c.late--
+	} else if c.exited {
 		return engine.State{ExitCode: 3}, nil
 	}
 	return engine.State{Running: true}, nil
@@ -438,7 +442,7 @@ func (f *fakeEngine) generator() *inProcess {
 		n := f.runs[name]
 		f.log("load %s", cell)
 		if c != nil && name != "ceiling" && f.target(name).dieOnRun == n {
-			c.exited = true
+			c.exited, c.late = true, f.target(name).seenLate
 			c.server.CloseClientConnections()
 		}
 		hook := f.onRun

@@ -259,10 +259,19 @@ func TestFailureReasons(t *testing.T) {
 		}
 	}
 
+	// An engine that reports the exit a few polls late: the exit is still
+	// the reason, not the errors the load met.
 	f := newFake()
+	f.targets["a"] = &fakeTarget{dieOnRun: 1, seenLate: 3}
+	res, err, _ := run(t, f, m, Options{Seed: 3})
+	if a := res.Cells[0]; err != nil || a.Status != results.Failed || a.Why != results.WhyTargetStopped {
+		t.Errorf("a, its exit reported late: %s, why %q (%q), err %v: want failed as stopped", a.Status, a.Why, a.Reason, err)
+	}
+
+	f = newFake()
 	f.targets["a"] = &fakeTarget{body: "Goodbye"}
 	f.targets["b"] = &fakeTarget{exitEarly: true}
-	res, err, _ := run(t, f, m, Options{Seed: 3})
+	res, err, _ = run(t, f, m, Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
