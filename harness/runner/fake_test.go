@@ -82,7 +82,7 @@ type fakeContainer struct {
 	role    string
 	removed bool
 	exited  bool
-	late    int // State calls still answered "running" after it exited
+	late    int              // State calls still answered "running" after it exited
 	server  *httptest.Server // a target's or the ceiling's, unless it exited early
 }
 
