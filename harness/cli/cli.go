@@ -522,7 +522,6 @@ type runOpts struct {
 	mf                                matrixFlags
 	ef                                engineFlags
 	out, label, network, resume       string
-	lockDir                           string
 	noPull, sequential, force, noWait bool
 	noCeiling, unblocked              bool
 	seed                              uint64
@@ -541,7 +540,6 @@ func (o *runOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted or killed run in results folder `DIR`")
 	fs.BoolVar(&o.force, "force", false, "overwrite the results folder if it holds a run")
 	fs.BoolVar(&o.noWait, "no-wait", false, "refuse to start, rather than wait, when another run uses a core this one needs")
-	fs.StringVar(&o.lockDir, "lock-dir", "", "folder `DIR` of the per-core lock files (default /tmp/webbench-<uid>/locks); runs see each other's locks only in one folder")
 	fs.BoolVar(&o.noCeiling, "no-ceiling", false, "do not measure the load generator's ceiling (faster; † then rests on the generator's CPU alone, and the results say so)")
 }
 
@@ -610,7 +608,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	res, err := runner.Run(ctx, runner.Split(eng), runner.Options{
 		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,
 		HarnessVersion: version(), Progress: progress.For(stderr), Log: stderr, Sequential: *sequential, Seed: *seed, Unblocked: o.unblocked,
-		Resume: prev, NoWait: *noWait, LockDir: o.lockDir, Reserve: place.reserve, NoCeiling: o.noCeiling,
+		Resume: prev, NoWait: *noWait, Reserve: place.reserve, NoCeiling: o.noCeiling,
 	}.OnMachines(place.machines, runner.Split(lg), copier(eng, lg, stderr), engines.moreEngines(stderr)...))
 	if res == nil {
 		return err
