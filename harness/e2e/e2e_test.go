@@ -142,6 +142,24 @@ func writeMatrixTrials(t *testing.T, network, warmup, duration string, targets .
 	return path
 }
 
+// plaintextOnly rewrites the matrix at path to give the targets named
+// the plaintext scenario alone, and returns path.
+func plaintextOnly(t *testing.T, path string, names ...string) string {
+	t.Helper()
+	text := readFile(t, path)
+	for _, name := range names {
+		build := "    build: " + filepath.Join(repoRoot(t), "targets", name) + "\n"
+		if !strings.Contains(text, build) {
+			t.Fatalf("no target %s in %s", name, path)
+		}
+		text = strings.Replace(text, build, build+"    scenarios: [plaintext]\n", 1)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // oneTrial rewrites the matrix at path to measure one trial a cell, and
 // returns path.
 func oneTrial(t *testing.T, path string) string {
@@ -184,7 +202,9 @@ func cellsByID(run *results.Run) map[string]*results.Cell {
 // run goes on past them.
 func TestRunMatrix(t *testing.T) {
 	eng := connect(t)
-	file := writeMatrix(t, "shared", "0", "go-nethttp", "wrong-body", "go-fasthttp", "exits-at-start", "node-http")
+	// The json scenario on go-nethttp alone: what a second scenario shows
+	// is the same on every target.
+	file := plaintextOnly(t, writeMatrix(t, "shared", "0", "go-nethttp", "wrong-body", "go-fasthttp", "exits-at-start", "node-http"), "go-fasthttp", "node-http")
 	out := t.TempDir()
 	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--label", "e2e", "--no-ceiling")
 	if code != cli.ExitFailed {
@@ -228,11 +248,14 @@ func TestRunMatrix(t *testing.T) {
 		t.Errorf("load generator = %q, want bombardier v1.2.6", run.Environment.LoadGenerator)
 	}
 	cells := cellsByID(run)
-	if len(cells) != 8 {
-		t.Errorf("%d cells, want 8: %v", len(cells), cells)
+	if len(cells) != 6 {
+		t.Errorf("%d cells, want 6: %v", len(cells), cells)
 	}
 	for _, target := range []string{"go-nethttp", "go-fasthttp", "node-http"} {
 		for _, sc := range []string{"plaintext", "json"} {
+			if sc == "json" && target != "go-nethttp" {
+				continue
+			}
 			id := target + "/" + sc + "/1cpu/c16"
 			c := cells[id]
 			if c == nil {
@@ -860,6 +883,22 @@ func uniqueBuild(t *testing.T, name string) string {
 	return build
 }
 
+// rebased copies the build folder of targets/name into a folder of the
+// test's own, its Dockerfile's build argument from renamed to, and
+// returns the folder.
+func rebased(t *testing.T, name, from, to string) string {
+	t.Helper()
+	build := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(build, os.DirFS(filepath.Join(repoRoot(t), "targets", name))); err != nil {
+		t.Fatal(err)
+	}
+	dockerfile := filepath.Join(build, "Dockerfile")
+	if err := os.WriteFile(dockerfile, []byte(strings.ReplaceAll(readFile(t, dockerfile), from, to)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return build
+}
+
 // removeImage removes the image id from the engine, and at the test's end
 // whatever a failed assertion built again as webbench/target-gone.
 func removeImage(t *testing.T, id string) {
@@ -1027,12 +1066,21 @@ func TestRegistryPull(t *testing.T) {
 	removeRef()
 	t.Cleanup(removeRef)
 
-	file := oneTrial(t, writeMatrixTrials(t, "shared", "0", "1s", "go-nethttp")) // where the base came from is asserted, not figures
-	text, _ := os.ReadFile(file)
-	os.WriteFile(file, bytes.Replace(text, []byte("debian: debian:bookworm-slim"), []byte("debian: "+ref), 1), 0o644)
+	// The pulled image is the base of a key of its own: the load generator
+	// and the other tests' targets stay on the debian one, so no image
+	// another test runs beside this one is rebuilt under its tag.
+	file := writeRooted(t, `version: 1
+images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm, pulled: `+ref+`}
+load: {duration: 1s, warmup: 0, trials: 1, timeout: 2s, ready_timeout: 30s}
+connections: [16]
+targets:
+  pulled-go: {build: `+rebased(t, "go-nethttp", "DEBIAN_IMAGE", "PULLED_IMAGE")+`, port: 8080}
+scenarios:
+  plaintext: {path: /plaintext, expect: {status: 200, content_type: text/plain, body: "Hello, World!"}}
+`)
 	for i, wantPulled := range []bool{true, false} {
 		out := filepath.Join(t.TempDir(), "run")
-		cmd := exec.Command(harness, "run", "-f", file, "--out", out, "--only", "go-nethttp/plaintext", "--no-ceiling")
+		cmd := exec.Command(harness, "run", "-f", file, "--out", out, "--no-ceiling")
 		text, err := cmd.CombinedOutput()
 		t.Logf("run %d → %v\n%s", i+1, err, text)
 		if err != nil {
@@ -1045,9 +1093,9 @@ func TestRegistryPull(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := run.Images["debian"]
+		b := run.Images["pulled"]
 		if b == nil || b.Used != ref || b.StandIn || b.Pulled != wantPulled {
-			t.Errorf("run %d: base_images.debian = %+v, want %s used, pulled %v, no stand-in", i+1, b, ref, wantPulled)
+			t.Errorf("run %d: base_images.pulled = %+v, want %s used, pulled %v, no stand-in", i+1, b, ref, wantPulled)
 		}
 		if c := run.Cells[0]; c.Status != results.OK {
 			t.Errorf("run %d: %s %s", i+1, c.Status, c.Reason)

@@ -176,12 +176,12 @@ scenarios:
 // its schedule (sends asked, made, late, never made) and its histogram;
 // its ceiling, as a generator that keeps a schedule, is measured at the
 // run's highest rate, which against the fixed-response server it sustains.
-// It runs in bridge mode (the target by name) and in host mode (127.0.0.1).
+// It runs in bridge mode (the target by name); the generators reach a
+// target in host mode at 127.0.0.1 in TestGenerators (how the address is
+// made is the same for each), and the open-loop one runs in host mode
+// across machines in TestGeneratorFaults and TestSeveralGenerators.
 func TestOpenLoopGenerator(t *testing.T) {
-	eng := connect(t)
-	for _, network := range []string{"bridge", "host"} {
-		t.Run(network, func(t *testing.T) { openLoopIn(t, eng, network) })
-	}
+	openLoopIn(t, connect(t), "bridge")
 }
 
 func openLoopIn(t *testing.T, eng *engine.Engine, network string) {
