@@ -26,24 +26,9 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 		kinds = append(kinds, r.sides.target.resolver.Pending(ctx, k)...)
 	}
 	standIns := len(kinds)
-	// Images: what their build arguments will most likely be (the official
-	// image where the engine has it, else the stand-in) decides the hash.
-	used := func(key string) string {
-		ref := r.opt.Matrix.Images[key]
-		if ref == "" {
-			ref = LoadgenImages[key]
-		}
-		if _, _, ok, _ := r.sides.target.eng.Images.ImageLabels(ctx, ref); ok || !baseimage.HasStandIn(key) {
-			return ref
-		}
-		return baseimage.StandInRef(ref)
-	}
-	if files, err := loadgenContext(); err == nil {
-		spec := engine.BuildSpec{Context: files, Dockerfile: "docker/loadgen/Dockerfile", Tag: "webbench/loadgen:latest",
-			BuildArgs: map[string]string{"DEBIAN_IMAGE": used("debian"), "GOLANG_IMAGE": used("golang")}}
-		if cached, err := r.sides.target.eng.Images.Cached(ctx, spec); err != nil || !cached {
-			kinds = append(kinds, buildtime.Loadgen)
-		}
+	used := func(key string) string { return r.likelyBase(ctx, r.sides.target, key) }
+	if r.loadgenPending(ctx) {
+		kinds = append(kinds, buildtime.Loadgen)
 	}
 	built := map[string]bool{} // a folder several targets share is built once, then cached
 	for _, t := range r.opt.Matrix.Targets {
@@ -75,6 +60,41 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 	}
 	fmt.Fprintln(r.opt.Log, buildsEstimate{StandIns: standIns, Images: len(kinds) - standIns, Total: total, Learned: learned, Unlikely: unlikely})
 	return total
+}
+
+// likelyBase is what image key's build argument will most likely be on
+// s's engine (the official image where the engine has it, else the
+// stand-in), which decides an image's hash.
+func (r *runner) likelyBase(ctx context.Context, s *side, key string) string {
+	ref := r.opt.Matrix.Images[key]
+	if ref == "" {
+		ref = LoadgenImages[key]
+	}
+	if _, _, ok, _ := s.eng.Images.ImageLabels(ctx, ref); ok || !baseimage.HasStandIn(key) {
+		return ref
+	}
+	return baseimage.StandInRef(ref)
+}
+
+// loadgenPending says whether the run will build the load generator's
+// image: where its engine lacks it, or, on two engines, where the
+// targets' engine lacks it and nothing copies it there from the
+// generator's (a copy is no build).
+func (r *runner) loadgenPending(ctx context.Context) bool {
+	files, err := loadgenContext()
+	if err != nil {
+		return false
+	}
+	cached := func(s *side) bool {
+		spec := engine.BuildSpec{Context: files, Dockerfile: "docker/loadgen/Dockerfile", Tag: "webbench/loadgen:latest",
+			BuildArgs: map[string]string{"DEBIAN_IMAGE": r.likelyBase(ctx, s, "debian"), "GOLANG_IMAGE": r.likelyBase(ctx, s, "golang")}}
+		ok, err := s.eng.Images.Cached(ctx, spec)
+		return err == nil && ok
+	}
+	if !cached(r.sides.load) {
+		return true
+	}
+	return r.sides.load != r.sides.target && r.opt.Copy == nil && !cached(r.sides.target)
 }
 
 // buildsEstimate is what the run says it will build before measuring, and

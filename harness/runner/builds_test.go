@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,6 +30,37 @@ func TestBuildEstimateSharedFolder(t *testing.T) {
 	want := buildsEstimate{Images: 2, Total: 40 * time.Second, Learned: true}
 	if !strings.Contains(log.String(), want.String()+"\n") {
 		t.Errorf("log lacks the estimate %+v:\n%s", want, log.String())
+	}
+}
+
+// On two engines the load generator's image is built on its own engine
+// and copied to the targets': where the generator's engine has it, the
+// estimate counts no build of it (it counted one, and printed minutes for
+// a copy), unless nothing can copy it.
+func TestBuildEstimateLoadgenCopied(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b")
+	for _, copies := range []bool{true, false} {
+		srv, cli := newFake(), newFake()
+		srv.id, cli.id = "server-engine", "client-engine"
+		cli.cached = map[string]bool{"webbench/loadgen:latest": true}
+		book := buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))
+		book.Record(buildtime.Image, 40*time.Second)
+		book.Record(buildtime.Loadgen, 40*time.Second)
+		var log strings.Builder
+		opt := Options{Machines: twoMachines(), LoadgenEngine: cli.engine(), BuildTimes: book, Log: &log}
+		if copies {
+			opt.Copy = func(context.Context, string, bool) (bool, error) { return true, nil }
+		}
+		if _, err, _ := run(t, srv, m, opt); err != nil {
+			t.Fatal(err)
+		}
+		want := buildsEstimate{Images: 2, Total: 80 * time.Second, Learned: true} // a and b
+		if !copies {
+			want.Images = 3 // and the load generator, beside them
+		}
+		if !strings.Contains(log.String(), want.String()+"\n") {
+			t.Errorf("copies %v: log lacks the estimate %+v:\n%s", copies, want, log.String())
+		}
 	}
 }
 

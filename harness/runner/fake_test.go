@@ -37,6 +37,8 @@ type fakeEngine struct {
 	targets map[string]*fakeTarget
 	// buildErr fails the build of an image tag.
 	buildErr map[string]error
+	// cached are the tags whose builds the engine's cache holds.
+	cached map[string]bool
 	// missing images cannot be found, pulled or stood in for.
 	missing map[string]bool
 	// loadgenCores is the CPU the load generator's sampler reports.
@@ -217,7 +219,11 @@ func (f *fakeEngine) Build(ctx context.Context, s engine.BuildSpec) (engine.Buil
 	return engine.Built{ID: "img-" + s.Tag}, nil
 }
 
-func (f *fakeEngine) Cached(context.Context, engine.BuildSpec) (bool, error) { return false, nil }
+func (f *fakeEngine) Cached(_ context.Context, s engine.BuildSpec) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cached[s.Tag], nil
+}
 
 func (f *fakeEngine) Info(context.Context) (engine.Info, error) {
 	id := f.id
