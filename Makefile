@@ -67,13 +67,12 @@ study: build
 ## test: unit, fuzz and end-to-end tests (the end-to-end ones need Docker; with CI=true they never skip)
 test: build test-tools
 	@# the three fuzz targets side by side and beside the tests (whose
-	@# end-to-end part asserts behaviour, never a timing): 10 s of wall time,
-	@# one worker each (by default each takes every core from the tests).
+	@# end-to-end part asserts behaviour, never a timing): 10 s of wall time.
 	@# The end-to-end package, the longest, starts at once in a go test of
 	@# its own (./... would start it after the packages before it)
-	@$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 10s -parallel 1 ./harness/matrix > .fuzz-matrix.log 2>&1 & a=$$!; \
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 10s -parallel 1 ./harness/results > .fuzz-results.log 2>&1 & b=$$!; \
-	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 10s -parallel 1 ./harness/report > .fuzz-report.log 2>&1 & c=$$!; \
+	@$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 10s ./harness/matrix > .fuzz-matrix.log 2>&1 & a=$$!; \
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 10s ./harness/results > .fuzz-results.log 2>&1 & b=$$!; \
+	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime 10s ./harness/report > .fuzz-report.log 2>&1 & c=$$!; \
 	$(GO) test -count=1 -timeout 40m ./harness/e2e/ > .e2e.log 2>&1 & e=$$!; \
 	$(GO) test -count=1 -timeout 40m $$($(GO) list ./... | grep -v '/harness/e2e$$'); rc=$$?; \
 	for p in $$a $$b $$c $$e; do wait $$p || rc=1; done; cat .e2e.log; \
