@@ -164,9 +164,16 @@ const exitGrace = 3 * time.Second
 // stoppedWithin is running, asked again until one of the stack's
 // containers is reported stopped or grace has passed.
 func (s stack) stoppedWithin(ctx context.Context, when string, grace time.Duration) error {
-	deadline := time.Now().Add(grace)
+	return untilErr(ctx, grace, func() error { return s.running(ctx, when) })
+}
+
+// untilErr asks check every pollInterval until it fails, within has passed
+// or ctx ends, and returns its last answer: an engine reports a container
+// stopped a moment after it stopped.
+func untilErr(ctx context.Context, within time.Duration, check func() error) error {
+	deadline := time.Now().Add(within)
 	for {
-		err := s.running(ctx, when)
+		err := check()
 		if err != nil || !time.Now().Before(deadline) || ctx.Err() != nil {
 			return err
 		}

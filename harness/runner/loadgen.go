@@ -269,14 +269,11 @@ const settle = 5 * time.Second
 
 // gone is Alive's error, waiting up to settle for it when wait is set.
 func (g *containerGenerator) gone(ctx context.Context, wait bool) error {
-	until := time.Now().Add(settle)
-	for {
-		err := g.Alive(ctx)
-		if err != nil || !wait || time.Now().After(until) {
-			return err
-		}
-		time.Sleep(100 * time.Millisecond)
+	within := settle
+	if !wait {
+		within = 0
 	}
+	return untilErr(ctx, within, func() error { return g.Alive(ctx) })
 }
 
 // goneError is what Alive says of a generator that vanished or stopped.
