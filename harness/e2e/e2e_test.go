@@ -109,7 +109,9 @@ scenarios:
 `
 
 // writeMatrix writes a small matrix over the named targets (from targets/
-// or from testdata/) into a temporary folder: 2 trials of 2 s each.
+// or from testdata/) into a temporary folder: 2 trials of 2 s each. A
+// testdata target, or one named NAME:plaintext, gets the plaintext
+// scenario alone.
 func writeMatrix(t *testing.T, network, warmup string, targets ...string) string {
 	t.Helper()
 	return writeMatrixTrials(t, network, warmup, "2s", targets...)
@@ -122,7 +124,10 @@ func writeMatrixTrials(t *testing.T, network, warmup, duration string, targets .
 	t.Helper()
 	root := repoRoot(t)
 	builds, only := map[string]string{}, map[string]bool{}
-	for _, name := range targets {
+	var names []string
+	for _, spec := range targets {
+		name, scenario, _ := strings.Cut(spec, ":")
+		names, only[name] = append(names, name), scenario == "plaintext"
 		builds[name] = filepath.Join(root, "targets", name)
 		if _, err := os.Stat(builds[name]); err != nil {
 			builds[name] = filepath.Join(root, "harness", "e2e", "testdata", name)
@@ -131,30 +136,12 @@ func writeMatrixTrials(t *testing.T, network, warmup, duration string, targets .
 	}
 	var b bytes.Buffer
 	err := template.Must(template.New("m").Parse(matrixTemplate)).Execute(&b, map[string]any{
-		"Network": network, "Warmup": warmup, "Duration": duration, "Targets": targets, "Builds": builds, "Only": only})
+		"Network": network, "Warmup": warmup, "Duration": duration, "Targets": names, "Builds": builds, "Only": only})
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "matrix.yaml")
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// plaintextOnly rewrites the matrix at path to give the targets named
-// the plaintext scenario alone, and returns path.
-func plaintextOnly(t *testing.T, path string, names ...string) string {
-	t.Helper()
-	text := readFile(t, path)
-	for _, name := range names {
-		build := "    build: " + filepath.Join(repoRoot(t), "targets", name) + "\n"
-		if !strings.Contains(text, build) {
-			t.Fatalf("no target %s in %s", name, path)
-		}
-		text = strings.Replace(text, build, build+"    scenarios: [plaintext]\n", 1)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -204,7 +191,7 @@ func TestRunMatrix(t *testing.T) {
 	eng := connect(t)
 	// The json scenario on go-nethttp alone: what a second scenario shows
 	// is the same on every target.
-	file := plaintextOnly(t, writeMatrix(t, "shared", "0", "go-nethttp", "wrong-body", "go-fasthttp", "exits-at-start", "node-http"), "go-fasthttp", "node-http")
+	file := writeMatrix(t, "shared", "0", "go-nethttp", "wrong-body", "go-fasthttp:plaintext", "exits-at-start", "node-http:plaintext")
 	out := t.TempDir()
 	code, _ := runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--label", "e2e", "--no-ceiling")
 	if code != cli.ExitFailed {
@@ -866,37 +853,29 @@ func liveRunKept(t *testing.T, eng *engine.Engine, pid int, file, out string) {
 	}
 }
 
-// uniqueBuild copies the build folder of targets/name into a folder of the
-// test's own, its Dockerfile given a label no other build has.
+// uniqueBuild is a copy of targets/name, its Dockerfile given a label no
+// other build has.
 func uniqueBuild(t *testing.T, name string) string {
-	t.Helper()
-	build := filepath.Join(t.TempDir(), "gone")
-	if err := os.CopyFS(build, os.DirFS(filepath.Join(repoRoot(t), "targets", name))); err != nil {
-		t.Fatal(err)
-	}
 	nonce := fmt.Sprintf("\nLABEL webbench.e2e.nonce=%q\n", strconv.FormatInt(time.Now().UnixNano(), 36))
-	dockerfile := filepath.Join(build, "Dockerfile")
-	text, err := os.ReadFile(dockerfile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dockerfile, append(text, nonce...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return build
+	return copiedBuild(t, name, "gone", func(dockerfile string) string { return dockerfile + nonce })
 }
 
-// rebased copies the build folder of targets/name into a folder of the
-// test's own, its Dockerfile's build argument from renamed to, and
-// returns the folder.
+// rebased is a copy of targets/name, its Dockerfile's build argument from
+// renamed to.
 func rebased(t *testing.T, name, from, to string) string {
+	return copiedBuild(t, name, name, func(dockerfile string) string { return strings.ReplaceAll(dockerfile, from, to) })
+}
+
+// copiedBuild copies the build folder of targets/name into a folder dir
+// of the test's own, its Dockerfile rewritten by edit, and returns it.
+func copiedBuild(t *testing.T, name, dir string, edit func(dockerfile string) string) string {
 	t.Helper()
-	build := filepath.Join(t.TempDir(), name)
+	build := filepath.Join(t.TempDir(), dir)
 	if err := os.CopyFS(build, os.DirFS(filepath.Join(repoRoot(t), "targets", name))); err != nil {
 		t.Fatal(err)
 	}
 	dockerfile := filepath.Join(build, "Dockerfile")
-	if err := os.WriteFile(dockerfile, []byte(strings.ReplaceAll(readFile(t, dockerfile), from, to)), 0o644); err != nil {
+	if err := os.WriteFile(dockerfile, []byte(edit(readFile(t, dockerfile))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return build

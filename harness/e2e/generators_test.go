@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/cli"
-	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -181,20 +180,17 @@ scenarios:
 // made is the same for each), and the open-loop one runs in host mode
 // across machines in TestGeneratorFaults and TestSeveralGenerators.
 func TestOpenLoopGenerator(t *testing.T) {
-	openLoopIn(t, connect(t), "bridge")
-}
-
-func openLoopIn(t *testing.T, eng *engine.Engine, network string) {
+	eng := connect(t)
 	file := writeRooted(t, pausing)
 	out := t.TempDir()
-	runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--network", network)
+	runCLI(context.Background(), t, "run", "-f", file, "--out", out, "--network", "bridge")
 	noLeftovers(t, eng)
 	run, err := results.Read(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(run.Environment.NetworkMode) != network {
-		t.Errorf("network mode %q, want %s", run.Environment.NetworkMode, network)
+	if run.Environment.NetworkMode != "bridge" {
+		t.Errorf("network mode %q, want bridge", run.Environment.NetworkMode)
 	}
 	cells := cellsByID(run)
 	open, closed := cells["pauses/plaintext/1cpu/c4/r200/openloop"], cells["pauses/plaintext/1cpu/c4/r200"]
