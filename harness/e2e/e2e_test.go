@@ -559,12 +559,13 @@ func TestFaults(t *testing.T) {
 		"oom/plaintext/1cpu/c16": regexp.MustCompile(`OOM-killed at the 64 MiB memory limit`),
 		// At the pids limit either the fork-bomb's next child is refused
 		// (it says so and exits 3), or the Go runtime itself cannot start a
-		// thread and dies (exit 2) with a trace of its goroutines: both are
-		// the limit holding, whichever the kernel hit first. (A runtime
-		// throw traces every goroutine whatever GOTRACEBACK says, so the
-		// last lines a reason holds are any goroutine's, the fork-bomb's
-		// only sometimes: at 169f898 TestFaults failed on that.)
-		"forks/plaintext/1cpu/c16": regexp.MustCompile(`fork-bomb: could not start child|(?s)exited with code 2 .*goroutine \d+`),
+		// thread and dies (exit 2) in a throw: both are the limit holding,
+		// whichever the kernel hit first. A throw traces every goroutine
+		// with its gp= and m= (a panic's trace has neither), whatever
+		// GOTRACEBACK says, so the last lines a reason holds are any
+		// goroutine's, the fork-bomb's only sometimes: at 169f898
+		// TestFaults failed on that.
+		"forks/plaintext/1cpu/c16": regexp.MustCompile(`fork-bomb: could not start child|(?s)exited with code 2 .*goroutine \d+ gp=0x[0-9a-f]+ m=`),
 		"stall/plaintext/1cpu/c16": regexp.MustCompile(`of requests failed \(timeout: `),
 	} {
 		c := cells[id]
