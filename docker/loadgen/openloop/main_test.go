@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -121,7 +123,25 @@ func TestKnownDelays(t *testing.T) {
 		w.Write([]byte("ok"))
 	}))
 	defer srv.Close()
-	r, err := Run(context.Background(), Plan{URL: srv.URL, Connections: 10, Rate: 50, Duration: 2 * time.Second, Timeout: time.Second})
+	// A machine busier than the bound allows for (make test runs the
+	// end-to-end tests beside this one; a p99 of 169.6 ms was seen there)
+	// gets two more tries: a generator that inflates or mis-scales its
+	// latencies fails all three.
+	var problems []string
+	for try := 0; try < 3; try++ {
+		if problems = knownDelays(t, srv.URL); len(problems) == 0 {
+			return
+		}
+		t.Logf("try %d: %s", try+1, strings.Join(problems, "; "))
+	}
+	t.Error(strings.Join(problems, "; "))
+}
+
+// knownDelays loads url as TestKnownDelays says and returns what is wrong
+// with the percentiles and the histogram the generator reported.
+func knownDelays(t *testing.T, url string) (problems []string) {
+	t.Helper()
+	r, err := Run(context.Background(), Plan{URL: url, Connections: 10, Rate: 50, Duration: 2 * time.Second, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +151,10 @@ func TestKnownDelays(t *testing.T) {
 	// omission would not be caught by this bound, but by the lower one and
 	// by TestStallsShow; this one catches latencies inflated or mis-scaled.
 	const overhead = 25_000 // µs
-	for q, want := range map[string]float64{"50": 10_000, "75": 40_000, "95": 100_000, "99": 100_000} {
-		got := r.LatencyUS[q]
-		if lo, hi := want, want*1.001+overhead; got < lo || got > hi {
-			t.Errorf("p%s = %.0f µs, want in [%.0f, %.0f]", q, got, lo, hi)
+	for _, q := range []string{"50", "75", "95", "99"} {
+		want := map[string]float64{"50": 10_000, "75": 40_000, "95": 100_000, "99": 100_000}[q]
+		if got, lo, hi := r.LatencyUS[q], want, want*1.001+overhead; got < lo || got > hi {
+			problems = append(problems, fmt.Sprintf("p%s = %.0f µs, want in [%.0f, %.0f]", q, got, lo, hi))
 		}
 	}
 	h, err := hdrhistogram.Decode([]byte(r.Histogram))
@@ -142,8 +162,9 @@ func TestKnownDelays(t *testing.T) {
 		t.Fatalf("the report's histogram: %v", err)
 	}
 	if h.TotalCount() != r.Statuses["200"] || r.Statuses["200"] < 95 {
-		t.Errorf("histogram holds %d latencies, %d answers", h.TotalCount(), r.Statuses["200"])
+		problems = append(problems, fmt.Sprintf("histogram holds %d latencies, %d answers", h.TotalCount(), r.Statuses["200"]))
 	}
+	return problems
 }
 
 // A server slower than the schedule: each of 2 connections owes a send
