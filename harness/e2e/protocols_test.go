@@ -11,15 +11,18 @@ import (
 )
 
 // overTLS is a matrix of real targets over HTTPS, HTTP/2 over TLS and
-// cleartext HTTP/2, each measured by every generator that speaks the
-// protocol, and a server whose certificate another authority signed.
+// cleartext HTTP/2, each measured by h2load and bombardier where they speak
+// the protocol, and a server whose certificate another authority signed.
+// wrk over HTTPS, with its ceiling, is TestTwoEngines' (across two
+// engines); which protocols each generator refuses is harness/loadgen's
+// TestProtocolCommands.
 const overTLS = `version: 1
 images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm, node: node:22-bookworm-slim, nginx: nginx:1.27-bookworm}
 network: bridge
 load: {duration: 1s, warmup: 0s, trials: 1, timeout: 2s}
 connections: [8]
 protocol: [https, h2, h2c]
-generator: [h2load, bombardier, wrk]
+generator: [h2load, bombardier]
 targets:
   go-nethttp: {build: ROOT/targets/go-nethttp, port: 8080, protocols: [http1, https, h2, h2c]}
   node-http: {build: ROOT/targets/node-http, port: 8080, protocols: [http1, https, h2]}
@@ -59,7 +62,6 @@ func TestProtocols(t *testing.T) {
 	for _, c := range []struct{ id, http, alpn string }{
 		{"go-nethttp/plaintext/1cpu/c8/https", "HTTP/1.1", "http/1.1"},
 		{"go-nethttp/plaintext/1cpu/c8/h2load/https", "HTTP/1.1", "http/1.1"},
-		{"go-nethttp/plaintext/1cpu/c8/wrk/https", "HTTP/1.1", "http/1.1"},
 		{"go-nethttp/plaintext/1cpu/c8/h2load/h2", "HTTP/2.0", "h2"},
 		{"go-nethttp/plaintext/1cpu/c8/h2load/h2c", "HTTP/2.0", ""},
 		{"node-http/plaintext/1cpu/c8/https", "HTTP/1.1", "http/1.1"},
@@ -81,8 +83,8 @@ func TestProtocols(t *testing.T) {
 		t.Logf("%s: %.0f rps, %+v", c.id, cell.Summary.RPS, *n)
 	}
 	for id, want := range map[string]string{
-		"go-nethttp/plaintext/1cpu/c8/h2":      "bombardier does not speak h2",
-		"go-nethttp/plaintext/1cpu/c8/wrk/h2c": "wrk does not speak h2c",
+		"go-nethttp/plaintext/1cpu/c8/h2":  "bombardier does not speak h2",
+		"go-nethttp/plaintext/1cpu/c8/h2c": "bombardier does not speak h2c",
 	} {
 		if c := cells[id]; c == nil || c.Status != results.Skipped || !strings.Contains(c.Reason, want) {
 			t.Errorf("%s: %+v, want skipped: %s", id, c, want)
@@ -100,7 +102,7 @@ func TestProtocols(t *testing.T) {
 		}
 		seen[ce.GeneratorName()+"/"+ce.Protocol] = true
 	}
-	for _, k := range []string{"h2load/https", "h2load/h2", "h2load/h2c", "bombardier/https", "wrk/https"} {
+	for _, k := range []string{"h2load/https", "h2load/h2", "h2load/h2c", "bombardier/https"} {
 		if !seen[k] {
 			t.Errorf("no ceiling for %s: %v", k, seen)
 		}
