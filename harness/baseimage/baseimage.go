@@ -7,6 +7,7 @@ package baseimage
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -50,7 +51,7 @@ type Options struct {
 	CABundle string          // host CA bundle copied into stand-ins; default /etc/ssl/certs/ca-certificates.crt
 	GoRoot   string          // toolchain copied into the golang stand-in; default runtime.GOROOT()
 	Log      io.Writer       // one-line notes on stand-in builds
-	BuildLog io.Writer       // the full output of stand-in builds
+	BuildLog io.Writer       // the full output of stand-in builds, whole lines led by their stand-in; builds side by side write at once
 	NoPull   bool            // do not try the registry (tests, offline machines)
 	Times    *buildtime.Book // where stand-in build times are learned; nil: not recorded
 	// Copy brings ref from another engine of the run when that one has it
@@ -302,8 +303,10 @@ func (r *Resolver) standIn(ctx context.Context, key, official string) (ref, note
 		return "", "", fmt.Errorf("the stand-in builds on debian: %s", deb.Error)
 	}
 	started := time.Now()
+	log := &prefixLines{w: r.opt.BuildLog, prefix: ref + " | "}
 	built, err := r.eng.Build(ctx, engine.BuildSpec{Context: recipe, Tag: ref,
-		BuildArgs: map[string]string{"DEBIAN_IMAGE": deb.Used}, Log: r.opt.BuildLog})
+		BuildArgs: map[string]string{"DEBIAN_IMAGE": deb.Used}, Log: log})
+	log.Close()
 	if err != nil {
 		return "", "", err
 	}
@@ -583,4 +586,47 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// prefixLines writes whole lines to w, each led by prefix: stand-ins built
+// side by side share one build log, and each of its lines says which
+// stand-in wrote it. Close writes what is left of a last line without a
+// newline.
+type prefixLines struct {
+	w      io.Writer
+	prefix string
+	part   []byte // a line begun, not ended
+}
+
+func (p *prefixLines) Write(b []byte) (int, error) {
+	p.part = append(p.part, b...)
+	end := bytes.LastIndexByte(p.part, '\n')
+	if end < 0 {
+		return len(b), nil
+	}
+	err := p.emit(p.part[:end+1])
+	p.part = append(p.part[:0], p.part[end+1:]...)
+	return len(b), err
+}
+
+func (p *prefixLines) emit(lines []byte) error {
+	var out bytes.Buffer
+	for _, line := range bytes.SplitAfter(lines, []byte("\n")) {
+		if len(line) > 0 {
+			out.WriteString(p.prefix)
+			out.Write(line)
+		}
+	}
+	_, err := p.w.Write(out.Bytes())
+	return err
+}
+
+// Close writes the last line begun, ending it.
+func (p *prefixLines) Close() error {
+	if len(p.part) == 0 {
+		return nil
+	}
+	err := p.emit(append(p.part, '\n'))
+	p.part = nil
+	return err
 }

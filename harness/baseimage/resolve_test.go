@@ -23,6 +23,7 @@ type fakeEngine struct {
 	labels   map[string]map[string]string // of the images in have, by ref
 	pullable map[string]bool
 	buildErr error
+	buildOut string // what a build writes to its log, a few bytes a write
 	calls    []string
 	builds   []engine.BuildSpec
 }
@@ -48,6 +49,11 @@ func (f *fakeEngine) Import(context.Context, io.Reader, string, []string) error 
 func (f *fakeEngine) Build(_ context.Context, s engine.BuildSpec) (engine.Built, error) {
 	f.calls = append(f.calls, "build "+s.Tag)
 	f.builds = append(f.builds, s)
+	for out := f.buildOut; out != "" && s.Log != nil; {
+		n := min(3, len(out))
+		s.Log.Write([]byte(out[:n]))
+		out = out[n:]
+	}
 	if f.buildErr != nil {
 		return engine.Built{}, f.buildErr
 	}
@@ -154,6 +160,38 @@ func TestResolveRecipeStandIn(t *testing.T) {
 	if !strings.Contains(b.Note, "docker/standins/node/Dockerfile on debian:bookworm-slim") {
 		t.Errorf("note %q", b.Note)
 	}
+}
+
+// A stand-in's build output reaches the build log in whole lines, each
+// led by the stand-in's reference, however the engine cut it; a last line
+// without a newline is ended.
+func TestStandInBuildLogLines(t *testing.T) {
+	f := newFake("debian:bookworm-slim")
+	f.buildOut = "Step 1/2 : FROM debian\nStep 2/2 : RUN apt-get\nSuccessfully built"
+	var log strings.Builder
+	r := NewResolver(f, testImages, Options{NoPull: true, BuildLog: &wholeWrites{t: t, w: &log}})
+	if b := r.Resolve(context.Background(), "node"); b.Error != "" {
+		t.Fatal(b.Error)
+	}
+	want := "webbench-standin/node:22-bookworm-slim | Step 1/2 : FROM debian\n" +
+		"webbench-standin/node:22-bookworm-slim | Step 2/2 : RUN apt-get\n" +
+		"webbench-standin/node:22-bookworm-slim | Successfully built\n"
+	if log.String() != want {
+		t.Errorf("build log:\n%s\nwant:\n%s", log.String(), want)
+	}
+}
+
+// wholeWrites fails the test on a Write that does not end a line.
+type wholeWrites struct {
+	t *testing.T
+	w io.Writer
+}
+
+func (w *wholeWrites) Write(p []byte) (int, error) {
+	if !strings.HasSuffix(string(p), "\n") {
+		w.t.Errorf("a write that ends no line: %q", p)
+	}
+	return w.w.Write(p)
 }
 
 // When nothing works the base says why both ways failed, and a key with no

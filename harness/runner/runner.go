@@ -302,7 +302,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 		return nil, err
 	}
 	defer standinLog.Close()
-	r.resolvers(standinLog)
+	r.resolvers(&lineWriter{w: standinLog}) // stand-ins build side by side
 	r.estimate(ctx, cells)
 	defer r.opt.Progress.Finish()
 	defer r.timing.report(r.opt.Log)
