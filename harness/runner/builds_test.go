@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/results"
 )
 
 // Two targets built from one folder (study 002's variants of its Go
@@ -82,5 +84,31 @@ func TestVisitOverheadLearned(t *testing.T) {
 	perVisit := matrix.EstimateWith(m, cells[:1], tm.visitOverhead, matrix.GuessedRPS, false)
 	if perVisit != 9*time.Second {
 		t.Errorf("estimate of a's cell: %v, want the 9 s its visit took", perVisit)
+	}
+}
+
+// A load generator image that fails to build beside the targets' fails
+// their cells with the build's error, built once: building it again in
+// Start took as long (minutes) to fail alike.
+func TestLoadgenBuildFailsOnce(t *testing.T) {
+	m := testMatrix(t, twoTargets, "one", "a", "b")
+	f := newFake()
+	f.buildErr["webbench/loadgen:latest"] = errors.New("step 7: go build: exit 1")
+	opt := Options{Matrix: m, Progress: &recorder{}, OutDir: t.TempDir(), LockDir: t.TempDir(),
+		BuildTimes: buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))}
+	res, err := start(context.Background(), f.engine(), opt, nil) // the container generator
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Cells {
+		if c.Status != results.Failed || !strings.Contains(c.Reason, "build load generator: step 7: go build: exit 1") {
+			t.Errorf("%s: %s %q, want failed by the load generator's build", c.ID(), c.Status, c.Reason)
+		}
+	}
+	if builds := f.callsWith("build webbench/loadgen"); len(builds) != 1 {
+		t.Errorf("the load generator was built %d times, want once", len(builds))
+	}
+	if left := f.live(); len(left) > 0 {
+		t.Errorf("left on the engine: %v", left)
 	}
 }

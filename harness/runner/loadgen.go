@@ -146,6 +146,9 @@ func (g *containerGenerator) buildImage(ctx context.Context, s *side) (string, e
 		}
 		args[strings.ToUpper(key)+"_IMAGE"] = b.Used
 	}
+	if s.loadgenBuild != nil { // the warm build's (warmGenerator): minutes, to fail alike
+		return "", s.loadgenBuild
+	}
 	name := "loadgen"
 	if s.name != "" {
 		name += "-" + s.name
@@ -163,6 +166,9 @@ func (g *containerGenerator) buildImage(ctx context.Context, s *side) (string, e
 	built, err := s.eng.Images.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
 		Tag: "webbench/loadgen:latest", BuildArgs: args, Labels: map[string]string{engine.LabelRole: "loadgen"}, Log: logf})
 	if err != nil {
+		if ctx.Err() == nil {
+			s.loadgenBuild = fmt.Errorf("build load generator: %w", err)
+		}
 		return "", fmt.Errorf("build load generator: %w", err)
 	}
 	if !built.Cached && !built.Warm {

@@ -163,6 +163,7 @@ type side struct {
 	cores        cpuset.Set          // what the run's cells use here
 	resolver     *baseimage.Resolver // base images on this engine
 	loadgenImage string              // the load generator image's id on this engine, once there
+	loadgenBuild error               // why its build here failed: it is not tried again in this run
 	// copyIn brings an image to a further generator's engine from the
 	// targets' (MoreEngine.Copy); nil for the others.
 	copyIn func(ctx context.Context, ref string) (bool, error)
