@@ -231,22 +231,42 @@ func (r *Resolver) Pending(ctx context.Context, key string) []buildtime.Kind {
 }
 
 // standInCurrent says whether key's stand-in for official is on the engine
-// as this harness would make it: a debootstrapped one with the recipe hash
-// it would import (one an older harness made is made again). A recipe's
-// tag is taken as current: a changed recipe rebuilds its changed steps,
-// which no estimate counts. An engine that cannot answer has nothing
-// pending, as where the image is there.
+// as this harness would make it, by the hash it is labelled with: a
+// debootstrapped one's import, or a recipe's build (a stand-in an older
+// harness or recipe made is made again). An engine that cannot answer has
+// nothing pending, as where the image is there.
 func (r *Resolver) standInCurrent(ctx context.Context, key, official string) bool {
 	_, labels, ok, err := r.eng.ImageLabels(ctx, StandInRef(official))
 	if err != nil || !ok {
 		return err != nil
 	}
 	p, debootstrapped, err := r.rootfsOf(key, official)
-	if err != nil || !debootstrapped {
+	if err != nil {
 		return true
+	}
+	if !debootstrapped {
+		return r.recipeCurrent(key, labels[engine.LabelHash])
 	}
 	hash, _, err := r.hash(p)
 	return err != nil || labels[engine.LabelHash] == hash
+}
+
+// recipeCurrent says whether hash is what key's recipe builds to on either
+// debian base the run can give it, the official image or its stand-in
+// (which one is not asked here: that would resolve it).
+func (r *Resolver) recipeCurrent(key, hash string) bool {
+	recipe, err := fs.Sub(webbench.Assets, "docker/standins/"+key)
+	deb, ok := r.images["debian"]
+	if err != nil || !ok {
+		return true
+	}
+	for _, base := range []string{deb, StandInRef(deb)} {
+		want, err := engine.WriteContext(io.Discard, recipe, "Dockerfile", map[string]string{"DEBIAN_IMAGE": base})
+		if err != nil || hash == want {
+			return true
+		}
+	}
+	return false
 }
 
 // StandInKind is the kind of build that makes key's stand-in (for a key

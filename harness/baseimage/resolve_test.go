@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	webbench "github.com/webbench/webbench"
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/engine"
 )
@@ -214,10 +217,12 @@ func TestResolveNoWay(t *testing.T) {
 }
 
 // Pending counts a stand-in build only where the engine has neither the
-// official image nor its stand-in, and never for a key without one.
+// official image nor a current stand-in (one labelled with the hash this
+// harness would make it with), and never for a key without one.
 func TestPending(t *testing.T) {
 	ctx := context.Background()
-	f := newFake("webbench-standin/golang:1.26-bookworm", "webbench-standin/debian:bookworm-slim")
+	f := newFake("webbench-standin/golang:1.26-bookworm", "webbench-standin/debian:bookworm-slim",
+		"webbench-standin/node:22-bookworm-slim", "webbench-standin/postgres:17-bookworm")
 	r := NewResolver(f, testImages, Options{})
 	golang, _, err := r.rootfsOf("golang", testImages["golang"])
 	if err != nil {
@@ -232,18 +237,41 @@ func TestPending(t *testing.T) {
 		// made by another recipe (an older harness, another CA bundle):
 		// importRootfs makes it again, so it is pending
 		"webbench-standin/debian:bookworm-slim": {engine.LabelHash: "0123456789abcdef"},
+		// built by this harness's recipe, on the debian stand-in
+		"webbench-standin/node:22-bookworm-slim": {engine.LabelHash: recipeHash(t, "node", "webbench-standin/debian:bookworm-slim")},
+		// built by another recipe: the build makes it again
+		"webbench-standin/postgres:17-bookworm": {engine.LabelHash: "fedcba9876543210"},
 	}
+	images := maps.Clone(testImages)
+	images["postgres"], images["python"] = "postgres:17-bookworm", "python:3.12-slim-bookworm"
+	r = NewResolver(f, images, Options{})
 	for key, want := range map[string][]buildtime.Kind{
-		"debian": {buildtime.Debootstrap},
-		"golang": nil, // its stand-in is there, made as this harness makes it
-		"node":   {buildtime.Recipe},
-		"custom": nil, // no stand-in
-		"absent": nil, // no key
+		"debian":   {buildtime.Debootstrap},
+		"golang":   nil, // its stand-in is there, made as this harness makes it
+		"node":     nil, // likewise
+		"postgres": {buildtime.Recipe},
+		"python":   {buildtime.Recipe}, // no stand-in yet
+		"custom":   nil,                // no stand-in
+		"absent":   nil,                // no key
 	} {
 		if got := r.Pending(ctx, key); !slices.Equal(got, want) {
 			t.Errorf("Pending(%s) = %v, want %v", key, got, want)
 		}
 	}
+}
+
+// recipeHash is what key's recipe builds to on the debian image base.
+func recipeHash(t *testing.T, key, base string) string {
+	t.Helper()
+	recipe, err := fs.Sub(webbench.Assets, "docker/standins/"+key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := engine.WriteContext(io.Discard, recipe, "Dockerfile", map[string]string{"DEBIAN_IMAGE": base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hash
 }
 
 func TestHasStandIn(t *testing.T) {
