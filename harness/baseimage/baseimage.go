@@ -43,6 +43,8 @@ type Engine interface {
 	Pull(ctx context.Context, ref string) error
 	Import(ctx context.Context, rootfs io.Reader, ref string, changes []string) error
 	Build(ctx context.Context, s engine.BuildSpec) (engine.Built, error)
+	// Cached says whether s.Tag is already built from s's inputs.
+	Cached(ctx context.Context, s engine.BuildSpec) (bool, error)
 }
 
 // Options tune how stand-ins are made.
@@ -245,28 +247,50 @@ func (r *Resolver) standInCurrent(ctx context.Context, key, official string) boo
 		return true
 	}
 	if !debootstrapped {
-		return r.recipeCurrent(key, labels[engine.LabelHash])
+		return r.recipeCurrent(ctx, key, official)
 	}
 	hash, _, err := r.hash(p)
 	return err != nil || labels[engine.LabelHash] == hash
 }
 
-// recipeCurrent says whether hash is what key's recipe builds to on either
-// debian base the run can give it, the official image or its stand-in
-// (which one is not asked here: that would resolve it).
-func (r *Resolver) recipeCurrent(key, hash string) bool {
-	recipe, err := fs.Sub(webbench.Assets, "docker/standins/"+key)
+// recipeCurrent says whether key's recipe stand-in for official is built
+// from the recipe on the debian base the run will most likely give it
+// (Resolve is not asked: that would make it).
+func (r *Resolver) recipeCurrent(ctx context.Context, key, official string) bool {
 	deb, ok := r.images["debian"]
-	if err != nil || !ok {
+	if !ok {
 		return true
 	}
-	for _, base := range []string{deb, StandInRef(deb)} {
-		want, err := engine.WriteContext(io.Discard, recipe, "Dockerfile", map[string]string{"DEBIAN_IMAGE": base})
-		if err != nil || hash == want {
-			return true
-		}
+	spec, err := recipeSpec(key, official, Likely(ctx, r.eng, "debian", deb))
+	if err != nil {
+		return true
 	}
-	return false
+	current, err := r.eng.Cached(ctx, spec)
+	return err != nil || current
+}
+
+// Likely is the image that key, given as ref, will most likely resolve
+// to on eng without asking a registry: ref where the engine has it or
+// nothing stands in for it, else its stand-in. An image's build arguments,
+// and so its hash, depend on it.
+func Likely(ctx context.Context, eng Engine, key, ref string) string {
+	if _, _, ok, _ := eng.ImageLabels(ctx, ref); ok || !HasStandIn(key) {
+		return ref
+	}
+	return StandInRef(ref)
+}
+
+// recipeSpec is the build of key's stand-in for official from its recipe,
+// docker/standins/KEY, on the debian image debian.
+func recipeSpec(key, official, debian string) (engine.BuildSpec, error) {
+	recipe, err := fs.Sub(webbench.Assets, "docker/standins/"+key)
+	if err != nil {
+		return engine.BuildSpec{}, err
+	}
+	if _, err := fs.Stat(recipe, "Dockerfile"); err != nil {
+		return engine.BuildSpec{}, fmt.Errorf("no stand-in recipe docker/standins/%s/Dockerfile", key)
+	}
+	return engine.BuildSpec{Context: recipe, Tag: StandInRef(official), BuildArgs: map[string]string{"DEBIAN_IMAGE": debian}}, nil
 }
 
 // StandInKind is the kind of build that makes key's stand-in (for a key
@@ -311,21 +335,19 @@ func (r *Resolver) standIn(ctx context.Context, key, official string) (ref, note
 	if ok {
 		return ref, p.note, r.importRootfs(ctx, ref, p)
 	}
-	recipe, err := fs.Sub(webbench.Assets, "docker/standins/"+key)
+	spec, err := recipeSpec(key, official, "")
 	if err != nil {
 		return "", "", err
-	}
-	if _, err := fs.Stat(recipe, "Dockerfile"); err != nil {
-		return "", "", fmt.Errorf("no stand-in recipe docker/standins/%s/Dockerfile", key)
 	}
 	deb := r.Resolve(ctx, "debian")
 	if deb.Used == "" {
 		return "", "", fmt.Errorf("the stand-in builds on debian: %s", deb.Error)
 	}
+	spec.BuildArgs["DEBIAN_IMAGE"] = deb.Used
 	started := time.Now()
 	log := &prefixLines{w: r.opt.BuildLog, prefix: ref + " | "}
-	built, err := r.eng.Build(ctx, engine.BuildSpec{Context: recipe, Tag: ref,
-		BuildArgs: map[string]string{"DEBIAN_IMAGE": deb.Used}, Log: log})
+	spec.Log = log
+	built, err := r.eng.Build(ctx, spec)
 	log.Close()
 	if err != nil {
 		return "", "", err

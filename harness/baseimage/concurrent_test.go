@@ -29,6 +29,8 @@ func (g *gateEngine) ImageLabels(_ context.Context, ref string) (string, map[str
 
 func (g *gateEngine) Pull(context.Context, string) error { return errors.New("no registry") }
 
+func (g *gateEngine) Cached(context.Context, engine.BuildSpec) (bool, error) { return false, nil }
+
 func (g *gateEngine) Import(context.Context, io.Reader, string, []string) error {
 	return errors.New("import is not expected here")
 }

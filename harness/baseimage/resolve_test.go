@@ -5,15 +5,14 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
-	webbench "github.com/webbench/webbench"
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/engine"
 )
@@ -29,6 +28,7 @@ type fakeEngine struct {
 	buildOut string // what a build writes to its log, a few bytes a write
 	calls    []string
 	builds   []engine.BuildSpec
+	built    map[string]engine.BuildSpec // by tag: what each image was built from
 }
 
 func (f *fakeEngine) ImageLabels(_ context.Context, ref string) (string, map[string]string, bool, error) {
@@ -60,8 +60,23 @@ func (f *fakeEngine) Build(_ context.Context, s engine.BuildSpec) (engine.Built,
 	if f.buildErr != nil {
 		return engine.Built{}, f.buildErr
 	}
-	f.have[s.Tag] = true
+	f.have[s.Tag], f.built[s.Tag] = true, s
 	return engine.Built{ID: "sha256:x"}, nil
+}
+
+// Cached is the engine's: s.Tag was built from the same inputs (context,
+// Dockerfile, build arguments), by their hash.
+func (f *fakeEngine) Cached(_ context.Context, s engine.BuildSpec) (bool, error) {
+	b, ok := f.built[s.Tag]
+	if !ok {
+		return false, nil
+	}
+	was, err := engine.WriteContext(io.Discard, b.Context, "Dockerfile", b.BuildArgs)
+	if err != nil {
+		return false, err
+	}
+	is, err := engine.WriteContext(io.Discard, s.Context, "Dockerfile", s.BuildArgs)
+	return was == is, err
 }
 
 var testImages = map[string]string{
@@ -72,7 +87,7 @@ var testImages = map[string]string{
 }
 
 func newFake(have ...string) *fakeEngine {
-	f := &fakeEngine{have: map[string]bool{}, pullable: map[string]bool{}}
+	f := &fakeEngine{have: map[string]bool{}, pullable: map[string]bool{}, built: map[string]engine.BuildSpec{}}
 	for _, ref := range have {
 		f.have[ref] = true
 	}
@@ -217,12 +232,10 @@ func TestResolveNoWay(t *testing.T) {
 }
 
 // Pending counts a stand-in build only where the engine has neither the
-// official image nor a current stand-in (one labelled with the hash this
-// harness would make it with), and never for a key without one.
+// official image nor its stand-in, and never for a key without one.
 func TestPending(t *testing.T) {
 	ctx := context.Background()
-	f := newFake("webbench-standin/golang:1.26-bookworm", "webbench-standin/debian:bookworm-slim",
-		"webbench-standin/node:22-bookworm-slim", "webbench-standin/postgres:17-bookworm")
+	f := newFake("webbench-standin/golang:1.26-bookworm", "webbench-standin/debian:bookworm-slim")
 	r := NewResolver(f, testImages, Options{})
 	golang, _, err := r.rootfsOf("golang", testImages["golang"])
 	if err != nil {
@@ -237,22 +250,13 @@ func TestPending(t *testing.T) {
 		// made by another recipe (an older harness, another CA bundle):
 		// importRootfs makes it again, so it is pending
 		"webbench-standin/debian:bookworm-slim": {engine.LabelHash: "0123456789abcdef"},
-		// built by this harness's recipe, on the debian stand-in
-		"webbench-standin/node:22-bookworm-slim": {engine.LabelHash: recipeHash(t, "node", "webbench-standin/debian:bookworm-slim")},
-		// built by another recipe: the build makes it again
-		"webbench-standin/postgres:17-bookworm": {engine.LabelHash: "fedcba9876543210"},
 	}
-	images := maps.Clone(testImages)
-	images["postgres"], images["python"] = "postgres:17-bookworm", "python:3.12-slim-bookworm"
-	r = NewResolver(f, images, Options{})
 	for key, want := range map[string][]buildtime.Kind{
-		"debian":   {buildtime.Debootstrap},
-		"golang":   nil, // its stand-in is there, made as this harness makes it
-		"node":     nil, // likewise
-		"postgres": {buildtime.Recipe},
-		"python":   {buildtime.Recipe}, // no stand-in yet
-		"custom":   nil,                // no stand-in
-		"absent":   nil,                // no key
+		"debian": {buildtime.Debootstrap},
+		"golang": nil, // its stand-in is there, made as this harness makes it
+		"node":   {buildtime.Recipe},
+		"custom": nil, // no stand-in
+		"absent": nil, // no key
 	} {
 		if got := r.Pending(ctx, key); !slices.Equal(got, want) {
 			t.Errorf("Pending(%s) = %v, want %v", key, got, want)
@@ -260,18 +264,33 @@ func TestPending(t *testing.T) {
 	}
 }
 
-// recipeHash is what key's recipe builds to on the debian image base.
-func recipeHash(t *testing.T, key, base string) string {
-	t.Helper()
-	recipe, err := fs.Sub(webbench.Assets, "docker/standins/"+key)
-	if err != nil {
-		t.Fatal(err)
+// A recipe stand-in is pending unless the engine holds it built from
+// this recipe on the debian base the run would give it: the very build
+// Resolve makes counts as current, one from another recipe does not.
+func TestPendingRecipe(t *testing.T) {
+	ctx := context.Background()
+	images := maps.Clone(testImages)
+	images["postgres"], images["python"] = "postgres:17-bookworm", "python:3.12-slim-bookworm"
+	f := newFake("debian:bookworm-slim")
+	r := NewResolver(f, images, Options{NoPull: true})
+	for _, key := range []string{"node", "postgres"} {
+		if b := r.Resolve(ctx, key); b.Error != "" {
+			t.Fatal(b.Error)
+		}
 	}
-	hash, err := engine.WriteContext(io.Discard, recipe, "Dockerfile", map[string]string{"DEBIAN_IMAGE": base})
-	if err != nil {
-		t.Fatal(err)
+	older := f.built["webbench-standin/postgres:17-bookworm"]
+	older.Context = fstest.MapFS{"Dockerfile": {Data: []byte("ARG DEBIAN_IMAGE\nFROM ${DEBIAN_IMAGE}\n")}}
+	f.built[older.Tag] = older
+	r = NewResolver(f, images, Options{NoPull: true})
+	for key, want := range map[string][]buildtime.Kind{
+		"node":     nil, // built as this harness builds it
+		"postgres": {buildtime.Recipe},
+		"python":   {buildtime.Recipe}, // not built yet
+	} {
+		if got := r.Pending(ctx, key); !slices.Equal(got, want) {
+			t.Errorf("Pending(%s) = %v, want %v", key, got, want)
+		}
 	}
-	return hash
 }
 
 func TestHasStandIn(t *testing.T) {

@@ -63,17 +63,13 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 }
 
 // likelyBase is what image key's build argument will most likely be on
-// s's engine (the official image where the engine has it, else the
-// stand-in), which decides an image's hash.
+// s's engine, which decides an image's hash.
 func (r *runner) likelyBase(ctx context.Context, s *side, key string) string {
 	ref := r.opt.Matrix.Images[key]
 	if ref == "" {
 		ref = LoadgenImages[key]
 	}
-	if _, _, ok, _ := s.eng.Images.ImageLabels(ctx, ref); ok || !baseimage.HasStandIn(key) {
-		return ref
-	}
-	return baseimage.StandInRef(ref)
+	return baseimage.Likely(ctx, s.eng.Images, key, ref)
 }
 
 // loadgenPending says whether the run will build the load generator's
