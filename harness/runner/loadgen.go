@@ -146,8 +146,8 @@ func (g *containerGenerator) buildImage(ctx context.Context, s *side) (string, e
 		}
 		args[strings.ToUpper(key)+"_IMAGE"] = b.Used
 	}
-	if s.loadgenBuild != nil { // the warm build's (warmGenerator): minutes, to fail alike
-		return "", s.loadgenBuild
+	if s.loadgenFailed != nil { // the warm build's (warmGenerator): minutes, to fail alike
+		return "", s.loadgenFailed
 	}
 	name := "loadgen"
 	if s.name != "" {
@@ -166,10 +166,11 @@ func (g *containerGenerator) buildImage(ctx context.Context, s *side) (string, e
 	built, err := s.eng.Images.Build(ctx, engine.BuildSpec{Context: lgContext, Dockerfile: "docker/loadgen/Dockerfile",
 		Tag: "webbench/loadgen:latest", BuildArgs: args, Labels: map[string]string{engine.LabelRole: "loadgen"}, Log: logf})
 	if err != nil {
-		if ctx.Err() == nil {
-			s.loadgenBuild = fmt.Errorf("build load generator: %w", err)
+		err = fmt.Errorf("build load generator: %w", err)
+		if ctx.Err() == nil { // an interrupted build is no failure
+			s.loadgenFailed = err
 		}
-		return "", fmt.Errorf("build load generator: %w", err)
+		return "", err
 	}
 	if !built.Cached && !built.Warm {
 		g.build.times.Record(buildtime.Loadgen, time.Since(started))

@@ -158,7 +158,7 @@ func (r *runner) awaitBuilds(ctx context.Context, jobs []*buildJob, cells []matr
 // warmGenerator builds the load generator's image on its engine beside
 // the targets' builds (it waits on downloads as they do), so that Start,
 // after them, finds it in the engine's cache; a failed build is not tried
-// again (side.loadgenBuild), and Start reports it. Nothing to build for a generator given
+// again (side.loadgenFailed), and Start reports it. Nothing to build for a generator given
 // (in-process, in tests) or a run with no target to build. The channel
 // closes when the build is over.
 func (r *runner) warmGenerator(ctx context.Context, builds bool) <-chan struct{} {

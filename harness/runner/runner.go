@@ -154,16 +154,16 @@ func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*result
 // load generator runs on. On one engine both ends are one side; on two
 // machines each has its own engine, name, cores and address.
 type side struct {
-	eng          Engine
-	name         string // the engines key; "" on one engine
-	host         string // the engine's host as the matrix gives it
-	address      string // where the other machine reaches this one's host network; "" on one engine
-	reserve      int    // lowest cores no cell uses
-	info         engine.Info
-	cores        cpuset.Set          // what the run's cells use here
-	resolver     *baseimage.Resolver // base images on this engine
-	loadgenImage string              // the load generator image's id on this engine, once there
-	loadgenBuild error               // why its build here failed: it is not tried again in this run
+	eng           Engine
+	name          string // the engines key; "" on one engine
+	host          string // the engine's host as the matrix gives it
+	address       string // where the other machine reaches this one's host network; "" on one engine
+	reserve       int    // lowest cores no cell uses
+	info          engine.Info
+	cores         cpuset.Set          // what the run's cells use here
+	resolver      *baseimage.Resolver // base images on this engine
+	loadgenImage  string              // the load generator image's id on this engine, once there
+	loadgenFailed error               // why its build here failed: it is not tried again in this run
 	// copyIn brings an image to a further generator's engine from the
 	// targets' (MoreEngine.Copy); nil for the others.
 	copyIn func(ctx context.Context, ref string) (bool, error)
