@@ -31,9 +31,7 @@ func (e Engine) none() bool { return e.Host == nil }
 
 // Images finds, pulls, imports and builds images.
 type Images interface {
-	baseimage.Engine // image look-up, pull, import and build
-	// Cached says whether Build would build nothing.
-	Cached(ctx context.Context, s engine.BuildSpec) (bool, error)
+	baseimage.Engine // image look-up, pull, import, build, and whether a build would build nothing
 	// ImageSize is an image's size in bytes, its layers included.
 	ImageSize(ctx context.Context, ref string) (int64, error)
 }

@@ -21,10 +21,9 @@ import (
 // comes later starts late, and the trial's skew says so.
 const startLead = 2 * time.Second
 
-// timedGenerator is a Generator that can start a run at an instant and
-// say when it really ran: what a fleet is made of.
-type timedGenerator interface {
-	Generator
+// scheduled is what a fleet's generators can do beside a Generator's:
+// start a run at an instant and say when it really ran.
+type scheduled interface {
 	RunAt(ctx context.Context, tool loadgen.Tool, s loadgen.Spec, at time.Time) (loadgen.Result, merge.Window, error)
 	// Clock reads its machine's clock, where RunAt waits for the instant.
 	Clock(ctx context.Context) (time.Time, error)
@@ -66,11 +65,13 @@ func (f *fleet) active() []fleetMember {
 	return f.members
 }
 
-// fleetMember is one generator of a fleet, named by its engine.
+// fleetMember is one generator of a fleet, named by its engine: gen and
+// at are one generator, seen as each.
 type fleetMember struct {
 	engine string
 	side   *side
-	gen    timedGenerator
+	gen    Generator
+	at     scheduled
 }
 
 // Start starts every member in order, each on as many cores as cores
@@ -237,7 +238,7 @@ func (f *fleet) Run(ctx context.Context, tool loadgen.Tool, s loadgen.Spec) (loa
 	var wg sync.WaitGroup
 	for i, m := range members {
 		runs[i].spec = specs[i]
-		wg.Go(func() { runs[i].res, runs[i].w, runs[i].err = m.gen.RunAt(ctx, tool, specs[i], at) })
+		wg.Go(func() { runs[i].res, runs[i].w, runs[i].err = m.at.RunAt(ctx, tool, specs[i], at) })
 	}
 	wg.Wait()
 	for i, r := range runs {
@@ -326,7 +327,7 @@ func (f *fleet) readClocks(ctx context.Context, s loadgen.Spec, lead time.Durati
 	for i, m := range members {
 		wg.Go(func() {
 			readings[i].Generator, readings[i].Sent = m.engine, time.Now()
-			readings[i].Said, errs[i] = m.gen.Clock(ctx)
+			readings[i].Said, errs[i] = m.at.Clock(ctx)
 			readings[i].Got = time.Now()
 		})
 	}

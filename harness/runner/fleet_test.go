@@ -34,6 +34,11 @@ type timedInProcess struct {
 	late, skew time.Duration
 }
 
+// timedMember is a fleet's member on engine, side, run by g.
+func timedMember(engine string, s *side, g timedInProcess) fleetMember {
+	return fleetMember{engine: engine, side: s, gen: g, at: g}
+}
+
 // RunAt reports the window it was asked for, shifted by its lateness (its
 // own clock's reading of it), and the run's nominal length: on a loaded
 // machine the sleep and the run overshoot by tens of milliseconds (two
@@ -87,8 +92,8 @@ func twoGenerators(late time.Duration) (*fleet, []*inProcess) {
 	a := &inProcess{resolve: direct, span: 400 * time.Millisecond}
 	b := &inProcess{resolve: direct, span: 400 * time.Millisecond}
 	f := &fleet{lead: 50 * time.Millisecond, members: []fleetMember{
-		{engine: "a", side: &side{name: "a", info: engine.Info{NCPU: 2}}, gen: timedInProcess{inProcess: a}},
-		{engine: "b", side: &side{name: "b", info: engine.Info{NCPU: 2}}, gen: timedInProcess{inProcess: b, late: late}},
+		timedMember("a", &side{name: "a", info: engine.Info{NCPU: 2}}, timedInProcess{inProcess: a}),
+		timedMember("b", &side{name: "b", info: engine.Info{NCPU: 2}}, timedInProcess{inProcess: b, late: late}),
 	}}
 	return f, []*inProcess{a, b}
 }
@@ -369,7 +374,7 @@ func TestFleetClockApart(t *testing.T) {
 		f, _ := twoGenerators(0)
 		b := f.members[1].gen.(timedInProcess)
 		b.skew = skew
-		f.members[1].gen = b
+		f.members[1] = timedMember("b", f.members[1].side, b)
 		_, err := f.Run(context.Background(), loadgen.Bombardier{}, spec)
 		var clock *merge.ClockError
 		if !errors.As(err, &clock) || clock.Generator != "b" || !strings.Contains(err.Error(), "generator b: its machine's clock is 3s") {

@@ -48,8 +48,8 @@ func runFleet(t *testing.T, m *matrix.Matrix, srv *fakeEngine) (*results.Run, er
 	a := srv.generator()
 	b := &inProcess{resolve: srv.resolve, span: srv.span, cores: srv.loadgenCores}
 	f := &fleet{lead: 50 * time.Millisecond, members: []fleetMember{
-		{engine: "client", side: &side{name: "client", info: engine.Info{NCPU: 2}}, gen: timedInProcess{inProcess: a}},
-		{engine: "second", side: &side{name: "second", info: engine.Info{NCPU: 2}}, gen: timedInProcess{inProcess: b}},
+		timedMember("client", &side{name: "client", info: engine.Info{NCPU: 2}}, timedInProcess{inProcess: a}),
+		timedMember("second", &side{name: "second", info: engine.Info{NCPU: 2}}, timedInProcess{inProcess: b}),
 	}}
 	opt := Options{Matrix: m, Progress: &recorder{}, OutDir: t.TempDir(), LockDir: t.TempDir(),
 		BuildTimes: buildtime.Open(filepath.Join(t.TempDir(), "build-times.json")),

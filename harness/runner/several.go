@@ -134,7 +134,8 @@ func (r *runner) loadGenerator() Generator {
 	}
 	f := &fleet{}
 	for _, s := range r.sides.gens {
-		f.members = append(f.members, fleetMember{engine: s.name, side: s, gen: r.containerGenerator(s)})
+		g := r.containerGenerator(s)
+		f.members = append(f.members, fleetMember{engine: s.name, side: s, gen: g, at: g})
 	}
 	return f
 }
