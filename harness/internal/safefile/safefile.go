@@ -71,7 +71,7 @@ func Check(path string, max int64) error {
 
 func fits(path string, st fs.FileInfo, max int64) error {
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w", path, ErrNotRegular)
+		return fmt.Errorf("%s: %s, %w", path, kind(st.Mode()), ErrNotRegular)
 	}
 	if st.Size() > max {
 		return fmt.Errorf("%s: %d bytes, more than the %d this harness reads: %w", path, st.Size(), max, ErrTooLarge)
@@ -111,11 +111,28 @@ func open(path string, flag int) (*os.File, error) {
 	return f, nil
 }
 
+// kind names what a path is, for a refusal a user can act on.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "a special file"
+}
+
 func refusal(path string, st fs.FileInfo) error {
 	if st.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s: %w; the harness writes and removes no file through one", path, ErrLink)
 	}
-	return fmt.Errorf("%s: %w", path, ErrNotRegular)
+	return fmt.Errorf("%s: %s, %w", path, kind(st.Mode()), ErrNotRegular)
 }
 
 // NoLinks refuses when root/name, for any of names, is a symbolic link, or

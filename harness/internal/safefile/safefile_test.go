@@ -120,3 +120,26 @@ func TestRemoveRegularAndNoLinks(t *testing.T) {
 		t.Errorf("NoLinks on a missing folder: %v", err)
 	}
 }
+
+// A refusal names the path and what is there, so the user knows which
+// file to replace and why: a symbolic link read through is named by the
+// link, which is the name the user gave.
+func TestReadNamesPathAndKind(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "README.md")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	zero := filepath.Join(dir, "results.json")
+	os.Symlink("/dev/zero", zero)
+	for path, want := range map[string]string{
+		fifo:        fifo + ": a named pipe (FIFO), not a regular file",
+		zero:        zero + ": a device, not a regular file",
+		"/dev/zero": "/dev/zero: a device, not a regular file",
+		dir:         dir + ": a folder, not a regular file",
+	} {
+		if _, err := Read(path, 1<<20); err == nil || err.Error() != want {
+			t.Errorf("Read(%s) = %v, want %q", path, err, want)
+		}
+	}
+}
