@@ -1,0 +1,47 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// The ceiling stands for what a fasthttp server can do, and the go-fasthttp
+// target is measured against it: both must be built on the same fasthttp,
+// or a gap between them may be the library's versions, not the generator.
+// The harness's go.mod (which builds the ceiling) and the target's must
+// name the same version.
+func TestFasthttpVersion(t *testing.T) {
+	root := filepath.Join("..", "..", "..")
+	harness := requiredVersion(t, filepath.Join(root, "go.mod"), "github.com/valyala/fasthttp")
+	target := requiredVersion(t, filepath.Join(root, "targets", "go-fasthttp", "go.mod"), "github.com/valyala/fasthttp")
+	if harness != target {
+		t.Errorf("go.mod requires fasthttp %s (the ceiling server's), targets/go-fasthttp/go.mod %s: bring the older module to the newer version (go get github.com/valyala/fasthttp@VERSION, then go mod tidy, in its folder)",
+			harness, target)
+	}
+}
+
+// requiredVersion is the version the go.mod file at path requires of
+// module, read by the go command itself (go mod edit -json reads the file
+// alone, with no network and no module cache).
+func requiredVersion(t *testing.T, path, module string) string {
+	t.Helper()
+	out, err := exec.Command("go", "mod", "edit", "-json", path).Output()
+	if err != nil {
+		t.Fatalf("go mod edit -json %s: %v", path, err)
+	}
+	var f struct {
+		Require []struct{ Path, Version string }
+	}
+	if err := json.Unmarshal(out, &f); err != nil {
+		t.Fatalf("go mod edit -json %s: %v", path, err)
+	}
+	for _, r := range f.Require {
+		if r.Path == module {
+			return r.Version
+		}
+	}
+	t.Fatalf("%s requires no %s", path, module)
+	return ""
+}
