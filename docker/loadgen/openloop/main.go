@@ -102,116 +102,186 @@ func (p Plan) highest() int64 {
 // could not hold: counted, never dropped.
 const Unrecorded = "latency_unrecorded"
 
+// Clock is the time a run schedules its sends by and measures their
+// latencies on: the wall clock in a run, a fake one in the tests, so that
+// what the generator computes from its schedule can be checked exactly,
+// whatever the machine's load.
+type Clock interface {
+	Now() time.Time
+	Sleep(d time.Duration) // returns at once when d ≤ 0
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time        { return time.Now() }
+func (wallClock) Sleep(d time.Duration) { time.Sleep(d) }
+
+// sender sends one request on its connection and reads the answer whole:
+// its status, or why there is none.
+type sender func() (status int, err error)
+
+// connector opens connection k's sender and what closes it.
+type connector func(k int) (sender, func())
+
 // Run runs p and reports.
 func Run(ctx context.Context, p Plan) (Report, error) {
+	var bytes atomic.Int64
+	r, err := run(ctx, p, wallClock{}, p.httpConnector(&bytes))
+	r.Bytes = bytes.Load()
+	return r, err
+}
+
+// httpConnector opens each connection as an HTTP/1.1 client of its own,
+// which counts the bytes it reads into bytes.
+func (p Plan) httpConnector(bytes *atomic.Int64) connector {
+	return func(int) (sender, func()) {
+		tr := &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableKeepAlives: p.Close, DisableCompression: true,
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{Timeout: p.Timeout}).DialContext(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return wire.CountingConn{Conn: c, N: bytes}, nil
+			},
+			// https: HTTP/1.1 over TLS, verified against the system's
+			// roots (the harness points SSL_CERT_FILE at the run's
+			// authority); bytes are counted on the plaintext side.
+			DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: p.Timeout}, Config: &tls.Config{NextProtos: []string{"http/1.1"}}}
+				c, err := d.DialContext(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return wire.CountingConn{Conn: c, N: bytes}, nil
+			}}
+		client := &http.Client{Transport: tr, Timeout: p.Timeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		return func() (int, error) {
+			resp, err := client.Get(p.URL)
+			if err != nil {
+				return 0, err
+			}
+			defer resp.Body.Close()
+			_, err = io.Copy(io.Discard, resp.Body)
+			return resp.StatusCode, err
+		}, tr.CloseIdleConnections
+	}
+}
+
+// run runs p's schedule on clk, each connection sending through connect's
+// sender, and reports.
+func run(ctx context.Context, p Plan, clk Clock, connect connector) (Report, error) {
 	if p.Connections < 1 || p.Rate <= 0 || p.Duration <= 0 {
 		return Report{}, errors.New("need connections ≥ 1, a rate and a duration")
 	}
-	var bytes atomic.Int64
 	var mu sync.Mutex
-	all := hdrhistogram.New(1, p.highest(), 3)
-	r := Report{Statuses: map[string]int64{}, Errors: map[string]int64{}}
-	var lateSum, lateMax, lastSend time.Duration
-	start := time.Now()
+	total := newTally(p)
+	start := clk.Now()
 	var wg sync.WaitGroup
 	for k := range p.Connections {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h := hdrhistogram.New(1, p.highest(), 3)
-			statuses, errs := map[string]int64{}, map[string]int64{}
-			var sent, late int64
-			var lSum, lMax, last time.Duration
-			tr := &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1, DisableKeepAlives: p.Close, DisableCompression: true,
-				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-					c, err := (&net.Dialer{Timeout: p.Timeout}).DialContext(ctx, network, addr)
-					if err != nil {
-						return nil, err
-					}
-					return wire.CountingConn{Conn: c, N: &bytes}, nil
-				},
-				// https: HTTP/1.1 over TLS, verified against the system's
-				// roots (the harness points SSL_CERT_FILE at the run's
-				// authority); bytes are counted on the plaintext side.
-				DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-					d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: p.Timeout}, Config: &tls.Config{NextProtos: []string{"http/1.1"}}}
-					c, err := d.DialContext(ctx, network, addr)
-					if err != nil {
-						return nil, err
-					}
-					return wire.CountingConn{Conn: c, N: &bytes}, nil
-				}}
-			defer tr.CloseIdleConnections()
-			client := &http.Client{Transport: tr, Timeout: p.Timeout,
-				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-			for i := 0; ; i++ {
-				at := p.Intended(k, i)
-				if at >= p.Duration || ctx.Err() != nil {
-					break
-				}
-				intended := start.Add(at)
-				behind := time.Until(intended) <= 0
-				time.Sleep(time.Until(intended))
-				if now := time.Now(); behind && now.Sub(start) >= p.Duration {
-					// Still busy with earlier sends when the duration
-					// ended: this send and the rest are unsent. (A
-					// connection on schedule whose timer fired just past
-					// the end still sends: its lateness is the timer's.)
-					break
-				} else if d := now.Sub(intended); d > LateAfter {
-					late++
-					lSum += d
-					lMax = max(lMax, d)
-				}
-				sent++
-				last = time.Since(start)
-				resp, err := client.Get(p.URL)
-				if err == nil {
-					_, err = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if err == nil {
-						if h.RecordValue(max(time.Since(intended).Microseconds(), 1)) != nil {
-							errs[Unrecorded]++
-							continue
-						}
-						statuses[strconv.Itoa(resp.StatusCode)]++
-						continue
-					}
-				}
-				errs[kind(err)]++
-			}
+			send, closeConn := connect(k)
+			defer closeConn()
+			t := p.connection(ctx, k, start, clk, send)
 			mu.Lock()
 			defer mu.Unlock()
-			all.Merge(h)
-			for s, n := range statuses {
-				r.Statuses[s] += n
-			}
-			for e, n := range errs {
-				r.Errors[e] += n
-			}
-			r.Sent += sent
-			r.Late += late
-			lateSum += lSum
-			lateMax = max(lateMax, lMax)
-			lastSend = max(lastSend, last)
-			r.Scheduled += p.Scheduled(k)
+			total.add(t)
 		}()
 	}
 	wg.Wait()
-	r.Seconds = max(p.Duration, lastSend).Seconds()
-	r.Bytes = bytes.Load()
+	return p.report(total)
+}
+
+// tally is what connections measured, one or merged.
+type tally struct {
+	h                *hdrhistogram.Histogram
+	statuses, errs   map[string]int64
+	scheduled        int64
+	sent, late       int64
+	lateSum, lateMax time.Duration
+	lastSend         time.Duration // after the start
+}
+
+func newTally(p Plan) *tally {
+	return &tally{h: hdrhistogram.New(1, p.highest(), 3), statuses: map[string]int64{}, errs: map[string]int64{}}
+}
+
+func (t *tally) add(o *tally) {
+	t.h.Merge(o.h)
+	for s, n := range o.statuses {
+		t.statuses[s] += n
+	}
+	for e, n := range o.errs {
+		t.errs[e] += n
+	}
+	t.scheduled += o.scheduled
+	t.sent += o.sent
+	t.late += o.late
+	t.lateSum += o.lateSum
+	t.lateMax = max(t.lateMax, o.lateMax)
+	t.lastSend = max(t.lastSend, o.lastSend)
+}
+
+// connection runs connection k's schedule from start: each send waits for
+// its intended time (or goes at once when the connection is behind), and
+// its latency is from that intended time to the answer's end, so the time
+// a send spent waiting behind a slow answer is in it.
+func (p Plan) connection(ctx context.Context, k int, start time.Time, clk Clock, send sender) *tally {
+	t := newTally(p)
+	t.scheduled = p.Scheduled(k)
+	for i := 0; ; i++ {
+		at := p.Intended(k, i)
+		if at >= p.Duration || ctx.Err() != nil {
+			break
+		}
+		intended := start.Add(at)
+		wait := intended.Sub(clk.Now())
+		clk.Sleep(wait)
+		now := clk.Now()
+		if wait <= 0 && now.Sub(start) >= p.Duration {
+			// Still busy with earlier sends when the duration ended:
+			// this send and the rest are unsent. (A connection on
+			// schedule whose timer fired just past the end still
+			// sends: its lateness is the timer's.)
+			break
+		} else if d := now.Sub(intended); d > LateAfter {
+			t.late++
+			t.lateSum += d
+			t.lateMax = max(t.lateMax, d)
+		}
+		t.sent++
+		t.lastSend = now.Sub(start)
+		status, err := send()
+		switch {
+		case err != nil:
+			t.errs[kind(err)]++
+		case t.h.RecordValue(max(clk.Now().Sub(intended).Microseconds(), 1)) != nil:
+			t.errs[Unrecorded]++
+		default:
+			t.statuses[strconv.Itoa(status)]++
+		}
+	}
+	return t
+}
+
+// report is the Report of what the connections measured.
+func (p Plan) report(t *tally) (Report, error) {
+	r := Report{Statuses: t.statuses, Errors: t.errs, Scheduled: t.scheduled, Sent: t.sent, Late: t.late}
+	r.Seconds = max(p.Duration, t.lastSend).Seconds()
 	r.Unsent = r.Scheduled - r.Sent
 	if r.Late > 0 {
-		r.LateMeanMS = float64(lateSum.Microseconds()) / 1000 / float64(r.Late)
+		r.LateMeanMS = float64(t.lateSum.Microseconds()) / 1000 / float64(r.Late)
 	}
-	r.LateMaxMS = float64(lateMax.Microseconds()) / 1000
+	r.LateMaxMS = float64(t.lateMax.Microseconds()) / 1000
 	r.LatencyUS = map[string]float64{}
-	if all.TotalCount() > 0 {
+	if t.h.TotalCount() > 0 {
 		for _, q := range []float64{50, 75, 90, 95, 99, 99.9, 99.99} {
-			r.LatencyUS[strconv.FormatFloat(q, 'f', -1, 64)] = float64(all.ValueAtQuantile(q))
+			r.LatencyUS[strconv.FormatFloat(q, 'f', -1, 64)] = float64(t.h.ValueAtQuantile(q))
 		}
-		r.LatencyUS["mean"], r.LatencyUS["max"] = all.Mean(), float64(all.Max())
-		enc, err := all.EncodeV2()
+		r.LatencyUS["mean"], r.LatencyUS["max"] = t.h.Mean(), float64(t.h.Max())
+		enc, err := t.h.EncodeV2()
 		if err != nil {
 			return Report{}, fmt.Errorf("encoding the histogram: %w", err)
 		}
