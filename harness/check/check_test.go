@@ -39,17 +39,23 @@ func want(t *testing.T, f Finding, rule string, ok bool) {
 	}
 }
 
+// helloBody is what hello answers.
+var helloBody = "Hello, World!"
+
+// ask is a GET of / answered as hello answers.
+var ask = Ask{Host: "x", Path: "/", Expect: matrix.Expect{Status: 200, ContentType: "text/plain", Body: &helloBody}}
+
 func TestKeepAlive(t *testing.T) {
 	good := httptest.NewServer(http.HandlerFunc(hello))
 	defer good.Close()
-	want(t, KeepAlive(context.Background(), Plain(addrOf(good)), "x", "/", timeout), RuleKeepAlive, true)
+	want(t, KeepAlive(context.Background(), Plain(addrOf(good)), ask, timeout), RuleKeepAlive, true)
 
 	// A server that answers Connection: close to every request.
 	closing := httptest.NewUnstartedServer(http.HandlerFunc(hello))
 	closing.Config.SetKeepAlivesEnabled(false)
 	closing.Start()
 	defer closing.Close()
-	want(t, KeepAlive(context.Background(), Plain(addrOf(closing)), "x", "/", timeout), RuleKeepAlive, false)
+	want(t, KeepAlive(context.Background(), Plain(addrOf(closing)), ask, timeout), RuleKeepAlive, false)
 
 	// One that says nothing and closes the connection after one answer.
 	silent := rawServer(t, func(c net.Conn) {
@@ -58,7 +64,7 @@ func TestKeepAlive(t *testing.T) {
 			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nHello, World!")
 		}
 	}, false)
-	want(t, KeepAlive(context.Background(), Plain(silent), "x", "/", timeout), RuleKeepAlive, false)
+	want(t, KeepAlive(context.Background(), Plain(silent), ask, timeout), RuleKeepAlive, false)
 }
 
 // rawServer serves each accepted connection with serve: one at a time
@@ -94,25 +100,25 @@ func keepAliveConn(c net.Conn) {
 		if _, err := http.ReadRequest(br); err != nil {
 			return
 		}
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nHello, World!")
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!")
 	}
 }
 
 func TestConcurrency(t *testing.T) {
 	good := httptest.NewServer(http.HandlerFunc(hello))
 	defer good.Close()
-	want(t, Concurrency(context.Background(), Plain(addrOf(good)), "x", "/", 16, timeout), RuleConcurrency, true)
+	want(t, Concurrency(context.Background(), Plain(addrOf(good)), ask, 16, timeout), RuleConcurrency, true)
 
 	// A server that serves one connection at a time, keeping it alive:
 	// the first connection is answered, the others wait.
 	serial := rawServer(t, keepAliveConn, true)
-	f := Concurrency(context.Background(), Plain(serial), "x", "/", 4, timeout)
+	f := Concurrency(context.Background(), Plain(serial), ask, 4, timeout)
 	want(t, f, RuleConcurrency, false)
 	if !strings.HasPrefix(f.Seen, "1 of 4 ") {
 		t.Errorf("want one of four answered: %s", f)
 	}
 	// The same server on one connection: nothing to see.
-	want(t, Concurrency(context.Background(), Plain(serial), "x", "/", 1, timeout), RuleConcurrency, true)
+	want(t, Concurrency(context.Background(), Plain(serial), ask, 1, timeout), RuleConcurrency, true)
 }
 
 func TestRuntime(t *testing.T) {
@@ -214,7 +220,7 @@ func TestSpeaks(t *testing.T) {
 	want(t, Speaks(context.Background(), "http1", plain.URL, "/", nil, timeout), RuleProtocol, true)
 
 	// The keep-alive rule over TLS, as for a target without cleartext.
-	want(t, KeepAlive(context.Background(), TLS(strings.TrimPrefix(base, "https://"), roots), "localhost", "/", timeout), RuleKeepAlive, true)
+	want(t, KeepAlive(context.Background(), TLS(strings.TrimPrefix(base, "https://"), roots), Ask{Host: "localhost", Path: "/", Expect: ask.Expect}, timeout), RuleKeepAlive, true)
 }
 
 func TestBacklog(t *testing.T) {

@@ -34,6 +34,7 @@ const (
 	RuleKeepAlive   = "keep-alive"
 	RuleConcurrency = "concurrency"
 	RuleBacklog     = "backlog"
+	RuleHeaders     = "headers"
 	RuleCPUs        = "cpus"
 	RuleNagle       = "nagle"
 )
@@ -46,9 +47,10 @@ var Rules = []Rule{
 	{ID: RuleRuntime, Checked: true, Text: "it prints a line `runtime: <name> <version>` on stdout at start (`runtime: go1.26.8`, `runtime: node v22.11.0`)"},
 	{ID: RuleScenario, Checked: true, Text: "every scenario it declares (`scenarios:`; none listed is all) answers as the scenario's `expect:` says, for every value of its params"},
 	{ID: RuleProtocol, Checked: true, Text: "every protocol it declares (`protocols:`; none listed is `[http1]`) is spoken on `PORT`: `https` and `h2` with the PEM files in `TLS_CERT_FILE` and `TLS_KEY_FILE` (ALPN `http/1.1`, `h2`), `h2c` as cleartext HTTP/2 with prior knowledge beside HTTP/1.1"},
-	{ID: RuleKeepAlive, Checked: true, Text: "HTTP/1.1 keeps the connection alive: a second request on the connection of the first is answered"},
-	{ID: RuleConcurrency, Checked: true, Text: "it serves connections concurrently: the matrix's largest connection count, opened at once, all get their answers while all stay open"},
+	{ID: RuleKeepAlive, Checked: true, Text: "HTTP/1.1 keeps the connection alive: a second request on the connection of the first is answered as the scenario's `expect:` says, like the first, and nothing the client did not ask for follows either answer"},
+	{ID: RuleConcurrency, Checked: true, Text: "it serves connections concurrently: the matrix's largest connection count, opened at once, all get answers of the expected status while all stay open"},
 	{ID: RuleBacklog, Checked: true, Text: "its listen backlog is at least that connection count (a backlog of 5 drops connection attempts that the load generator then waits on)"},
+	{ID: RuleHeaders, Checked: true, Text: "each answer's status line and headers end within 64 KiB: check reads no more of them"},
 	{ID: RuleCPUs, Text: "it sizes worker pools from `CPUS`, the number of cores it is pinned to, where its runtime does not see the cpuset itself",
 		Why: "a pool's size shows only under load"},
 	{ID: RuleNagle, Text: "it turns Nagle's algorithm off (`TCP_NODELAY`) on the connections it accepts",

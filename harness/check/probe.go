@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/webbench/webbench/harness/cellid"
@@ -49,90 +48,6 @@ func TLS(addr string, roots *x509.CertPool) Dialer {
 	}
 }
 
-// exchange writes a GET of path on conn and reads its answer whole.
-func exchange(conn net.Conn, br *bufio.Reader, host, path string) (*http.Response, error) {
-	req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: webbench-check\r\nAccept: */*\r\n\r\n", path, host)
-	if _, err := io.WriteString(conn, req); err != nil {
-		return nil, err
-	}
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody)); err != nil {
-		return nil, fmt.Errorf("read body: %w", err)
-	}
-	return resp, nil
-}
-
-// KeepAlive asks path twice on one connection: both must be answered,
-// and the first answer must not announce the connection's close.
-func KeepAlive(ctx context.Context, dial Dialer, host, path string, timeout time.Duration) Finding {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	conn, err := dial(ctx)
-	if err != nil {
-		return breach(RuleKeepAlive, "could not connect: %v", err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(timeout))
-	br := bufio.NewReader(conn)
-	first, err := exchange(conn, br, host, path)
-	if err != nil {
-		return breach(RuleKeepAlive, "GET %s got no answer: %v", path, err)
-	}
-	if first.Close {
-		how := "Connection: close"
-		if first.ProtoMajor == 1 && first.ProtoMinor == 0 {
-			how = "HTTP/1.0 without keep-alive"
-		}
-		return breach(RuleKeepAlive, "the answer to GET %s over HTTP/1.1 said %s: every request would cost a new connection", path, how)
-	}
-	if _, err := exchange(conn, br, host, path); err != nil {
-		return breach(RuleKeepAlive, "a second GET %s on the connection of the first got no answer (%v): the server closed it", path, err)
-	}
-	return pass(RuleKeepAlive, "two requests answered on one connection")
-}
-
-// Concurrency opens n connections at once, asks path on each and waits,
-// with all of them open, until each is answered or timeout passes.
-func Concurrency(ctx context.Context, dial Dialer, host, path string, n int, timeout time.Duration) Finding {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	deadline, _ := ctx.Deadline()
-	errs := make([]error, n)
-	conns := make([]net.Conn, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			conn, err := dial(ctx)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			conns[i] = conn // closed once every one is done: all stay open
-			conn.SetDeadline(deadline)
-			_, errs[i] = exchange(conn, bufio.NewReader(conn), host, path)
-		})
-	}
-	wg.Wait()
-	var failed []error
-	for i := range n {
-		if conns[i] != nil {
-			conns[i].Close()
-		}
-		if errs[i] != nil {
-			failed = append(failed, errs[i])
-		}
-	}
-	if len(failed) > 0 {
-		return breach(RuleConcurrency, "%d of %d connections opened at once were answered within %s while all stayed open (one connection served at a time, or a listen backlog shorter than the connections?); first failure: %v",
-			n-len(failed), n, timeout, failed[0])
-	}
-	return pass(RuleConcurrency, "%d connections opened at once, all answered", n)
-}
-
 // Runtime finds the runtime line in what the target printed.
 func Runtime(logs string) Finding {
 	sc := bufio.NewScanner(strings.NewReader(logs))
@@ -157,7 +72,7 @@ func Runtime(logs string) Finding {
 // Get asks url once, speaking protocol (http1, https, h2, h2c; over TLS
 // trusting roots only), and returns the answer as verify reads it.
 func Get(ctx context.Context, protocol, url string, roots *x509.CertPool, timeout time.Duration) verify.Response {
-	tr := &http.Transport{DisableCompression: true, Protocols: new(http.Protocols)}
+	tr := &http.Transport{DisableCompression: true, Protocols: new(http.Protocols), MaxResponseHeaderBytes: maxHeader}
 	defer tr.CloseIdleConnections()
 	switch protocol {
 	case cellid.ProtoH2C:
@@ -202,11 +117,21 @@ func Get(ctx context.Context, protocol, url string, roots *x509.CertPool, timeou
 	return out
 }
 
+// endlessHeaders says whether a Transport's error is its refusal of
+// headers longer than MaxResponseHeaderBytes (net/http says so in words
+// only).
+func endlessHeaders(err string) bool {
+	return strings.Contains(err, "response headers exceeded")
+}
+
 // Speaks asks path at base in protocol and checks that the answer came in
 // that protocol.
 func Speaks(ctx context.Context, protocol, base, path string, roots *x509.CertPool, timeout time.Duration) Finding {
 	r := Get(ctx, protocol, base+path, roots, timeout)
 	if r.Error != "" {
+		if endlessHeaders(r.Error) {
+			return breach(RuleHeaders, "%s: the answer to GET %s: %v", protocol, path, errHeaders)
+		}
 		return breach(RuleProtocol, "%s: GET %s got no answer: %s", protocol, path, r.Error)
 	}
 	if problems := verify.Protocol(protocol, false, r); len(problems) > 0 {
@@ -232,8 +157,11 @@ func Scenario(ctx context.Context, protocol, base string, sc matrix.Scenario, ro
 		c := matrix.Cell{Scenario: sc.Name, Params: kvs}
 		path := c.Subst(sc.Path)
 		what := fmt.Sprintf("%s GET %s (%s)", sc.Name, path, protocol)
-		problems, warnings := verify.Check(sc.Expect, Get(ctx, protocol, base+path, roots, timeout), c.Subst)
+		r := Get(ctx, protocol, base+path, roots, timeout)
+		problems, warnings := verify.Check(sc.Expect, r, c.Subst)
 		switch {
+		case endlessHeaders(r.Error):
+			out = append(out, breach(RuleHeaders, "%s: %v", what, errHeaders))
 		case len(problems) > 0:
 			out = append(out, breach(RuleScenario, "%s: %s", what, strings.Join(problems, "; ")))
 		case len(warnings) > 0:

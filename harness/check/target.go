@@ -317,7 +317,8 @@ func (c *container) rules(ctx context.Context) []Finding {
 	if len(scenarios) == 0 {
 		return append(out, breach(RuleScenario, "it declares no scenario of the matrix"))
 	}
-	path := (matrix.Cell{Scenario: scenarios[0].Name, Params: combinations(scenarios[0].Params)[0]}).Subst(scenarios[0].Path)
+	first := matrix.Cell{Scenario: scenarios[0].Name, Params: combinations(scenarios[0].Params)[0]}
+	path := first.Subst(scenarios[0].Path)
 	for _, p := range c.protos {
 		scheme, host := "http", "127.0.0.1"
 		if cellid.TLS(p) {
@@ -335,8 +336,9 @@ func (c *container) rules(ctx context.Context) []Finding {
 		if c.conns == cellid.ProtoHTTPS {
 			dial = TLS(net.JoinHostPort("localhost", strconv.Itoa(c.port)), roots)
 		}
-		out = append(out, KeepAlive(ctx, dial, addr, path, to),
-			Concurrency(ctx, dial, addr, path, c.o.Connections, to),
+		a := Ask{Host: addr, Path: path, Expect: scenarios[0].Expect, Subst: first.Subst}
+		out = append(out, KeepAlive(ctx, dial, a, to),
+			Concurrency(ctx, dial, a, c.o.Connections, to),
 			Backlog(c.port, c.o.Connections))
 	}
 	return out
