@@ -12,8 +12,8 @@ import (
 )
 
 // Item is one line of a setup-match checklist: what the study did, what
-// the run did, and whether they match. A setup field the study does not
-// state matches anything, and says so.
+// the run did, and whether they match. An item the study does not state
+// (setup.unstated) cannot be shown to match: NotStated, and not OK.
 type Item struct {
 	Name      string
 	Want      string // the study's; "" when it does not say
@@ -28,6 +28,7 @@ const (
 	ItemLoad      = "load"
 	ItemPinning   = "pinning"
 	ItemCores     = "cores"
+	ItemOS        = "machine/OS"
 	ItemServers   = "servers"
 	ItemStatistic = "statistic"
 	ItemControl   = "A/A control"
@@ -53,6 +54,20 @@ func merged(study Setup, own *Setup) Setup {
 	set(&s.Machine, o.Machine)
 	set(&s.Statistic, o.Statistic)
 	set(&s.Words, o.Words)
+	set(&s.OS, o.OS)
+	set(&s.Across, o.Across)
+	// what the claim's own setup states is stated for it; what it names
+	// unstated is unstated for it
+	var un []string
+	for _, name := range s.Unstated {
+		if !stated(o)[name] {
+			un = append(un, name)
+		}
+	}
+	s.Unstated = append(un, o.Unstated...)
+	for _, name := range o.Unstated {
+		unset(&s, name)
+	}
 	if o.Requests != 0 || o.Duration != 0 {
 		s.Requests, s.Duration = o.Requests, o.Duration
 	}
@@ -71,6 +86,30 @@ func merged(study Setup, own *Setup) Setup {
 	return s
 }
 
+// unset clears the fields of an item a claim's own setup names unstated.
+func unset(s *Setup, name string) {
+	switch name {
+	case "tool":
+		s.Tool = ""
+	case "tool_version":
+		s.ToolVersion = ""
+	case "load":
+		s.Requests, s.Duration, s.Connections = 0, 0, nil
+	case "pinning":
+		s.Pinning = ""
+	case "cores":
+		s.Cores = 0
+	case "os":
+		s.OS = ""
+	case "servers":
+		s.Servers = nil
+	case "statistic":
+		s.Statistic = ""
+	case "runs":
+		s.Runs = 0
+	}
+}
+
 // checklist holds the run's cells a and b to the setup s.
 func checklist(s Setup, r *Run, a, b *results.Cell, floor Floor, hasFloor bool) []Item {
 	items := []Item{
@@ -79,9 +118,16 @@ func checklist(s Setup, r *Run, a, b *results.Cell, floor Floor, hasFloor bool) 
 		item(ItemPinning, s.Pinning, pinning(a.Pinning)+pairSuffix(pinning(a.Pinning), pinning(b.Pinning)),
 			pinning(a.Pinning) == s.Pinning && pinning(b.Pinning) == s.Pinning),
 		coresItem(s, a, b),
+		osItem(s, r),
 		serversItem(s, a, b),
 		statisticItem(s, r),
 		generatorItem(a, b),
+	}
+	for i, it := range items {
+		if slices.Contains(s.Unstated, unstatedName[it.Name]) || it.Name == ItemTool && slices.Contains(s.Unstated, "tool_version") ||
+			it.Name == ItemStatistic && slices.Contains(s.Unstated, "runs") {
+			items[i] = Item{Name: it.Name, Want: it.Want, Seen: it.Seen, NotStated: true}
+		}
 	}
 	ctl := Item{Name: ItemControl, Want: "in the same run", Seen: "none", OK: hasFloor}
 	if hasFloor {
@@ -93,11 +139,22 @@ func checklist(s Setup, r *Run, a, b *results.Cell, floor Floor, hasFloor bool) 
 	return append(items, ctl)
 }
 
+// unstatedName is the setup.unstated name of each checklist item.
+var unstatedName = map[string]string{
+	ItemTool: "tool", ItemLoad: "load", ItemPinning: "pinning", ItemCores: "cores", ItemOS: "os",
+	ItemServers: "servers", ItemStatistic: "statistic",
+}
+
+// item is one line; a study that gives no value (a claim's own setup can
+// leave one out where the file names it unstated) matches nothing.
 func item(name, want, seen string, ok bool) Item {
-	if want == "" {
-		return Item{Name: name, Seen: seen, OK: true, NotStated: true}
-	}
-	return Item{Name: name, Want: want, Seen: seen, OK: ok}
+	return Item{Name: name, Want: want, Seen: seen, OK: ok && want != ""}
+}
+
+// osItem holds the run's machine to the study's operating system.
+func osItem(s Setup, r *Run) Item {
+	seen := fmt.Sprintf("%s (%s, %d CPUs)", r.Environment.OS, r.Environment.CPUModel, r.Environment.OnlineCPUs)
+	return item(ItemOS, s.OS, seen, osMatches(s.OS, r.Environment.OS))
 }
 
 func pairSuffix(a, b string) string {
@@ -149,9 +206,9 @@ func loadItem(s Setup, r *Run, a, b *results.Cell) Item {
 	if reqs(b) != reqs(a) {
 		seen += " and -n " + strconv.FormatInt(reqs(b), 10)
 	}
-	ok := true
+	ok := len(s.Connections) > 0 && (s.Requests > 0 || s.Duration > 0)
 	for _, c := range conns {
-		ok = ok && (len(s.Connections) == 0 || slices.Contains(s.Connections, c))
+		ok = ok && slices.Contains(s.Connections, c)
 	}
 	switch {
 	case s.Requests > 0:
@@ -236,7 +293,7 @@ func statisticItem(s Setup, r *Run) Item {
 	if s.Words != "" {
 		want += " (" + s.Words + ")"
 	}
-	enough := s.Runs == 0 || trials >= s.Runs
+	enough := trials >= s.Runs
 	var ok bool
 	switch s.Statistic {
 	case "single":

@@ -85,10 +85,3 @@ func checkRunsUsed(t *testing.T, s *Study) {
 		}
 	}
 }
-
-func pairsOf(c Claim) []Pair {
-	if c.Test == nil {
-		return nil
-	}
-	return c.Test.Pairs
-}

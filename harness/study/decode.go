@@ -17,6 +17,7 @@ import (
 
 	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/numfmt"
 )
 
 // MaxFileSize bounds a study.yaml.
@@ -196,9 +197,16 @@ func (c *checker) scalar(n *yaml.Node, t reflect.Type, path, check string) {
 	}
 }
 
-// meaning checks what the shape cannot: unique claim ids, the English of
-// a claim in another language, one reason at most, a test that can judge.
+// MaxTolerance bounds an about's slack: ±50% already takes in ratios
+// a factor of 2.25 apart, and a wider one would call any ratio "about"
+// the claim's (a tolerance of 1e300 confirms everything).
+const MaxTolerance = 0.5
+
+// meaning checks what the shape cannot: a setup that states every item
+// or names it unstated, unique claim ids, the English of a claim in
+// another language, one reason at most, a test that can judge.
 func (c *checker) meaning(f *File) {
+	c.setupStated(f.Setup)
 	ids := map[string]int{}
 	for i, cl := range f.Claims {
 		p := fmt.Sprintf("claims[%d]", i)
@@ -215,8 +223,51 @@ func (c *checker) meaning(f *File) {
 		if cl.NotTestableHere != "" && cl.Untestable != "" {
 			c.errAt(p+".untestable", "give one reason: not_testable_here or untestable")
 		}
+		if n := c.at[p+".not_testable_here"]; n != nil {
+			f.Claims[i].reasonAt = pos{file: c.file, field: p + ".not_testable_here", line: n.Line, col: n.Column}
+		}
+		if cl.Setup != nil {
+			c.unstatedButSet(*cl.Setup, p+".setup")
+		}
 		if cl.Test != nil {
 			c.test(cl.Test, p+".test")
+		}
+	}
+}
+
+// stated lists each checklist item with whether a setup states it.
+func stated(s Setup) map[string]bool {
+	return map[string]bool{
+		"tool": s.Tool != "", "tool_version": s.ToolVersion != "",
+		"load":    (s.Requests > 0 || s.Duration > 0) && len(s.Connections) > 0,
+		"pinning": s.Pinning != "", "cores": s.Cores > 0, "os": s.OS != "",
+		"servers": len(s.Servers) > 0, "statistic": s.Statistic != "", "runs": s.Runs > 0,
+	}
+}
+
+// setupStated: every item of the study's setup is stated or named under
+// unstated, so that "not stated" is a choice the file makes and shows,
+// never a field forgotten (setup: {} would otherwise match any run).
+func (c *checker) setupStated(s Setup) {
+	c.unstatedButSet(s, "setup")
+	for _, name := range slices.Sorted(maps.Keys(stated(s))) {
+		if !stated(s)[name] && !slices.Contains(s.Unstated, name) {
+			c.errAt("setup."+name, "missing: state the study's %s, or name it under setup.unstated if the study does not say", itemFields[name])
+		}
+	}
+}
+
+// itemFields are the setup fields that state each item.
+var itemFields = map[string]string{
+	"tool": "tool", "tool_version": "tool_version", "load": "load (connections, and requests or duration)",
+	"pinning": "pinning", "cores": "cores", "os": "os (linux or windows)", "servers": "servers",
+	"statistic": "statistic", "runs": "runs (how many runs the statistic is taken over)",
+}
+
+func (c *checker) unstatedButSet(s Setup, p string) {
+	for i, name := range s.Unstated {
+		if stated(s)[name] {
+			c.errAt(fmt.Sprintf("%s.unstated[%d]", p, i), "%s is named unstated, but the setup states it", name)
 		}
 	}
 }
@@ -227,10 +278,17 @@ func (c *checker) test(t *Test, p string) {
 		c.errAt(p+".tolerance", "about needs the claim's own tolerance, e.g. 0.25 for ±25%%")
 	case t.Expect != "about" && t.Tolerance > 0:
 		c.errAt(p+".tolerance", "only about takes a tolerance")
+	case t.Expect == "about" && t.Tolerance > MaxTolerance:
+		c.errAt(p+".tolerance", "%g is wider than ±%s: an about that loose matches ratios far apart; use greater or less", t.Tolerance, numfmt.Percent(MaxTolerance))
 	case t.Expect == "fails" && t.Value != 0:
 		c.errAt(p+".value", "fails takes no value")
 	}
 	if c.at[p+".value"] != nil && t.Value == 0 {
 		c.errAt(p+".value", "must be above 0")
+	}
+	for i, pr := range t.Pairs {
+		if pr.A == pr.B {
+			c.errAt(fmt.Sprintf("%s.pairs[%d].b", p, i), "the same cell as a: a cell over itself is 1 whatever was measured")
+		}
 	}
 }

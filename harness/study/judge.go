@@ -1,17 +1,20 @@
 package study
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
 
 // Verdict is what the committed runs say of a claim. Only Confirmed and
 // Contradicted judge the claim itself, and only when every item of the
-// setup-match checklist matches and the difference lies beyond the run's
-// A/A floor.
+// setup-match checklist is stated and matches, the run's A/A floor is one
+// to read against, and the difference lies beyond it.
 type Verdict string
 
 // Verdicts, in the order a summary counts them.
@@ -19,14 +22,15 @@ const (
 	Confirmed     Verdict = "confirmed"
 	Contradicted  Verdict = "contradicted"
 	WithinNoise   Verdict = "within noise"           // the setup matches; the difference does not clear the floor
+	CannotTell    Verdict = "cannot tell"            // the setup matches, but the data cannot carry a reading
 	NotAsStated   Verdict = "not testable as stated" // the closest run differs in setup, or no measurement can test the wording
-	NotHere       Verdict = "not testable here"      // a system this machine cannot run
+	NotHere       Verdict = "not testable here"      // a cell skipped here, or a setup item no machine of the runs can meet
 	NotMeasured   Verdict = "not measured"           // no committed run has the cells
-	verdictsCount         = 6
+	verdictsCount         = 7
 )
 
 // Verdicts lists the kinds in summary order.
-var Verdicts = []Verdict{Confirmed, Contradicted, WithinNoise, NotAsStated, NotHere, NotMeasured}
+var Verdicts = []Verdict{Confirmed, Contradicted, WithinNoise, CannotTell, NotAsStated, NotHere, NotMeasured}
 
 // Measure is one pair of a claim's test in the run that stands closest to
 // the study's setup.
@@ -39,7 +43,8 @@ type Measure struct {
 	Checklist []Item
 	Reads     Verdict  // what the figures say alone, against the floor
 	Failed    string   // with expect fails: how cell A ended
-	Drift     []string // other runs of A or B that disagree beyond both floors
+	Drift     []string // other runs of this machine where A or B disagrees beyond both floors
+	Doubts    []string // why the data cannot carry a reading: a thin floor, drift, a dirty build
 	Also      []string // the other runs that hold the pair
 }
 
@@ -57,6 +62,12 @@ type Judgement struct {
 	Why      string
 	Measures []Measure
 	Missing  []Missing
+	// Here are the reasons no run here can test the claim: setup items
+	// no machine of the runs can meet, and cells the runs skipped.
+	Here []string
+	// Err is a fault of study.yaml that the runs show: a not_testable_here
+	// they contradict.
+	Err *matrix.Error
 }
 
 // Judge computes every claim's verdict from the runs. No verdict is read
@@ -72,43 +83,59 @@ func Judge(f *File, runs []*Run) []Judgement {
 func judge(f *File, c *Claim, runs []*Run) Judgement {
 	j := Judgement{Claim: c, Setup: merged(f.Setup, c.Setup)}
 	if c.Test != nil {
-		for _, p := range c.Test.Pairs {
-			if m, ok := measure(j.Setup, c.Test, p, runs); ok {
-				j.Measures = append(j.Measures, m)
-			} else {
-				j.Missing = append(j.Missing, Missing{Pair: p, Why: missing(p, runs)})
-			}
-		}
+		j.Measures, j.Missing = measureOnOneMachine(j.Setup, c.Test, runs)
 	}
+	j.Here = append(unmeetable(j.Setup, runs), skipped(c, runs)...)
 	j.Verdict, j.Why = decide(c, j)
+	if c.NotTestableHere != "" && j.Verdict != NotHere {
+		at := c.reasonAt
+		j.Err = &matrix.Error{File: at.file, Line: at.line, Col: at.col, Field: at.field,
+			Msg: fmt.Sprintf("claim %s: the runs contradict it: they read %s (%s); remove it, or name the cells (needs, test) or the setup item that cannot be had here",
+				c.ID, j.Verdict, firstLine(j.Why))}
+	}
 	return j
 }
 
 // decide turns the measures into the claim's verdict.
 func decide(c *Claim, j Judgement) (Verdict, string) {
 	switch {
-	case c.NotTestableHere != "":
-		return NotHere, c.NotTestableHere
 	case c.Untestable != "":
 		return NotAsStated, c.Untestable
+	case len(j.Here) > 0:
+		return NotHere, "cannot be had here: " + strings.Join(j.Here, "; ")
 	case c.Test == nil:
 		return NotMeasured, "no committed run has cells that test it"
 	case len(j.Measures) == 0:
 		return NotMeasured, "no committed run holds its cells"
 	}
-	var off []string
+	var off, unstated, doubts []string
 	for _, m := range j.Measures {
 		for _, it := range m.Checklist {
-			if !it.OK && !contains(off, it.Name) {
+			switch {
+			case it.NotStated && !contains(unstated, it.Name):
+				unstated = append(unstated, it.Name)
+			case !it.OK && !it.NotStated && !contains(off, it.Name):
 				off = append(off, it.Name)
 			}
 		}
+		for _, d := range m.Doubts {
+			doubts = append(doubts, m.A+" ÷ "+m.B+": "+d)
+		}
+	}
+	var why []string
+	if len(off) > 0 {
+		why = append(why, "the closest run differs from the study in "+strings.Join(off, ", "))
+	}
+	if len(unstated) > 0 {
+		why = append(why, "the study does not state its "+strings.Join(unstated, ", ")+", so no run can be shown to match it")
 	}
 	switch {
-	case len(off) > 0:
-		return NotAsStated, "the closest run differs from the study in " + strings.Join(off, ", ")
+	case len(why) > 0:
+		return NotAsStated, strings.Join(why, "; ")
 	case len(j.Missing) > 0:
 		return NotAsStated, fmt.Sprintf("%d of its %d pairs were not measured", len(j.Missing), len(c.Test.Pairs))
+	case len(doubts) > 0:
+		return CannotTell, "every setup item matches, but " + strings.Join(doubts, "; ")
 	}
 	reads := map[Verdict]int{}
 	for _, m := range j.Measures {
@@ -132,8 +159,65 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
+// machine names the machine a run measured on: a claim reads the runs of
+// one machine, so that no verdict rests on two machines' figures at once.
+func machine(r *Run) string {
+	e := r.Environment
+	return fmt.Sprintf("%s, %d CPUs", e.CPUModel, e.OnlineCPUs)
+}
+
+// measureOnOneMachine measures every pair on the machine whose runs hold
+// the most pairs (then match the setup best, then the latest run); runs
+// of other machines that hold a pair are listed beside it.
+func measureOnOneMachine(s Setup, t *Test, runs []*Run) ([]Measure, []Missing) {
+	var order []string
+	by := map[string][]*Run{}
+	for _, r := range runs {
+		k := machine(r)
+		if by[k] == nil {
+			order = append(order, k)
+		}
+		by[k] = append(by[k], r)
+	}
+	var best []Measure
+	bestScore := []int{-1}
+	for _, k := range order {
+		var ms []Measure
+		total := 0
+		for _, p := range t.Pairs {
+			if m, ok := measure(s, t, p, by[k]); ok {
+				ms = append(ms, m)
+				total += score(m)
+			}
+		}
+		if sc := []int{len(ms), total}; slices.Compare(sc, bestScore) > 0 {
+			best, bestScore = ms, sc
+		}
+	}
+	var missed []Missing
+	for _, p := range t.Pairs {
+		i := slices.IndexFunc(best, func(m Measure) bool { return m.Pair == p })
+		var elsewhere []string
+		for _, r := range runs {
+			if _, ok := read(s, t, p, r); ok && (i < 0 || machine(r) != machine(best[i].Run)) {
+				elsewhere = append(elsewhere, r.Name+" (another machine: "+machine(r)+")")
+			}
+		}
+		switch {
+		case i >= 0:
+			best[i].Also = append(best[i].Also, elsewhere...)
+		case len(elsewhere) > 0:
+			missed = append(missed, Missing{Pair: p, Why: "measured only on another machine than the claim's other pairs, in " + strings.Join(elsewhere, ", ")})
+		default:
+			missed = append(missed, Missing{Pair: p, Why: missing(p, runs)})
+		}
+	}
+	return best, missed
+}
+
 // measure finds the run that holds the pair and stands closest to the
-// setup (most checklist items matching, then the latest), and reads it.
+// setup (most checklist items matching, then a clean build, then the
+// latest), and reads it.
 func measure(s Setup, t *Test, p Pair, runs []*Run) (Measure, bool) {
 	var best *Measure
 	var also []string
@@ -143,7 +227,7 @@ func measure(s Setup, t *Test, p Pair, runs []*Run) (Measure, bool) {
 			continue
 		}
 		also = append(also, r.Name)
-		if best == nil || score(m) > score(*best) || score(m) == score(*best) && r.Environment.StartedAt.After(best.Run.Environment.StartedAt) {
+		if best == nil || closer(m, *best) {
 			best = &m
 		}
 	}
@@ -155,8 +239,25 @@ func measure(s Setup, t *Test, p Pair, runs []*Run) (Measure, bool) {
 			best.Also = append(best.Also, name)
 		}
 	}
-	best.Drift = drift(t.Metric, best, runs)
+	best.Drift = drift(t.Metric, s.Statistic, best, runs)
+	best.Doubts = doubts(*best)
 	return *best, true
+}
+
+func closer(m, than Measure) bool {
+	clean := func(m Measure) int {
+		if m.Run.Dirty() == "" {
+			return 1
+		}
+		return 0
+	}
+	if c := cmp.Compare(score(m), score(than)); c != 0 {
+		return c > 0
+	}
+	if c := cmp.Compare(clean(m), clean(than)); c != 0 {
+		return c > 0
+	}
+	return m.Run.Environment.StartedAt.After(than.Run.Environment.StartedAt)
 }
 
 func score(m Measure) int {
@@ -169,6 +270,32 @@ func score(m Measure) int {
 	return n
 }
 
+// MinFloorPairs is the fewest A/A pairs a floor is read from: below it, one
+// or two draws of the noise say nothing of its width.
+const MinFloorPairs = 3
+
+// doubts are why a measure's figures cannot carry a reading although the
+// setup matches: a floor too thin to mean anything (too few pairs, or no
+// spread at all, which no timed measurement gives), drift of its cells
+// between runs of one machine beyond both floors (the floor then
+// understates the machine's noise), and a harness no commit records.
+func doubts(m Measure) []string {
+	var out []string
+	if m.HasFloor && m.Floor.N < MinFloorPairs {
+		out = append(out, fmt.Sprintf("its A/A floor rests on %d pair(s), fewer than %d", m.Floor.N, MinFloorPairs))
+	}
+	if m.HasFloor && m.Floor.Factor-1 < 1e-9 {
+		out = append(out, "its A/A floor is ±0.0%: twin trials that agree exactly are not a measurement of noise")
+	}
+	if len(m.Drift) > 0 {
+		out = append(out, fmt.Sprintf("its cells drift between runs of this machine beyond both floors (%d)", len(m.Drift)))
+	}
+	if d := m.Run.Dirty(); d != "" {
+		out = append(out, fmt.Sprintf("%s was measured by a harness %s (%s)", m.Run.Name, d, m.Run.Environment.HarnessVersion))
+	}
+	return out
+}
+
 // read measures the pair in one run; false when the run lacks a cell or,
 // except for expect fails, either cell is not ok.
 func read(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
@@ -177,9 +304,7 @@ func read(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
 		return Measure{}, false
 	}
 	m := Measure{Pair: p, Run: r}
-	// The floor is the control's trial-by-trial interval even where the
-	// study kept its best run: one best-over-best ratio is one draw.
-	m.Floor, m.HasFloor = r.floor(t.Metric, "median", p.A, p.B)
+	m.Floor, m.HasFloor = floorFor(r, t.Metric, s.Statistic, p.A, p.B)
 	if t.Expect == "fails" {
 		m.Failed = failure(a)
 		m.Reads = readsFails(a, b, r.Matrix.Load.MaxErrorRate)
@@ -193,7 +318,7 @@ func read(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
 		}
 		m.Ratio = ratio
 		if m.HasFloor {
-			m.Reads = intervalAgrees(t, ratio, reads(t, ratio.Value, m.Floor))
+			m.Reads = readRatio(t, ratio, m.Floor)
 		}
 	}
 	m.Checklist = checklist(s, r, a, b, m.Floor, m.HasFloor)
@@ -225,54 +350,68 @@ func readsFails(a, b *results.Cell, limit float64) Verdict {
 	return WithinNoise
 }
 
-// reads holds ratio r to the claim: beyond the floor on the claim's side
-// confirms it, beyond it on the other side contradicts it.
+func value(t *Test) float64 {
+	if t.Value == 0 {
+		return 1
+	}
+	return t.Value
+}
+
+// readRatio holds a ratio and its interval to the claim, against the floor.
+func readRatio(t *Test, r Ratio, f Floor) Verdict {
+	if t.Expect == "about" {
+		return readsAbout(t, r, f)
+	}
+	return intervalAgrees(t, r, reads(t, r.Value, f))
+}
+
+// reads holds ratio r to a greater or less claim: beyond the floor on the
+// claim's side confirms it, beyond it on the other side contradicts it.
 func reads(t *Test, r float64, f Floor) Verdict {
-	v := t.Value
-	if v == 0 {
-		v = 1
+	v := value(t)
+	above := f.Beyond(r/v) && r > v
+	below := f.Beyond(r/v) && r < v
+	if t.Expect == "less" {
+		above, below = below, above
 	}
-	switch t.Expect {
-	case "greater", "less":
-		above := f.Beyond(r/v) && r > v
-		below := f.Beyond(r/v) && r < v
-		if t.Expect == "less" {
-			above, below = below, above
-		}
-		switch {
-		case above:
-			return Confirmed
-		case below:
-			return Contradicted
-		}
-		return WithinNoise
-	}
-	// about v within ±tolerance
-	off := math.Abs(math.Log(r / v))
-	tol := math.Log(1 + t.Tolerance)
 	switch {
-	case off > tol+math.Log(f.Factor):
+	case above:
+		return Confirmed
+	case below:
 		return Contradicted
-	case off <= tol && (v != 1 && f.Beyond(r) || v == 1 && f.Factor <= 1+t.Tolerance):
+	}
+	return WithinNoise
+}
+
+// readsAbout holds a ratio to "about v within ±tolerance". It confirms only
+// when the ratio's whole interval lies inside the claim's band, the floor
+// is no wider than the band (a run noisier than the claim's slack cannot
+// place the ratio in it) and, for v ≠ 1, the ratio clears the floor from
+// 1; it contradicts only when the whole interval lies outside the band by
+// more than the floor.
+func readsAbout(t *Test, r Ratio, f Floor) Verdict {
+	v := value(t)
+	band, fl := math.Log(1+t.Tolerance), math.Log(f.Factor)
+	lo, hi := math.Log(r.Lo/v), math.Log(r.Hi/v)
+	switch {
+	case lo > band+fl || hi < -(band+fl):
+		return Contradicted
+	case lo >= -band && hi <= band && fl <= band && (v == 1 || f.Beyond(r.Value)):
 		return Confirmed
 	}
 	return WithinNoise
 }
 
 // intervalAgrees keeps a greater or less reading only when the ratio's own
-// interval lies on that side of the claim's value too: a median beyond the
-// A/A floor whose pairs spread across the value (1.12×, 0.84…1.34) is
-// within noise. Without an interval (a best-over-best ratio is one draw)
-// the floor alone decides.
+// interval (its 95% CI, or min…max below six pairs) lies on that side of
+// the claim's value too: a median beyond the A/A floor whose pairs spread
+// across the value (1.12×, 0.84…1.34) is within noise. A best-over-best
+// ratio is one draw, with no interval: the floor alone decides.
 func intervalAgrees(t *Test, r Ratio, v Verdict) Verdict {
-	if !r.HasCI || t.Expect != "greater" && t.Expect != "less" || v == WithinNoise {
+	if r.N <= 1 || v == WithinNoise {
 		return v
 	}
-	val := t.Value
-	if val == 0 {
-		val = 1
-	}
-	if r.Lo > val || r.Hi < val {
+	if val := value(t); r.Lo > val || r.Hi < val {
 		return v
 	}
 	return WithinNoise
@@ -301,31 +440,4 @@ func firstLine(s string) string {
 		s = s[:157] + "…"
 	}
 	return s
-}
-
-// drift lists the other runs where cell A or B, measured ok, reads a
-// median beyond both runs' A/A floors from the measure's own run.
-func drift(metric string, m *Measure, runs []*Run) []string {
-	var out []string
-	for _, id := range []string{m.A, m.B} {
-		here := m.Run.cell(id)
-		for _, r := range runs {
-			other := r.cell(id)
-			if r == m.Run || other == nil || other.Status != results.OK || here.Status != results.OK {
-				continue
-			}
-			f1, ok1 := m.Run.floor(metric, "median", id, "")
-			f2, ok2 := r.floor(metric, "median", id, "")
-			x, y := median(here, metric), median(other, metric)
-			if !ok1 || !ok2 || x <= 0 || y <= 0 {
-				continue
-			}
-			wide := Floor{Factor: math.Max(f1.Factor, f2.Factor)}
-			if wide.Beyond(y / x) {
-				out = append(out, fmt.Sprintf("%s reads %s in %s against %s here (%+.1f%%), beyond both runs' floors (±%.1f%%, ±%.1f%%)",
-					id, num(y), r.Name, num(x), 100*(y/x-1), f2.Percent(), f1.Percent()))
-			}
-		}
-	}
-	return out
 }

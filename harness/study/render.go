@@ -9,6 +9,7 @@ import (
 
 	"github.com/webbench/webbench/harness/internal/mdtable"
 	"github.com/webbench/webbench/harness/internal/mdtext"
+	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
 )
 
@@ -19,6 +20,9 @@ func num(x float64) string { return numfmt.Sig(x) }
 // of cells measured more than once. Everything in it comes from study.yaml
 // and the runs: rendering twice gives the same bytes.
 func Render(w io.Writer, dir string, f *File, runs []*Run, js []Judgement) error {
+	if err := Errors(js); err != nil {
+		return err
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Study %s — %s\n\n", f.Study, mdtext.Text(f.Title))
 	fmt.Fprintf(&b, "<!-- Rendered by `harness study %s` from study.yaml and the runs below; do not edit. -->\n\n", dir)
@@ -43,6 +47,22 @@ func Render(w io.Writer, dir string, f *File, runs []*Run, js []Judgement) error
 	b.WriteString(rules)
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// Errors are the faults of study.yaml that the runs show (a
+// not_testable_here they contradict), each at its file, line and field;
+// nil when there is none. A README is not rendered over them.
+func Errors(js []Judgement) error {
+	var errs matrix.Errors
+	for _, j := range js {
+		if j.Err != nil {
+			errs = append(errs, j.Err)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
 }
 
 // counts is one line: how many claims got each verdict.
@@ -108,6 +128,7 @@ func setupSection(b *bytes.Buffer, s Setup) {
 		line("cores", "")
 	}
 	line("machine", s.Machine)
+	line("os", s.OS)
 	var servers []string
 	for _, sv := range s.Servers {
 		servers = append(servers, fmt.Sprintf("%s (here: %s)", sv.Name, sv.Target))
@@ -117,7 +138,13 @@ func setupSection(b *bytes.Buffer, s Setup) {
 	if s.Words != "" {
 		st += ": " + s.Words
 	}
+	if s.Runs > 0 {
+		st += fmt.Sprintf(" (of %d runs)", s.Runs)
+	}
 	line("statistic", st)
+	if len(s.Unstated) > 0 {
+		line("not stated by the study", strings.Join(s.Unstated, ", "))
+	}
 	b.WriteString("\nA claim made on another machine or with another load is held to its own setup, shown with it.\n\n")
 }
 
@@ -136,6 +163,9 @@ func claim(b *bytes.Buffer, f *File, j Judgement) {
 	}
 	if c.Setup != nil {
 		fmt.Fprintf(b, "- **Its own setup:** %s\n", mdtext.Text(ownSetup(*c.Setup)))
+	}
+	if c.NotTestableHere != "" {
+		fmt.Fprintf(b, "- **The study file's note** (checked against the runs above): %s.\n", mdtext.Text(strings.TrimSuffix(c.NotTestableHere, ".")))
 	}
 	lead := "Measured"
 	if j.Verdict == NotAsStated || j.Verdict == NotHere {
@@ -162,7 +192,14 @@ func ownSetup(s Setup) string {
 	add("pinning", s.Pinning)
 	add("cores", fmt.Sprint(s.Cores))
 	add("machine", s.Machine)
+	add("os", s.OS)
+	if s.Across != "" {
+		parts = append(parts, "across "+s.Across)
+	}
 	add("statistic", s.Statistic)
+	if len(s.Unstated) > 0 {
+		parts = append(parts, "not stated: "+strings.Join(s.Unstated, ", "))
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -192,6 +229,9 @@ func measureLines(b *bytes.Buffer, lead string, c *Claim, s Setup, m Measure) {
 	b.WriteString("\n")
 	for _, d := range m.Drift {
 		fmt.Fprintf(b, "  - ⚠ Drift: %s.\n", mdtext.Text(d))
+	}
+	for _, d := range m.Doubts {
+		fmt.Fprintf(b, "  - Cannot tell: %s.\n", mdtext.Text(d))
 	}
 	if len(m.Also) > 0 {
 		fmt.Fprintf(b, "  - Also in: %s.\n", strings.Join(m.Also, ", "))
@@ -245,7 +285,7 @@ func expectText(t *Test) string {
 func itemText(it Item) string {
 	switch {
 	case it.NotStated:
-		return fmt.Sprintf("○ %s: not stated by the study (here %s)", it.Name, mdtext.Text(it.Seen))
+		return fmt.Sprintf("○ %s: not stated by the study, so not shown to match (here %s)", it.Name, mdtext.Text(it.Seen))
 	case it.OK:
 		return fmt.Sprintf("✓ %s: %s", it.Name, mdtext.Text(it.Seen))
 	}

@@ -27,8 +27,10 @@ type File struct {
 	Claims []Claim `yaml:"claims" check:"required,nonempty"`
 }
 
-// Setup is how a study measured a claim. A field left out is one the study
-// does not state: it is shown, and not held against a run.
+// Setup is how a study measured a claim. The study file's top-level setup
+// states every checklist item, or names it under Unstated: an item the
+// study does not state cannot be shown to match a run, so a claim that
+// rests on one is not testable as stated.
 type Setup struct {
 	Tool        string        `yaml:"tool" check:"oneof=bombardier|wrk|h2load|ab|openloop"`
 	ToolVersion string        `yaml:"tool_version"`
@@ -41,6 +43,15 @@ type Setup struct {
 	Pinning string `yaml:"pinning" check:"oneof=apart|together|none"`
 	Cores   int    `yaml:"cores" check:"min=1"` // the server's
 	Machine string `yaml:"machine"`             // in words
+	// OS is the machine's operating system family, held against the run's
+	// recorded OS.
+	OS string `yaml:"os" check:"oneof=linux|windows"`
+	// Across says the claim compares machines (two of the author's, or one
+	// under two systems): a pair is two cells of one run on one machine, so
+	// no run can hold it.
+	Across string `yaml:"across" check:"oneof=machines"`
+	// Unstated names the checklist items the study does not state (tool,
+	// tool_version, load, pinning, cores, os, servers, statistic, runs).
 	// Servers are the servers the study measured, each as the harness's
 	// target that stands for it.
 	Servers []Server `yaml:"servers"`
@@ -51,7 +62,8 @@ type Setup struct {
 	Runs      int    `yaml:"runs" check:"min=1"` // how many runs the statistic is taken over
 	// Words is the statistic in the study's words ("one run 'in the
 	// middle' of several").
-	Words string `yaml:"words"`
+	Words    string   `yaml:"words"`
+	Unstated []string `yaml:"unstated" check:"unique,oneof=tool|tool_version|load|pinning|cores|os|servers|statistic|runs"`
 }
 
 // Server is one server of a study and the target that stands for it here.
@@ -75,14 +87,29 @@ type Claim struct {
 	// Setup replaces the study's setup where the claim was measured
 	// otherwise (another machine, another count).
 	Setup *Setup `yaml:"setup"`
-	// NotTestableHere is why no run here can test the claim: a system
-	// that cannot run on this machine.
+	// NotTestableHere is the file's own words on why no run here can test
+	// the claim. The verdict does not rest on it: it is derived from the
+	// runs (cells skipped, with their reasons) and from the checklist items
+	// no machine of the runs can meet, and a reason the runs contradict is
+	// an error.
 	NotTestableHere string `yaml:"not_testable_here"`
 	// Untestable is why no measurement can test the claim as it is worded
 	// (an opinion, a statement about the study's own runs).
 	Untestable string `yaml:"untestable"`
+	// Needs are cells the claim is about where no metric compares them (a
+	// claim about .NET's logging): skipped in the runs, they make the claim
+	// not testable here.
+	Needs []string `yaml:"needs" check:"unique"`
 	// Test is the cells and the statistic that would test the claim.
 	Test *Test `yaml:"test"`
+
+	reasonAt pos // where not_testable_here stands, for an error on it
+}
+
+// pos is where a field stands in the study file.
+type pos struct {
+	file, field string
+	line, col   int
 }
 
 // Test is how runs test a claim: for each pair, cell A over cell B in the

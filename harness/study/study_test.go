@@ -17,10 +17,12 @@ seed: s.txt
 language: fr
 setup:
   tool: bombardier
+  tool_version: "1.1.1"
   requests: 1000000
   connections: [512, 1024]
   pinning: together
   cores: 1
+  os: linux
   servers: [{name: Node, target: node-http, runtime: "node v18"}]
   statistic: median
   runs: 3
@@ -38,12 +40,12 @@ func TestParsePositions(t *testing.T) {
 		t.Fatalf("a valid file: %v", err)
 	}
 	cases := []struct{ name, from, to, want string }{
-		{"unknown key", "unit: req/s", "unit: req/s\n    units: x", "study.yaml:20:5: claims[0].units: unknown key"},
-		{"bad oneof", "pinning: together", "pinning: shared", "study.yaml:9:12: setup.pinning: want one of apart, together, none"},
-		{"missing required", "    unit: req/s\n", "", "study.yaml:16:5: claims[0].unit: missing"},
-		{"french without english", `    english: "times four"` + "\n", "", "study.yaml:16:5: claims[0]: the study is in fr"},
+		{"unknown key", "unit: req/s", "unit: req/s\n    units: x", "study.yaml:22:5: claims[0].units: unknown key"},
+		{"bad oneof", "pinning: together", "pinning: shared", "study.yaml:10:12: setup.pinning: want one of apart, together, none"},
+		{"missing required", "    unit: req/s\n", "", "study.yaml:18:5: claims[0].unit: missing"},
+		{"french without english", `    english: "times four"` + "\n", "", "study.yaml:18:5: claims[0]: the study is in fr"},
 		{"about without tolerance", ", tolerance: 0.25", "", "claims[0].test.tolerance: about needs"},
-		{"not an integer", "cores: 1", "cores: one", "study.yaml:10:10: setup.cores: want an integer"},
+		{"not an integer", "cores: 1", "cores: one", "study.yaml:11:10: setup.cores: want an integer"},
 		{"string as number", `study: "000"`, "study: 000", "study.yaml:1:8: study: want a string"},
 	}
 	for _, c := range cases {
@@ -64,7 +66,8 @@ func TestParsePositions(t *testing.T) {
 // cell is an ok cell whose trials read rps; pinning together, 1 core, c512.
 func cell(target string, conns int, control bool, rps ...float64) *results.Cell {
 	c := &results.Cell{Target: target, Scenario: "plaintext", CPUs: 1, Connections: conns, Pinning: "together",
-		Control: control, Status: results.OK, Image: &results.Image{RuntimeVersion: "node v18.20.4"}}
+		Control: control, Status: results.OK, Image: &results.Image{RuntimeVersion: "node v18.20.4"},
+		Generator: &results.Generator{Name: "bombardier", Version: "v1.1.1"}}
 	for _, r := range rps {
 		c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: r}})
 	}
@@ -76,6 +79,8 @@ func run(name string, cells ...*results.Cell) *Run {
 	r := &results.Run{Cells: cells}
 	r.Matrix.Load = results.LoadSettings{Requests: 1000000, Trials: 3, Aggregate: results.AggregateMedian}
 	r.Environment.StartedAt = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	r.Environment.HarnessVersion = "abc1234"
+	r.Environment.OS, r.Environment.CPUModel, r.Environment.OnlineCPUs = "Debian GNU/Linux 12 (bookworm)", "AMD EPYC", 2
 	return &Run{Name: name, Run: r}
 }
 
@@ -138,6 +143,7 @@ func TestChecklistMismatch(t *testing.T) {
 		ItemServers:   func(r *Run) { r.Cells[0].Image.RuntimeVersion = "node v8.9.4" },
 		ItemStatistic: func(r *Run) { r.Matrix.Load.Aggregate = results.AggregateBest },
 		ItemTool:      func(r *Run) { r.Cells[0].Generator = &results.Generator{Name: "wrk"} },
+		ItemOS:        func(r *Run) { r.Environment.OS = "FreeBSD 14" },
 	}
 	for name, edit := range edits {
 		t.Run(name, func(t *testing.T) {
@@ -146,6 +152,13 @@ func TestChecklistMismatch(t *testing.T) {
 			f := claimOn("about", 4, 0.25, c1024, c512)
 			f.Setup.Runs = 3
 			j := Judge(f, []*Run{r})[0]
+			if name == ItemOS {
+				// no run's machine ran the study's system: nothing here can meet it
+				if j.Verdict != NotHere || !strings.Contains(j.Why, "os: the study ran linux") {
+					t.Errorf("got %s (%s), want not testable here naming os", j.Verdict, j.Why)
+				}
+				return
+			}
 			if name == ItemPinning || name == ItemCores || name == ItemTool {
 				// the cell's id changes with these: the pair is no longer there
 				if j.Verdict != NotMeasured {
@@ -172,19 +185,35 @@ func TestFloorSymmetric(t *testing.T) {
 		t.Errorf("0.576 is within a ±75%% floor read symmetrically (1/0.576 = %.3f)", 1/0.576)
 	}
 	r := withFloor(1, 1, 1)
-	got, ok := r.floor("rps", "median", c512, "")
+	got, ok := floorFor(r, "rps", "median", c512, "")
 	// twin ÷ control: 1, 100/105, 100/96; 100/105 read as its inverse is the widest
 	if !ok || math.Abs(got.Factor-1.05) > 1e-9 {
 		t.Errorf("floor %v, want 1.05 (100/105 read as its inverse)", got)
 	}
 }
 
-func TestNotTestableHereKeepsFigures(t *testing.T) {
-	f := claimOn("greater", 0, 0, c1024, c512)
-	f.Claims[0].NotTestableHere = "no .NET SDK"
-	j := Judge(f, []*Run{withFloor(120, 121, 119)})[0]
-	if j.Verdict != NotHere || len(j.Measures) != 1 {
-		t.Errorf("got %s with %d measures, want not testable here with the figures measured instead", j.Verdict, len(j.Measures))
+// A hand-written not_testable_here is checked against the runs: where
+// they measured the pair on a setup this machine meets, it is an error at
+// its line; where they skipped a cell, the verdict is derived from the
+// skip and its reason, with the figures measured instead.
+func TestNotTestableHereChecked(t *testing.T) {
+	in := strings.Replace(good, `    unit: req/s`, `    unit: req/s`+"\n"+`    not_testable_here: "no .NET SDK"`, 1)
+	f, err := Parse("study.yaml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Claims[0].Test = &Test{Metric: "rps", Expect: "greater", Pairs: []Pair{{A: c1024, B: c512}}}
+	js := Judge(f, []*Run{withFloor(120, 121, 119)})
+	if err := Errors(js); err == nil || !strings.Contains(err.Error(), "study.yaml:22:24: claims[0].not_testable_here: claim doubling: the runs contradict it") {
+		t.Errorf("a reason the runs contradict: %v", err)
+	}
+	r := withFloor(120, 121, 119)
+	r.Cells = append(r.Cells, &results.Cell{Target: "aspnetcore", Scenario: "plaintext", CPUs: 1, Connections: 512, Pinning: "together",
+		Status: results.Skipped, Reason: "base image aspnet unavailable"})
+	f.Claims[0].Test.Pairs = append(f.Claims[0].Test.Pairs, Pair{A: "aspnetcore/plaintext/1cpu/c512/together", B: c512})
+	j := Judge(f, []*Run{r})[0]
+	if j.Verdict != NotHere || !strings.Contains(j.Why, "skipped in runs/a: base image aspnet unavailable") || len(j.Measures) != 1 || j.Err != nil {
+		t.Errorf("got %s (%s) with %d measures, err %v; want not testable here from the skip, the other pair measured instead", j.Verdict, j.Why, len(j.Measures), j.Err)
 	}
 }
 
@@ -207,8 +236,9 @@ func TestGeneratorAndVersionItems(t *testing.T) {
 		t.Errorf("generator-bound: %s (%s)", j.Verdict, j.Why)
 	}
 	f := claimOn("about", 4, 0.25, c1024, c512)
-	f.Setup.ToolVersion = "1.1.1"
-	j = Judge(f, []*Run{withFloor(400, 410, 390)})[0]
+	r = withFloor(400, 410, 390)
+	r.Cells[0].Generator.Version = ""
+	j = Judge(f, []*Run{r})[0]
 	if j.Verdict != NotAsStated || !strings.Contains(j.Why, ItemTool) {
 		t.Errorf("no recorded version: %s (%s)", j.Verdict, j.Why)
 	}
@@ -226,11 +256,13 @@ func TestIntervalAgrees(t *testing.T) {
 		r    Ratio
 		want Verdict
 	}{
-		{Ratio{Value: 1.12, Lo: 0.84, Hi: 1.34, HasCI: true}, WithinNoise},
-		{Ratio{Value: 1.12, Lo: 1.02, Hi: 1.34, HasCI: true}, Confirmed},
-		{Ratio{Value: 0.80, Lo: 0.70, Hi: 1.05, HasCI: true}, WithinNoise},
-		{Ratio{Value: 0.80, Lo: 0.70, Hi: 0.85, HasCI: true}, Contradicted},
-		{Ratio{Value: 1.12}, Confirmed},
+		{Ratio{Value: 1.12, Lo: 0.84, Hi: 1.34, N: 6, HasCI: true}, WithinNoise},
+		{Ratio{Value: 1.12, Lo: 1.02, Hi: 1.34, N: 6, HasCI: true}, Confirmed},
+		{Ratio{Value: 0.80, Lo: 0.70, Hi: 1.05, N: 6, HasCI: true}, WithinNoise},
+		{Ratio{Value: 0.80, Lo: 0.70, Hi: 0.85, N: 6, HasCI: true}, Contradicted},
+		{Ratio{Value: 1.12, Lo: 1.02, Hi: 1.34, N: 4}, Confirmed}, // min…max below six pairs
+		{Ratio{Value: 1.12, Lo: 0.90, Hi: 1.34, N: 4}, WithinNoise},
+		{Ratio{Value: 1.12, Lo: 1.12, Hi: 1.12, N: 1}, Confirmed},
 	} {
 		if got := intervalAgrees(greater, tc.r, reads(greater, tc.r.Value, floor)); got != tc.want {
 			t.Errorf("%+v against > 1 beyond ±10.8%%: %s, want %s", tc.r, got, tc.want)
