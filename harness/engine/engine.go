@@ -413,6 +413,9 @@ type State struct {
 	ExitCode  int
 	OOMKilled bool
 	Error     string
+	// Pid is the container's first process as the engine's machine
+	// numbers it; 0 when it is not running.
+	Pid int
 }
 
 func (s State) String() string {
@@ -436,7 +439,7 @@ func (e *Engine) State(ctx context.Context, id string) (State, error) {
 		return State{}, fmt.Errorf("inspect container: %w", err)
 	}
 	st := c.Container.State
-	return State{Running: st.Running, ExitCode: st.ExitCode, OOMKilled: st.OOMKilled, Error: st.Error}, nil
+	return State{Running: st.Running, ExitCode: st.ExitCode, OOMKilled: st.OOMKilled, Error: st.Error, Pid: st.Pid}, nil
 }
 
 // Logs returns the last n lines of a container's output, stdout and stderr
