@@ -6,7 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/webbench/webbench/harness/analysis"
+	"github.com/webbench/webbench/harness/internal/safefile"
+	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -32,16 +36,111 @@ func (r *Run) Dirty() string {
 }
 
 // LoadRuns reads every run f names, relative to the study's folder dir.
+// A run is read from inside that folder only, and once: a name is a clean
+// relative path (runs/<label>, which the README links as written), and
+// its results.json, symbolic links followed, must lie inside dir and be
+// no other name's. Every cell must agree with its own figures
+// (results.Cell.Check): a verdict computed from an edited rps would read
+// as measured. Every problem is reported, each at study.yaml's line of
+// the name and its runs[i] field.
 func LoadRuns(dir string, f *File) ([]*Run, error) {
+	yml := filepath.Join(dir, "study.yaml")
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	nodes := runNodes(yml)
+	var errs matrix.Errors
 	var out []*Run
-	for _, name := range f.Runs {
-		r, err := results.Read(filepath.Join(dir, name))
+	first := map[string]int{} // resolved results.json → index in f.Runs
+	for i, name := range f.Runs {
+		e := &matrix.Error{File: yml, Field: fmt.Sprintf("runs[%d]", i)}
+		if i < len(nodes) {
+			e.Line, e.Col = nodes[i].Line, nodes[i].Column
+		}
+		path, err := resolveRun(root, dir, name)
+		if j, again := first[path]; err == nil && again {
+			err = fmt.Errorf("%q is runs[%d] (%q) again: a run is read once", name, j, f.Runs[j])
+		}
+		var r *results.Run
+		if err == nil {
+			first[path] = i
+			r, err = readRun(path, name)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: runs: %w", filepath.Join(dir, "study.yaml"), err)
+			e.Msg = err.Error()
+			errs = append(errs, e)
+			continue
 		}
 		out = append(out, &Run{Name: name, Run: r})
 	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	return out, nil
+}
+
+// resolveRun is the real path of run name's results.json, which must lie
+// inside root (the study's folder, links resolved).
+func resolveRun(root, dir, name string) (string, error) {
+	clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(name)))
+	switch {
+	case filepath.IsAbs(name):
+		return "", fmt.Errorf("%q is an absolute path: a study reads only runs inside its own folder; name one such as runs/<label>", name)
+	case clean == "." || clean == ".." || strings.HasPrefix(clean, "../"):
+		return "", fmt.Errorf("%q leads outside the study's folder: a study reads only runs inside it; name one such as runs/<label>", name)
+	case clean != name:
+		return "", fmt.Errorf("%q: write it %q (the README links the name as written)", name, clean)
+	}
+	file := filepath.Join(dir, clean, "results.json")
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return "", fmt.Errorf("%q: no results.json to read: %w", name, err)
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%q: %s leads to %s, outside the study's folder %s: a study reads only runs inside it", name, file, real, root)
+	}
+	return real, nil
+}
+
+// readRun reads the results.json at path, of run name, and refuses a cell
+// whose figures contradict each other.
+func readRun(path, name string) (*results.Run, error) {
+	data, err := safefile.Read(path, results.MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	r, err := results.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, c := range r.Cells {
+		if err := c.Check(); err != nil {
+			return nil, fmt.Errorf("%s: cell %s: %w: a figure its own counts contradict is not judged; measure the run again, or restore its results.json", name, c.ID(), err)
+		}
+	}
+	return r, nil
+}
+
+// runNodes are the nodes of study.yaml's runs list, for the line of each
+// name; nil when the file cannot be read again (an error then names the
+// file and field without a line).
+func runNodes(path string) []*yaml.Node {
+	data, err := safefile.Read(path, MaxFileSize)
+	if err != nil {
+		return nil
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
+		return nil
+	}
+	doc := root.Content[0]
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value == "runs" && doc.Content[i+1].Kind == yaml.SequenceNode {
+			return doc.Content[i+1].Content
+		}
+	}
+	return nil
 }
 
 // cell is the cell of r with id, nil when r has none. Controls are found

@@ -11,6 +11,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/webbench/webbench/harness/internal/safefile"
 )
 
 // Study is a study folder read whole: study.yaml, its runs, and the
@@ -37,10 +39,32 @@ func Load(dir string) (*Study, error) {
 
 // README is the study's rendered README.md.
 func (s *Study) README() ([]byte, error) {
+	// studies/<id>, however the folder was reached ("." from inside it
+	// included): the README reads the same.
+	abs, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
-	// studies/<id>, however the folder was reached: the README reads the same.
-	err := Render(&b, "studies/"+filepath.Base(filepath.Clean(s.Dir)), s.File, s.Runs, s.Judgements)
+	err = Render(&b, "studies/"+filepath.Base(abs), s.File, s.Runs, s.Judgements)
 	return b.Bytes(), err
+}
+
+// MaxREADMESize bounds the README.md Stale reads: far above what a study
+// renders (tens of kilobytes), so that only a file that is not a study's
+// README is refused.
+const MaxREADMESize = 16 << 20
+
+// Stale says whether the README.md at path differs from the study's
+// rendered one (md); a missing README is stale. What is not a regular
+// file (a FIFO would hang the read, /dev/zero would fill the memory) or
+// is larger than MaxREADMESize is an error naming path.
+func Stale(path string, md []byte) (bool, error) {
+	old, err := safefile.ReadIfPresent(path, MaxREADMESize)
+	if err != nil {
+		return false, err
+	}
+	return !bytes.Equal(old, md), nil
 }
 
 // Print writes every claim's verdict and checklist as plain text.
