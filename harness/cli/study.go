@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/webbench/webbench/harness/results"
@@ -39,7 +37,11 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	path := filepath.Join(pos[0], "README.md")
 	if o.check {
-		if old, _ := os.ReadFile(path); !bytes.Equal(old, md) {
+		stale, err := study.Stale(path, md)
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
+		if stale {
 			return withCode(ExitFailed, fmt.Errorf("%s is stale: run harness study %s", path, pos[0]))
 		}
 		return nil

@@ -463,9 +463,14 @@ func Write(dir string, run *Run) error {
 }
 
 // WriteFileAtomic writes data to path so that a reader (or a crash) sees
-// the old file or the new one, never half of one.
+// the old file or the new one, never half of one. Its errors name path
+// (atomicwriter's refusals, "cannot write to a symbolic link directly",
+// name none).
 func WriteFileAtomic(path string, data []byte) error {
-	return atomicwriter.WriteFile(path, data, 0o644)
+	if err := atomicwriter.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // Read loads dir/results.json.
