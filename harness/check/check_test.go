@@ -145,7 +145,7 @@ func TestScenario(t *testing.T) {
 	sc := matrix.Scenario{Name: "plaintext", Path: "/plaintext", Expect: matrix.Expect{Status: 200, ContentType: "text/plain", Body: &body}}
 	good := httptest.NewServer(http.HandlerFunc(hello))
 	defer good.Close()
-	fs := Scenario(context.Background(), "http1", good.URL, sc, nil, timeout)
+	fs := Scenario(context.Background(), nil, "http1", good.URL, sc, nil, timeout)
 	if len(fs) != 1 {
 		t.Fatalf("%d findings, want 1", len(fs))
 	}
@@ -156,7 +156,7 @@ func TestScenario(t *testing.T) {
 		io.WriteString(w, "Hello")
 	}))
 	defer wrong.Close()
-	fs = Scenario(context.Background(), "http1", wrong.URL, sc, nil, timeout)
+	fs = Scenario(context.Background(), nil, "http1", wrong.URL, sc, nil, timeout)
 	if len(fs) != 1 {
 		t.Fatalf("%d findings, want 1", len(fs))
 	}
@@ -171,7 +171,7 @@ func TestScenario(t *testing.T) {
 	defer params.Close()
 	sc.Path = "/p/{a}/{b}"
 	sc.Params = []matrix.Param{{Name: "a", Values: []string{"1", "2"}}, {Name: "b", Values: []string{"x", "y"}}}
-	fs = Scenario(context.Background(), "http1", params.URL, sc, nil, timeout)
+	fs = Scenario(context.Background(), nil, "http1", params.URL, sc, nil, timeout)
 	if len(fs) != 4 || strings.Join(paths, " ") != "/p/1/x /p/1/y /p/2/x /p/2/y" {
 		t.Errorf("%d findings for paths %v, want 4 for /p/{1,2}/{x,y}", len(fs), paths)
 	}
@@ -204,20 +204,20 @@ func tlsServer(t *testing.T, h2 bool) (string, *x509.CertPool) {
 
 func TestSpeaks(t *testing.T) {
 	base, roots := tlsServer(t, true)
-	want(t, Speaks(context.Background(), "h2", base, "/", roots, timeout), RuleProtocol, true)
-	want(t, Speaks(context.Background(), "https", base, "/", roots, timeout), RuleProtocol, true)
+	want(t, Speaks(context.Background(), nil, "h2", base, "/", roots, timeout), RuleProtocol, true)
+	want(t, Speaks(context.Background(), nil, "https", base, "/", roots, timeout), RuleProtocol, true)
 	// Untrusted: the check trusts the given authority only.
-	want(t, Speaks(context.Background(), "https", base, "/", x509.NewCertPool(), timeout), RuleProtocol, false)
+	want(t, Speaks(context.Background(), nil, "https", base, "/", x509.NewCertPool(), timeout), RuleProtocol, false)
 
 	// A server that offers HTTP/1.1 only, for a target that declares h2.
 	base1, roots1 := tlsServer(t, false)
-	want(t, Speaks(context.Background(), "h2", base1, "/", roots1, timeout), RuleProtocol, false)
+	want(t, Speaks(context.Background(), nil, "h2", base1, "/", roots1, timeout), RuleProtocol, false)
 
 	// h2c declared, HTTP/1.1 spoken only.
 	plain := httptest.NewServer(http.HandlerFunc(hello))
 	defer plain.Close()
-	want(t, Speaks(context.Background(), "h2c", plain.URL, "/", nil, timeout), RuleProtocol, false)
-	want(t, Speaks(context.Background(), "http1", plain.URL, "/", nil, timeout), RuleProtocol, true)
+	want(t, Speaks(context.Background(), nil, "h2c", plain.URL, "/", nil, timeout), RuleProtocol, false)
+	want(t, Speaks(context.Background(), nil, "http1", plain.URL, "/", nil, timeout), RuleProtocol, true)
 
 	// The keep-alive rule over TLS, as for a target without cleartext.
 	want(t, KeepAlive(context.Background(), TLS(strings.TrimPrefix(base, "https://"), roots), Ask{Host: "localhost", Path: "/", Expect: ask.Expect}, timeout), RuleKeepAlive, true)
@@ -268,7 +268,7 @@ func TestAllInterfaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer local.Close()
-	want(t, AllInterfaces(context.Background(), local.Addr().(*net.TCPAddr).Port, timeout), RulePort, false)
+	want(t, AllInterfaces(context.Background(), nil, otherAddress(), local.Addr().(*net.TCPAddr).Port, timeout), RulePort, false)
 
 	all, err := net.Listen("tcp", ":0")
 	if err != nil {
@@ -284,7 +284,7 @@ func TestAllInterfaces(t *testing.T) {
 			c.Close()
 		}
 	}()
-	want(t, AllInterfaces(context.Background(), all.Addr().(*net.TCPAddr).Port, timeout), RulePort, true)
+	want(t, AllInterfaces(context.Background(), nil, otherAddress(), all.Addr().(*net.TCPAddr).Port, timeout), RulePort, true)
 }
 
 func TestSplit(t *testing.T) {

@@ -133,12 +133,12 @@ func TestHeaderFlood(t *testing.T) {
 	want(t, KeepAlive(context.Background(), Plain(addr), ask, timeout), RuleHeaders, false)
 	want(t, Concurrency(context.Background(), Plain(addr), ask, 4, timeout), RuleHeaders, false)
 	sc := matrix.Scenario{Name: "plaintext", Path: "/", Expect: ask.Expect}
-	fs := Scenario(context.Background(), "http1", "http://"+addr, sc, nil, timeout)
+	fs := Scenario(context.Background(), nil, "http1", "http://"+addr, sc, nil, timeout)
 	if len(fs) != 1 {
 		t.Fatalf("%d findings, want 1", len(fs))
 	}
 	want(t, fs[0], RuleHeaders, false)
-	want(t, Speaks(context.Background(), "http1", "http://"+addr, "/", nil, timeout), RuleHeaders, false)
+	want(t, Speaks(context.Background(), nil, "http1", "http://"+addr, "/", nil, timeout), RuleHeaders, false)
 
 	// Headers that end within the bound are no breach.
 	long := rawServer(t, perRequest(func(int) string {

@@ -1,8 +1,9 @@
 // Package check owns the target contract: what a server under test must
 // do to be measured fairly (Rules, the list docs/targets.md states), and
 // the checks of it made without load. Target builds a target's folder
-// the way a run does, starts it on the engine's host network and asks it
-// once per rule; the rule evaluations (KeepAlive, Concurrency, Scenario,
+// the way a run does, starts it alone on an internal network as a run
+// does, reaches it from inside its network namespace and asks it once
+// per rule; the rule evaluations (KeepAlive, Concurrency, Scenario,
 // Runtime…) take an address, so that they are tested against httptest
 // servers that break each rule.
 package check

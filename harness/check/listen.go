@@ -11,19 +11,17 @@ import (
 )
 
 // AllInterfaces checks that the target, which answered on 127.0.0.1:port,
-// also accepts connections on another address of this machine: a server
-// bound to loopback only is unreachable from a load generator in another
-// container.
-func AllInterfaces(ctx context.Context, port int, timeout time.Duration) Finding {
-	ip := otherAddress()
+// also accepts connections on ip, another address of its network (nil:
+// there is none): a server bound to loopback only is unreachable from a
+// load generator in another container.
+func AllInterfaces(ctx context.Context, dial DialFunc, ip net.IP, port int, timeout time.Duration) Finding {
 	if ip == nil {
-		return pass(RulePort, "listens on 127.0.0.1:%d (this machine has no other address to try)", port)
+		return pass(RulePort, "listens on 127.0.0.1:%d (its network has no other address to try)", port)
 	}
 	addr := net.JoinHostPort(ip.String(), strconv.Itoa(port))
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, err := dial.orDefault()(ctx, "tcp", addr)
 	if err != nil {
 		return breach(RulePort, "answers on 127.0.0.1:%d but not on %s (%v): listen on all interfaces (0.0.0.0 or ::), not on loopback only", port, addr, err)
 	}
@@ -31,8 +29,8 @@ func AllInterfaces(ctx context.Context, port int, timeout time.Duration) Finding
 	return pass(RulePort, "listens on PORT=%d on all interfaces (127.0.0.1 and %s)", port, ip)
 }
 
-// otherAddress is an IPv4 address of an interface of this machine that is
-// up and not loopback, or nil.
+// otherAddress is an IPv4 address of an interface of the calling
+// thread's network that is up and not loopback, or nil.
 func otherAddress() net.IP {
 	ifs, err := net.Interfaces()
 	if err != nil {

@@ -31,20 +31,46 @@ const maxBody = 16 << 20
 // http/1.1.
 type Dialer func(ctx context.Context) (net.Conn, error)
 
+// DialFunc opens a connection as net.Dialer's DialContext does: check's
+// opens it in the target's network namespace. Nil is net.Dialer's.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func (d DialFunc) orDefault() DialFunc {
+	if d != nil {
+		return d
+	}
+	var nd net.Dialer
+	return nd.DialContext
+}
+
 // Plain dials addr over TCP.
-func Plain(addr string) Dialer {
+func Plain(addr string) Dialer { return PlainVia(nil, addr) }
+
+// PlainVia dials addr over TCP with dial.
+func PlainVia(dial DialFunc, addr string) Dialer {
 	return func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", addr)
+		return dial.orDefault()(ctx, "tcp", addr)
 	}
 }
 
 // TLS dials addr over TLS, trusting roots only and offering ALPN
 // http/1.1.
-func TLS(addr string, roots *x509.CertPool) Dialer {
+func TLS(addr string, roots *x509.CertPool) Dialer { return TLSVia(nil, addr, roots) }
+
+// TLSVia dials addr with dial, then speaks TLS as TLS does.
+func TLSVia(dial DialFunc, addr string, roots *x509.CertPool) Dialer {
 	return func(ctx context.Context) (net.Conn, error) {
-		d := tls.Dialer{Config: &tls.Config{RootCAs: roots, NextProtos: []string{"http/1.1"}}}
-		return d.DialContext(ctx, "tcp", addr)
+		raw, err := dial.orDefault()(ctx, "tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		host, _, _ := net.SplitHostPort(addr)
+		conn := tls.Client(raw, &tls.Config{RootCAs: roots, ServerName: host, NextProtos: []string{"http/1.1"}})
+		if err := conn.HandshakeContext(ctx); err != nil {
+			raw.Close()
+			return nil, err
+		}
+		return conn, nil
 	}
 }
 
@@ -69,10 +95,11 @@ func Runtime(logs string) Finding {
 	return breach(RuleRuntime, "no line \"%s<name> <version>\" in its output; it printed: %s", RuntimeMarker, first)
 }
 
-// Get asks url once, speaking protocol (http1, https, h2, h2c; over TLS
-// trusting roots only), and returns the answer as verify reads it.
-func Get(ctx context.Context, protocol, url string, roots *x509.CertPool, timeout time.Duration) verify.Response {
-	tr := &http.Transport{DisableCompression: true, Protocols: new(http.Protocols), MaxResponseHeaderBytes: maxHeader}
+// Get asks url once with dial, speaking protocol (http1, https, h2, h2c;
+// over TLS trusting roots only), and returns the answer as verify reads
+// it.
+func Get(ctx context.Context, dial DialFunc, protocol, url string, roots *x509.CertPool, timeout time.Duration) verify.Response {
+	tr := &http.Transport{DisableCompression: true, Protocols: new(http.Protocols), MaxResponseHeaderBytes: maxHeader, DialContext: dial.orDefault()}
 	defer tr.CloseIdleConnections()
 	switch protocol {
 	case cellid.ProtoH2C:
@@ -126,8 +153,8 @@ func endlessHeaders(err string) bool {
 
 // Speaks asks path at base in protocol and checks that the answer came in
 // that protocol.
-func Speaks(ctx context.Context, protocol, base, path string, roots *x509.CertPool, timeout time.Duration) Finding {
-	r := Get(ctx, protocol, base+path, roots, timeout)
+func Speaks(ctx context.Context, dial DialFunc, protocol, base, path string, roots *x509.CertPool, timeout time.Duration) Finding {
+	r := Get(ctx, dial, protocol, base+path, roots, timeout)
 	if r.Error != "" {
 		if endlessHeaders(r.Error) {
 			return breach(RuleHeaders, "%s: the answer to GET %s: %v", protocol, path, errHeaders)
@@ -151,13 +178,13 @@ func Speaks(ctx context.Context, protocol, base, path string, roots *x509.CertPo
 // Scenario asks every path of sc, one per combination of its params'
 // values, at base in protocol, and checks each answer against sc's
 // expectation: one finding per path.
-func Scenario(ctx context.Context, protocol, base string, sc matrix.Scenario, roots *x509.CertPool, timeout time.Duration) []Finding {
+func Scenario(ctx context.Context, dial DialFunc, protocol, base string, sc matrix.Scenario, roots *x509.CertPool, timeout time.Duration) []Finding {
 	var out []Finding
 	for _, kvs := range combinations(sc.Params) {
 		c := matrix.Cell{Scenario: sc.Name, Params: kvs}
 		path := c.Subst(sc.Path)
 		what := fmt.Sprintf("%s GET %s (%s)", sc.Name, path, protocol)
-		r := Get(ctx, protocol, base+path, roots, timeout)
+		r := Get(ctx, dial, protocol, base+path, roots, timeout)
 		problems, warnings := verify.Check(sc.Expect, r, c.Subst)
 		switch {
 		case endlessHeaders(r.Error):

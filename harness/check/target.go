@@ -53,8 +53,11 @@ const debianImage = "debian:bookworm-slim"
 const removeTimeout = 30 * time.Second
 
 // Target builds t's one service as a run does (its base images resolved
-// to the official image or a stand-in), starts it on eng's host network
-// (eng must be this machine's engine: check connects from here) and
+// to the official image or a stand-in), starts it alone on an internal
+// network, as a run does, and reaches it from inside its network
+// namespace (eng must be this machine's engine, and this process root;
+// where it cannot enter the namespace, the target runs on the host's
+// network, and Log says so), and
 // checks every rule: once with cleartext protocols, and again with the
 // certificate files when t declares https or h2. The containers are
 // removed on every path. The error is set only when the check could not
@@ -177,6 +180,10 @@ type container struct {
 	conns  string     // the protocol the connection rules are checked in on this start; "": not on it
 	port   int
 	id     string
+	// network is the internal network the container is alone on; "":
+	// the host's (this process cannot enter another network namespace).
+	network string
+	ns      *netns // the container's network namespace, where check's sockets are opened
 }
 
 // check starts the container, checks it and removes it, whatever
@@ -187,15 +194,19 @@ func (c *container) check(ctx context.Context) ([]Finding, error) {
 		return nil, err
 	}
 	c.port = port
+	if err := canEnter(); err != nil {
+		fmt.Fprintf(c.o.Log, "warning: the target runs on the host's network, where it can reach every listener of this machine, its loopback's too; a run puts it on an internal network of its own (%v)\n", err)
+	} else {
+		c.network = fmt.Sprintf("webbench-check-%s-%d-%d", c.t.Name, os.Getpid(), c.port)
+		netID, err := c.eng.CreateNetwork(ctx, c.network, c.labels())
+		defer c.remove(ctx, "network", netID, c.eng.RemoveNetwork)
+		if err != nil {
+			return nil, err
+		}
+	}
 	fmt.Fprintf(c.o.Log, "starting %s with PORT=%d for %s\n", c.t.Name, port, strings.Join(c.protos, ", "))
 	id, err := c.eng.Start(ctx, c.spec())
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
-		defer cancel()
-		if err := c.eng.RemoveContainer(rctx, id); err != nil {
-			fmt.Fprintf(c.o.Log, "warning: remove container %s: %v\n", id, err)
-		}
-	}()
+	defer c.remove(ctx, "container", id, c.eng.RemoveContainer) // runs before the network's removal
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -203,6 +214,14 @@ func (c *container) check(ctx context.Context) ([]Finding, error) {
 		return []Finding{breach(RuleStart, "%v", err)}, nil
 	}
 	c.id = id
+	if c.network != "" {
+		if f, err := c.enter(ctx); err != nil {
+			return nil, err
+		} else if !f.OK {
+			return []Finding{f}, nil
+		}
+		defer c.ns.Close()
+	}
 	f := c.ready(ctx)
 	if err := ctx.Err(); err != nil {
 		return nil, err // an interrupt is no finding about the target
@@ -213,9 +232,53 @@ func (c *container) check(ctx context.Context) ([]Finding, error) {
 	return append([]Finding{f}, c.rules(ctx)...), ctx.Err()
 }
 
-// spec is the container: on the host network, pinned to one core, with
-// the environment a run gives (the target's, its service's and its first
-// variant's settings, then PORT, CPUS and the certificate files).
+// enter opens the running container's network namespace: a container
+// already stopped is a breach of the start rule, a namespace that cannot
+// be opened an error.
+func (c *container) enter(ctx context.Context) (Finding, error) {
+	st, err := c.eng.State(ctx, c.id)
+	if err != nil {
+		return Finding{}, err
+	}
+	if !st.Running {
+		return breach(RuleStart, "the container stopped (%s); its last lines: %s", st, c.lastLines()), nil
+	}
+	if c.ns, err = openNetns(st.Pid, c.id); err != nil {
+		return Finding{}, fmt.Errorf("check cannot reach the target on its own network: %w", err)
+	}
+	return pass(RuleStart, "running"), nil
+}
+
+// remove removes what check created, under its own timeout after an
+// interrupt.
+func (c *container) remove(ctx context.Context, what, id string, remove func(context.Context, string) error) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	if err := remove(rctx, id); err != nil {
+		fmt.Fprintf(c.o.Log, "warning: remove %s %s: %v\n", what, id, err)
+	}
+}
+
+func (c *container) labels() map[string]string {
+	labels := engine.Owner()
+	labels[engine.LabelRun] = "check-" + strconv.Itoa(os.Getpid())
+	labels[engine.LabelRole], labels[engine.LabelTarget] = "target", c.t.Name
+	return labels
+}
+
+// dial opens check's connections where the target is: in its network
+// namespace, or on this machine's network.
+func (c *container) dial() DialFunc {
+	if c.ns == nil {
+		return nil
+	}
+	return c.ns.dial
+}
+
+// spec is the container: alone on its network (the host's, where check
+// cannot enter another), pinned to one core, with the environment a run
+// gives (the target's, its service's and its first variant's settings,
+// then PORT, CPUS and the certificate files).
 func (c *container) spec() engine.ContainerSpec {
 	vars := map[string]string{}
 	svc := c.t.Services[0]
@@ -234,13 +297,14 @@ func (c *container) spec() engine.ContainerSpec {
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		env = append(env, k+"="+vars[k])
 	}
-	labels := engine.Owner()
-	labels[engine.LabelRun] = "check-" + strconv.Itoa(os.Getpid())
-	labels[engine.LabelRole], labels[engine.LabelTarget] = "target", c.t.Name
+	network := c.network
+	if network == "" {
+		network = "host"
+	}
 	return engine.ContainerSpec{
 		Name:  fmt.Sprintf("webbench-check-%s-%d-%d", c.t.Name, os.Getpid(), c.port),
-		Image: c.image, Env: env, Network: "host", CPUSet: strconv.Itoa(runtime.NumCPU() - 1),
-		Labels: labels, Files: files,
+		Image: c.image, Env: env, Network: network, CPUSet: strconv.Itoa(runtime.NumCPU() - 1),
+		Labels: c.labels(), Files: files,
 		Memory: c.t.Limits.MemoryBytes, Pids: c.t.Limits.Pids, NoFile: c.t.Limits.NoFile,
 	}
 }
@@ -261,16 +325,15 @@ func (c *container) ready(ctx context.Context) Finding {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port))
 	deadline := time.Now().Add(c.o.Start)
 	for {
-		var d net.Dialer
 		dctx, cancel := context.WithTimeout(ctx, time.Second)
-		conn, err := d.DialContext(dctx, "tcp", addr)
+		conn, err := c.dial().orDefault()(dctx, "tcp", addr)
 		cancel()
 		if err == nil {
 			conn.Close()
 			return pass(RuleStart, "up, accepting connections on PORT=%d", c.port)
 		}
-		if st, err := c.eng.State(ctx, c.id); err == nil && !st.Running {
-			return breach(RuleStart, "the container stopped (%s); its last lines: %s", st, c.lastLines())
+		if why := c.dead(ctx); why != "" {
+			return breach(RuleStart, "%s", why)
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			return breach(RulePort, "nothing accepted connections on PORT=%d within %s; its last lines: %s", c.port, c.o.Start, c.lastLines())
@@ -280,6 +343,19 @@ func (c *container) ready(ctx context.Context) Finding {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// dead says how the container ended, with its last lines, or "" while it
+// runs.
+func (c *container) dead(ctx context.Context) string {
+	st, err := c.eng.State(context.WithoutCancel(ctx), c.id)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("the container is gone (%v)", err)
+	case st.Running:
+		return ""
+	}
+	return fmt.Sprintf("the container stopped (%s); its last lines: %s", st, c.lastLines())
 }
 
 func (c *container) lastLines() string {
@@ -295,18 +371,62 @@ func (c *container) lastLines() string {
 	return "(none)"
 }
 
+// step is one rule's check of the running container.
+type step struct {
+	rule string
+	run  func() []Finding
+}
+
+// sequence runs the steps in turn while the target lives. A target found
+// dead after a step ends the check there: the step's breaches are kept,
+// its passes are not (a rule seen to hold by a target that then died
+// holds nothing), and a breach of the start rule says how it ended and
+// that the rules after it were not checked.
+func sequence(steps []step, dead func() string) []Finding {
+	var out []Finding
+	for i, s := range steps {
+		fs := s.run()
+		why := dead()
+		if why == "" {
+			out = append(out, fs...)
+			continue
+		}
+		out = append(out, Breaches(fs)...)
+		left := "no rule was left to check"
+		if i+1 < len(steps) {
+			var names []string
+			for _, l := range steps[i+1:] {
+				if !slices.Contains(names, l.rule) {
+					names = append(names, l.rule)
+				}
+			}
+			left = "not checked: " + strings.Join(names, ", ")
+		}
+		return append(out, breach(RuleStart, "the target died while its %s rule was checked: %s; %s", s.rule, why, left))
+	}
+	return out
+}
+
 // rules checks every rule on the running container.
 func (c *container) rules(ctx context.Context) []Finding {
 	to := c.o.Timeout
-	var out []Finding
+	var steps []step
 	if c.first {
-		logs, err := c.eng.Logs(ctx, c.id, 200)
-		if err != nil {
-			out = append(out, breach(RuleRuntime, "its output could not be read: %v", err))
-		} else {
-			out = append(out, Runtime(logs))
-		}
-		out = append(out, AllInterfaces(ctx, c.port, to))
+		steps = append(steps, step{RuleRuntime, func() []Finding {
+			logs, err := c.eng.Logs(ctx, c.id, 200)
+			if err != nil {
+				return []Finding{breach(RuleRuntime, "its output could not be read: %v", err)}
+			}
+			return []Finding{Runtime(logs)}
+		}}, step{RulePort, func() []Finding {
+			var other net.IP
+			if c.ns == nil {
+				other = otherAddress()
+			} else if err := c.ns.do(func() { other = otherAddress() }); err != nil {
+				return []Finding{breach(RulePort, "not checked: %v", err)}
+			}
+			return []Finding{AllInterfaces(ctx, c.dial(), other, c.port, to)}
+		}})
 	}
 	var roots *x509.CertPool
 	if c.certs != nil {
@@ -315,7 +435,8 @@ func (c *container) rules(ctx context.Context) []Finding {
 	}
 	scenarios := c.scenarios()
 	if len(scenarios) == 0 {
-		return append(out, breach(RuleScenario, "it declares no scenario of the matrix"))
+		steps = append(steps, step{RuleScenario, func() []Finding { return []Finding{breach(RuleScenario, "it declares no scenario of the matrix")} }})
+		return sequence(steps, func() string { return c.dead(ctx) })
 	}
 	first := matrix.Cell{Scenario: scenarios[0].Name, Params: combinations(scenarios[0].Params)[0]}
 	path := first.Subst(scenarios[0].Path)
@@ -325,23 +446,44 @@ func (c *container) rules(ctx context.Context) []Finding {
 			scheme, host = "https", "localhost"
 		}
 		base := fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(host, strconv.Itoa(c.port)))
-		out = append(out, Speaks(ctx, p, base, path, roots, to))
-		for _, sc := range scenarios {
-			out = append(out, Scenario(ctx, p, base, sc, roots, to)...)
-		}
+		steps = append(steps, step{RuleProtocol, func() []Finding { return []Finding{Speaks(ctx, c.dial(), p, base, path, roots, to)} }},
+			step{RuleScenario, func() []Finding {
+				var out []Finding
+				for _, sc := range scenarios {
+					out = append(out, Scenario(ctx, c.dial(), p, base, sc, roots, to)...)
+				}
+				return out
+			}})
 	}
 	if c.conns != "" {
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port))
-		dial := Plain(addr)
-		if c.conns == cellid.ProtoHTTPS {
-			dial = TLS(net.JoinHostPort("localhost", strconv.Itoa(c.port)), roots)
-		}
-		a := Ask{Host: addr, Path: path, Expect: scenarios[0].Expect, Subst: first.Subst}
-		out = append(out, KeepAlive(ctx, dial, a, to),
-			Concurrency(ctx, dial, a, c.o.Connections, to),
-			Backlog(c.port, c.o.Connections))
+		steps = append(steps, c.connSteps(ctx, Ask{Path: path, Expect: scenarios[0].Expect, Subst: first.Subst}, roots)...)
 	}
-	return out
+	return sequence(steps, func() string { return c.dead(ctx) })
+}
+
+// connSteps are the connection rules' steps, asking a.
+func (c *container) connSteps(ctx context.Context, a Ask, roots *x509.CertPool) []step {
+	to := c.o.Timeout
+	a.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port))
+	dial := PlainVia(c.dial(), a.Host)
+	if c.conns == cellid.ProtoHTTPS {
+		dial = TLSVia(c.dial(), net.JoinHostPort("localhost", strconv.Itoa(c.port)), roots)
+	}
+	backlog := func() []Finding {
+		var f Finding
+		if c.ns == nil {
+			return []Finding{Backlog(c.port, c.o.Connections)}
+		}
+		if err := c.ns.do(func() { f = Backlog(c.port, c.o.Connections) }); err != nil {
+			return []Finding{breach(RuleBacklog, "not checked: %v", err)}
+		}
+		return []Finding{f}
+	}
+	return []step{
+		{RuleKeepAlive, func() []Finding { return []Finding{KeepAlive(ctx, dial, a, to)} }},
+		{RuleConcurrency, func() []Finding { return []Finding{Concurrency(ctx, dial, a, c.o.Connections, to)} }},
+		{RuleBacklog, backlog},
+	}
 }
 
 // scenarios are the matrix's scenarios t serves.

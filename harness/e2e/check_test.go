@@ -2,11 +2,14 @@ package e2e
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/webbench/webbench/harness/check"
@@ -16,9 +19,15 @@ import (
 
 // brokenServer breaks three rules at once: it answers in HTTP/1.0 and
 // closes every connection (keep-alive), listens with socketserver's
-// backlog of 5 (backlog) and prints no runtime line (runtime).
-const brokenServer = `import os
+// backlog of 5 (backlog) and prints no runtime line (runtime). At start it
+// tries to reach a listener of the host's loopback, at HOST_PORT.
+const brokenServer = `import os, socket
 from http.server import BaseHTTPRequestHandler, HTTPServer
+
+try:
+    socket.create_connection(("127.0.0.1", int(os.environ["HOST_PORT"])), timeout=2).close()
+except OSError:
+    pass
 
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
@@ -34,9 +43,12 @@ HTTPServer(("", int(os.environ["PORT"])), Handler).serve_forever()
 
 // TestCheck runs harness check on the real engine against the python
 // target harness new writes (no breach) and against a broken one (the
-// breaches of the rules it breaks), and leaves no container behind.
+// breaches of the rules it breaks), which does not reach a listener of the
+// host's loopback (check runs it on a network of its own, as a run does),
+// and leaves no container or network behind.
 func TestCheck(t *testing.T) {
 	eng := connect(t)
+	hostPort, reached := loopbackListener(t)
 	dir := t.TempDir()
 	targets := filepath.Join(dir, "targets")
 	matrixFile := filepath.Join(dir, "matrix.yaml")
@@ -58,7 +70,7 @@ func TestCheck(t *testing.T) {
 	}
 	text := "version: 1\nimages:\n  python: python:3.12-slim-bookworm\nload: {duration: 1s, warmup: 0s, trials: 1}\nconnections: [16]\ntargets:\n" +
 		"  fine:\n    build: targets/fine\n    port: 8080\n    scenarios: [plaintext]\n" +
-		"  broken:\n    build: targets/broken\n    port: 8080\n    scenarios: [plaintext]\n" +
+		"  broken:\n    build: targets/broken\n    port: 8080\n    scenarios: [plaintext]\n    env: {HOST_PORT: \"" + strconv.Itoa(hostPort) + "\"}\n" +
 		"scenarios:\n  plaintext:\n    path: /plaintext\n    expect: {status: 200, content_type: text/plain, body: \"Hello, World!\"}\n"
 	if err := os.WriteFile(matrixFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -77,10 +89,36 @@ func TestCheck(t *testing.T) {
 	if code != cli.ExitFailed {
 		t.Errorf("check of the broken target: exit %d, want %d", code, cli.ExitFailed)
 	}
+	if n := reached.Load(); n > 0 || strings.Contains(out, "on the host's network") {
+		t.Errorf("the checked target reached a listener of the host's loopback %d time(s); check said:\n%s", n, out)
+	}
 	left, err := eng.List(context.Background(), engine.LabelRun+"=check-"+strconv.Itoa(os.Getpid()))
 	if err != nil || len(left) > 0 {
 		t.Errorf("check left behind: %v %v", left, err)
 	}
+}
+
+// loopbackListener listens on the host's loopback and counts the
+// connections it accepts.
+func loopbackListener(t *testing.T) (int, *atomic.Int64) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	var n atomic.Int64
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			c.Close()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port, &n
 }
 
 // breachesIn are the rules of the breach lines check printed.
