@@ -191,7 +191,8 @@ func (r *Resolver) resolve(ctx context.Context, key string) *Base {
 			if ok, err := r.opt.Copy(ctx, StandInRef(ref)); err != nil {
 				fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
 			} else if ok {
-				b.Used, b.StandIn, b.Note = StandInRef(ref), true, "stand-in copied from the run's other engine"
+				b.Used, b.StandIn = StandInRef(ref), true
+				b.Note = r.runsNote(ctx, key, ref, b.Used) + "stand-in copied from the run's other engine"
 				return b
 			}
 		}
@@ -356,7 +357,7 @@ func (r *Resolver) standIn(ctx context.Context, key, official string) (ref, note
 		fmt.Fprintf(r.opt.Log, "built stand-in %s for %s in %s\n", ref, official, time.Since(started).Round(time.Second))
 		r.record(buildtime.Recipe, started)
 	}
-	return ref, fmt.Sprintf("docker/standins/%s/Dockerfile on %s", key, deb.Used), nil
+	return ref, r.runsNote(ctx, key, official, ref) + fmt.Sprintf("docker/standins/%s/Dockerfile on %s", key, deb.Used), nil
 }
 
 // stdBuildEnv is how every Go image of the project builds (static, paths

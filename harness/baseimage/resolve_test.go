@@ -139,10 +139,11 @@ func TestResolveCopies(t *testing.T) {
 		note     string
 	}{
 		{"official", "node:22-bookworm-slim", "node:22-bookworm-slim", false, "copied from the run's other engine"},
-		{"stand-in", "webbench-standin/node:22-bookworm-slim", "webbench-standin/node:22-bookworm-slim", true, "stand-in copied from the run's other engine"},
+		{"stand-in", "webbench-standin/node:22-bookworm-slim", "webbench-standin/node:22-bookworm-slim", true,
+			"runs Debian bookworm nodejs 18.19.0+dfsg-6~deb12u2 (18.19.0, not the tag's 22); stand-in copied from the run's other engine"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFake()
+			f := &probingEngine{fakeEngine: newFake(), answers: map[string]string{"webbench-standin/node:22-bookworm-slim": "bookworm 18.19.0+dfsg-6~deb12u2"}}
 			var asked []string
 			cp := func(_ context.Context, ref string) (bool, error) {
 				asked = append(asked, ref)
