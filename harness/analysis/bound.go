@@ -17,6 +17,7 @@ const (
 	BoundUnclear   = "unclear"      // the server between WaitingShare and ServerBoundShare of its cores: the figures do not tell
 	BoundShared    = "shared cores" // the generator on the target's cores (pinning together or none): the two cannot be told apart
 	BoundDatabase  = "database"     // the database's own cores at ServerBoundShare or more, the server's below it
+	BoundUnknown   = "unknown"      // the ceiling rule called it generator-bound, the ceiling was beaten, and the CPU figures do not place it
 )
 
 // DatabaseService is the service of a target that is its database, by
@@ -58,8 +59,9 @@ type BoundFigures struct {
 // pair's together (see pairBounds).
 type evidence struct {
 	trials    []results.Trial
-	targetCPU float64  // the server's CPU in cores, median over the trials
-	boundBy   []string // the rules that call the trials generator-bound
+	targetCPU float64          // the server's CPU in cores, median over the trials
+	summary   *results.Summary // the generator rules that fired, as codes (see generatorRules)
+	beaten    bool             // the ceiling the summary was judged against was beaten (see BeatenCeilings)
 }
 
 // judgeBound says what bounded r, with the figures: the generator (†, its
@@ -68,6 +70,9 @@ type evidence struct {
 // the server's cores (its CPU, the database's left out when it had cores
 // of its own, at ServerBoundShare of them or more), else neither — the
 // server waited, and the number measures its waiting, not its speed.
+// The ceiling's rule gives way to the server's own CPU at ServerBoundShare
+// or more, and holds nothing when the ceiling was beaten: a cell it alone
+// called generator-bound is then unknown, unless the CPU places it.
 // Fixed-rate cells are bounded by their rate: no judgement.
 func judgeBound(r *Row, c *results.Cell, e evidence) {
 	if r.Rate > 0 || len(e.trials) == 0 {
@@ -85,13 +90,15 @@ func judgeBound(r *Row, c *results.Cell, e evidence) {
 	db := databaseOf(c, e.trials)
 	if db != nil {
 		e.targetCPU = db.serverCPU // the server's cores hold the server alone (and the generator, shared)
-		if len(e.boundBy) == 0 && db.judge(r, c, lgCPU) {
-			return
-		}
 	}
 	server := 0.0
 	if r.CPUs > 0 {
 		server = e.targetCPU / float64(r.CPUs)
+	}
+	rules, void := generatorRules(e.summary, e.beaten, r.Pinning == "" && server >= ServerBoundShare)
+	r.BoundBy = rules
+	if db != nil && len(rules) == 0 && db.judge(r, c, lgCPU) {
+		return
 	}
 	if r.Pinning != "" { // the generator shares the target's cores
 		if total := e.targetCPU + lgCPU; total > 0 {
@@ -104,19 +111,27 @@ func judgeBound(r *Row, c *results.Cell, e evidence) {
 	why := &BoundFigures{ServerCPU: e.targetCPU, ServerShare: server, CPUs: r.CPUs}
 	db.figures(why)
 	switch {
-	case len(e.boundBy) > 0:
+	case len(rules) > 0:
 		r.Bound, r.BoundWhy = BoundGenerator, why
 	case server >= ServerBoundShare:
 		r.Bound, r.BoundWhy = BoundServer, why
 	case e.targetCPU == 0 || lgCores == 0:
-		return // CPU not sampled (a trial shorter than two samples): nothing to tell
+		if void {
+			r.Bound, r.BoundWhy = BoundUnknown, why
+		}
+		// else CPU not sampled (a trial shorter than two samples): nothing to tell
 	default:
 		lgShare := lgCPU / float64(lgCores)
 		why.GeneratorCPU, why.GeneratorShare, why.GeneratorCores = lgCPU, lgShare, lgCores
-		r.Bound, r.BoundWhy = BoundUnclear, why
-		if server < WaitingShare && lgShare < GeneratorBoundShare {
+		switch {
+		case void:
+			r.Bound = BoundUnknown
+		case server < WaitingShare && lgShare < GeneratorBoundShare:
 			r.Bound = BoundWaiting
+		default:
+			r.Bound = BoundUnclear
 		}
+		r.BoundWhy = why
 	}
 }
 
@@ -196,7 +211,7 @@ func (d *database) figures(why *BoundFigures) {
 // rows then carry the pair's BoundBy, Bound and BoundWhy (so their † and
 // their label agree), and BoundWith names the other; each keeps its own
 // ceiling share and count of generator-bound trials.
-func pairBounds(rows []*Row) map[*Row]*Row {
+func pairBounds(run *results.Run, rows []*Row) map[*Row]*Row {
 	twins := map[*Row]*Row{}
 	byID := map[string]*Row{}
 	for _, r := range rows {
@@ -219,9 +234,10 @@ func pairBounds(rows []*Row) map[*Row]*Row {
 			continue // bounded by its rate: nothing to judge
 		}
 		e := pooled(twin.cell, ctl.cell, ctl.Aggregate)
+		e.beaten = ceilingBeatenFor(run, twin.cell, e.summary)
 		for _, p := range [][2]*Row{{twin, ctl}, {ctl, twin}} {
 			r := p[0]
-			r.BoundBy, r.Bound, r.BoundWhy, r.BoundWith = e.boundBy, "", nil, p[1].ID
+			r.BoundBy, r.Bound, r.BoundWhy, r.BoundWith = BoundText(e.summary), "", nil, p[1].ID
 			judgeBound(r, r.cell, e)
 		}
 	}
@@ -240,5 +256,5 @@ func pooled(a, b *results.Cell, agg results.Aggregate) evidence {
 		}
 	}
 	JudgeBound(s, ceiling, a.Pinning != "")
-	return evidence{trials: trials, targetCPU: s.TargetCPUCores, boundBy: BoundText(s)}
+	return evidence{trials: trials, targetCPU: s.TargetCPUCores, summary: s}
 }

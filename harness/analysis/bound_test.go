@@ -127,3 +127,56 @@ func TestBoundedByDatabase(t *testing.T) {
 		}
 	}
 }
+
+// A ceiling a cell beats is wrong, and nothing rests on it: measured at
+// 18,000 rps on a busy machine, then go at 263% of it. Every bound the
+// ceiling rule alone gave is unknown (c, at 89% of it, its CPU figures
+// placing it nowhere) unless the CPU places the cell: py, at 91% of it,
+// used 0.978 of its core, so the server's cores bounded it. The run lists
+// the beaten ceiling with the cell that beat it. A cell at 91% of a
+// ceiling nobody beat, its server saturated, is bounded by its cores too:
+// its own CPU says so, and no † rests on the ceiling alone.
+func TestBeatenCeiling(t *testing.T) {
+	ceiling := results.Ceiling{CPUs: 1, CPUSet: "0", Connections: 64, RPS: 18000}
+	mk := func(target string, rps, cpu, lg float64) *results.Cell {
+		c := &results.Cell{Target: target, Scenario: "plaintext", CPUs: 1, CPUSet: "0", Connections: 64, Status: results.OK, LoadgenCPUSet: "1"}
+		for range 3 {
+			c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: rps, Requests: int64(rps) * 10, Seconds: 10}, TargetCPUCores: cpu, LoadgenCPUCores: lg})
+		}
+		c.Summary = Summarize(c.Trials, results.AggregateMedian)
+		JudgeBound(c.Summary, ceiling.RPS, false)
+		return c
+	}
+	run := &results.Run{Ceilings: []results.Ceiling{ceiling}, Cells: []*results.Cell{
+		mk("go", 47340, 0.70, 0.60),
+		mk("py", 16400, 0.978, 0.30),
+		mk("c", 16000, 0.70, 0.60),
+		mk("slow", 9000, 0.70, 0.60),
+	}}
+	got := map[string]*Row{}
+	for _, r := range Rows(run, "plaintext") {
+		got[r.Target] = r
+	}
+	for target, want := range map[string]string{"go": BoundUnknown, "py": BoundServer, "c": BoundUnknown, "slow": BoundUnclear} {
+		if r := got[target]; r == nil || r.Bound != want || len(r.BoundBy) > 0 {
+			t.Errorf("%s: bounded by %q, † rules %q; want %q and no †", target, r.Bound, r.BoundBy, want)
+		}
+	}
+	b := BeatenCeilings(run)
+	if len(b) != 1 || b[0].Cell != run.Cells[0].ID() || math.Abs(b[0].Share-47340.0/18000) > 1e-9 || len(Build(run).BeatenCeilings) != 1 {
+		t.Errorf("beaten ceilings %+v, want the one go beat at 263%%", b)
+	}
+	// Without go, nothing beat the ceiling: c, at 89% of it with room on
+	// both sides, is generator-bound by it; py, saturated, is not.
+	run.Cells = run.Cells[1:]
+	got = map[string]*Row{}
+	for _, r := range Rows(run, "plaintext") {
+		got[r.Target] = r
+	}
+	if len(BeatenCeilings(run)) != 0 || got["c"].Bound != BoundGenerator || len(got["c"].BoundBy) != 1 {
+		t.Errorf("c under a ceiling nobody beat: %q (%q), want generator by the ceiling", got["c"].Bound, got["c"].BoundBy)
+	}
+	if got["py"].Bound != BoundServer || len(got["py"].BoundBy) != 0 {
+		t.Errorf("py, its core at 97.8%%: %q (%q), want server cores and no †", got["py"].Bound, got["py"].BoundBy)
+	}
+}

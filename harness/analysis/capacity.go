@@ -33,10 +33,13 @@ type Curve struct {
 	// Capacity is, per trial, the highest offered rate that trial
 	// sustained within the objective (0: none), summarised over trials.
 	// It is absent without an objective.
-	Capacity       *stats.Summary `json:"capacity,omitempty"`
-	Ceiling        float64        `json:"ceiling_rps,omitempty"` // the generator's, on these cores and connections; 0: none measured
-	TrialCapacity  []float64      `json:"trial_capacity,omitempty"`
-	CapacityUnsure string         `json:"capacity_note,omitempty"` // why the capacity may be understated
+	Capacity *stats.Summary `json:"capacity,omitempty"`
+	Ceiling  float64        `json:"ceiling_rps,omitempty"` // the generator's, on these cores and connections; 0: none measured, or beaten
+	// CeilingBeaten is the ceiling measured on these cores and connections
+	// when a cell beat it (see BeatenCeilings): no rate is judged by it.
+	CeilingBeaten  float64   `json:"ceiling_beaten_rps,omitempty"`
+	TrialCapacity  []float64 `json:"trial_capacity,omitempty"`
+	CapacityUnsure string    `json:"capacity_note,omitempty"` // why the capacity may be understated
 }
 
 // CurvePoint is one rate of a curve.
@@ -74,8 +77,8 @@ func Curves(run *results.Run, scenario string) []*Curve {
 		c := byKey[k]
 		cell := cellOf(run, r.ID)
 		if c == nil {
-			c = &Curve{Target: r.Target, Params: r.Params, CPUs: r.CPUs, Cores: r.Cores, Connections: r.Connections, Close: r.Close, OpenLoop: r.OpenLoop, Percentile: pct,
-				Ceiling: ceilingOf(run, cell)}
+			c = &Curve{Target: r.Target, Params: r.Params, CPUs: r.CPUs, Cores: r.Cores, Connections: r.Connections, Close: r.Close, OpenLoop: r.OpenLoop, Percentile: pct}
+			c.Ceiling, c.CeilingBeaten = ceilingOf(run, cell)
 			byKey[k] = c
 			order = append(order, k)
 		}
@@ -154,6 +157,8 @@ func (c *Curve) capacity(points [][]results.Trial, slo []results.Objective) {
 	s := stats.Describe(c.TrialCapacity)
 	c.Capacity = &s
 	switch last := c.Points[len(c.Points)-1]; {
+	case c.CeilingBeaten > 0 && s.Median >= CeilingBound*c.CeilingBeaten:
+		c.CapacityUnsure = fmt.Sprintf("the load generator's ceiling on these cores and connections (%.0f rps) was beaten by a cell: whether the capacity is the generator's or the server's is unknown", c.CeilingBeaten)
 	case c.Ceiling > 0 && s.Median >= CeilingBound*c.Ceiling:
 		c.CapacityUnsure = fmt.Sprintf("at or above %.0f%% of the load generator's ceiling (%.0f rps): the capacity may be the generator's, not the server's", 100*CeilingBound, c.Ceiling)
 	case last.Met > 0:
@@ -214,17 +219,19 @@ func goodRate(trials []results.Trial) float64 {
 	return stats.Describe(xs).Median
 }
 
-// ceilingOf is the load generator's measured ceiling where cell ran: its
-// generator, cores, connections, keep-alive, pipeline and generator
-// engines; 0 when none was measured or it sustained every rate asked.
-func ceilingOf(run *results.Run, cell *results.Cell) float64 {
+// ceilingOf is the load generator's measured ceiling where cell ran (see
+// onCeiling); 0 when none was measured or it sustained every rate asked.
+// A ceiling a cell beat is no ceiling: it comes back as beaten instead.
+func ceilingOf(run *results.Run, cell *results.Cell) (ceiling, beatenAt float64) {
 	for _, ce := range run.Ceilings {
-		if ce.GeneratorName() == cell.GeneratorName() && ce.CPUs == cell.CPUs && ce.Connections == cell.Connections && ce.Close == cell.Close &&
-			ce.Pipeline == cell.Pipeline && ce.Loadgens == cell.Loadgens && ce.Error == "" && ce.AtLeast == 0 {
-			return ce.RPS
+		if onCeiling(ce, cell) && measuredCeiling(ce) {
+			if _, ok := beaten(run, ce); ok {
+				return 0, ce.RPS
+			}
+			return ce.RPS, 0
 		}
 	}
-	return 0
+	return 0, 0
 }
 
 // cellOf is the first cell of id (the measured one, not its control).

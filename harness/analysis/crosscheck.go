@@ -62,7 +62,7 @@ func Crosschecks(run *results.Run, scenario string) []Crosscheck {
 		}
 		byGen[g][k][r.Base] = r
 	}
-	noise := Noise(run)
+	noise := NoiseApplied(run)
 	var out []Crosscheck
 	for _, base := range gens {
 		cc := Crosscheck{Scenario: scenario, Base: base, Cross: cross}

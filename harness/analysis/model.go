@@ -14,7 +14,11 @@ type Model struct {
 	Schema      int                 `json:"schema"`
 	Environment results.Environment `json:"environment"`
 	NoiseFloors []NoiseFloor        `json:"noise_floors,omitempty"`
-	Scenarios   []ScenarioModel     `json:"scenarios"`
+	// FloorTooWide: the widest noise floor is MaxNoiseFloor or wider, so
+	// it is not applied (see NoiseApplied).
+	FloorTooWide   bool            `json:"floor_too_wide,omitempty"`
+	BeatenCeilings []BeatenCeiling `json:"beaten_ceilings,omitempty"`
+	Scenarios      []ScenarioModel `json:"scenarios"`
 }
 
 // ScenarioModel is one scenario of a Model.
@@ -28,7 +32,8 @@ type ScenarioModel struct {
 // Build computes the model of run. A scenario with neither an ok cell nor
 // a curve is left out.
 func Build(run *results.Run) *Model {
-	m := &Model{Schema: ModelSchema, Environment: run.Environment, NoiseFloors: NoiseFloors(run)}
+	m := &Model{Schema: ModelSchema, Environment: run.Environment, NoiseFloors: NoiseFloors(run), BeatenCeilings: BeatenCeilings(run)}
+	m.FloorTooWide = Noise(run) >= MaxNoiseFloor
 	for _, sc := range Scenarios(run) {
 		rows, curves := Rows(run, sc), Curves(run, sc)
 		if len(rows) > 0 || len(curves) > 0 {

@@ -80,6 +80,25 @@ func Noise(run *results.Run) float64 {
 	return f
 }
 
+// MaxNoiseFloor is the widest noise floor a run's own comparisons are
+// judged by: at ±100% a halving reads as noise, so a floor that wide says
+// the machine was too busy to separate anything a user would call a
+// difference, not where differences start. (compare's gate refuses such
+// a floor for the same reason.)
+const MaxNoiseFloor = 1.0
+
+// NoiseApplied is the noise floor a run's comparisons apply: Noise, or 0
+// when it is MaxNoiseFloor or wider. Such a floor is not applied as if it
+// measured something: only the cells' own intervals then tell a
+// difference from noise, and the report says at its top that the run
+// cannot separate anything smaller than its floor.
+func NoiseApplied(run *results.Run) float64 {
+	if f := Noise(run); f < MaxNoiseFloor {
+		return f
+	}
+	return 0
+}
+
 // PairedRatio is cell a over cell b, trial by trial: the median of the
 // ratios of trial k of a to trial k of b (run in the same round when trials
 // are interleaved), with its 95% interval, or min…max below six pairs.

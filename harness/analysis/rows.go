@@ -82,8 +82,12 @@ type Row struct {
 	StartupS     float64            `json:"startup_seconds,omitempty"`
 	ImageMiB     map[string]float64 `json:"image_mib,omitempty"`
 	CPUPerAnswer float64            `json:"cpu_us_per_answer,omitempty"`
-	SteadyMiB    float64            `json:"target_mem_steady_mib,omitempty"`
-	Runtime      string             `json:"runtime,omitempty"`
+	// CPUPerAnswerStats is the CPU time per good answer over the trials,
+	// with its interval: a cost a user sees that the RPS of a busy machine
+	// can hide (the same server made slower spends more per answer).
+	CPUPerAnswerStats stats.Summary `json:"cpu_us_per_answer_stats"`
+	SteadyMiB         float64       `json:"target_mem_steady_mib,omitempty"`
+	Runtime           string        `json:"runtime,omitempty"`
 	// VsFastest is RPS over the fastest RPS of the same scenario, params,
 	// cores and connections, controls aside; Versus says whether that
 	// difference is significant: "" (it is, or this is the fastest), "~"
@@ -119,7 +123,7 @@ func groupOf(r *Row) rowGroup {
 // its twin, measured again to show the noise, not a competitor.
 func Rows(run *results.Run, scenario string) []*Row {
 	rows, before := scenarioRows(run, scenario, func(c *results.Cell) bool { return c.Status == results.OK })
-	twins := pairBounds(rows)
+	twins := pairBounds(run, rows)
 	rank := func(r *Row) float64 { // a control ranks with its twin
 		if t := twins[r]; t != nil && r.Control {
 			return t.RPS
@@ -146,7 +150,7 @@ func Rows(run *results.Run, scenario string) []*Row {
 			fastest[g] = r
 		}
 	}
-	noise := Noise(run)
+	noise := NoiseApplied(run)
 	for _, r := range rows {
 		f := fastest[groupOf(r)]
 		if r.Control || f == nil {
@@ -322,7 +326,7 @@ func RowOf(run *results.Run, c *results.Cell) *Row {
 		}
 	}
 	r.RPS = Headline(r.Aggregate, r.RPSStats)
-	judgeBound(r, c, evidence{trials: c.Trials, targetCPU: r.TargetCPU, boundBy: r.BoundBy})
+	judgeBound(r, c, evidence{trials: c.Trials, targetCPU: r.TargetCPU, summary: c.Summary, beaten: ceilingBeatenFor(run, c, c.Summary)})
 	footprint(r, c)
 	if c.Image != nil {
 		r.Runtime = c.Image.RuntimeVersion
@@ -346,7 +350,8 @@ func footprint(r *Row, c *results.Cell) {
 			us = append(us, t.TargetCPUCores*t.Seconds/float64(t.Requests)*1e6)
 		}
 	}
-	r.CPUPerAnswer = stats.Describe(us).Median
+	r.CPUPerAnswerStats = stats.Describe(us)
+	r.CPUPerAnswer = r.CPUPerAnswerStats.Median
 	if n := len(c.Trials); n > 0 {
 		r.SteadyMiB = c.Trials[n-1].TargetMemSteadyMiB
 	}

@@ -124,3 +124,37 @@ func TestCrosschecks(t *testing.T) {
 		t.Error("a run without a cross-check has one")
 	}
 }
+
+// A floor of ±100% or more is not applied as if it measured something:
+// with an A/A control that moved by 2.2× against itself, a target at a
+// fifth of the fastest, the two intervals far apart, is slower, not "~".
+// Below that width the floor still marks a difference within it.
+func TestRowsFloorTooWide(t *testing.T) {
+	ctl := cell("a", 1, 46200, 29500, 49300, 46000, 47000, 21000)
+	ctl.Control = true
+	run := &results.Run{Cells: []*results.Cell{
+		cell("a", 1, 46200, 46900, 47100, 45900, 46300, 46600),
+		cell("b", 1, 10100, 9710, 10400, 10000, 10200, 10300),
+		ctl,
+	}}
+	if f := Noise(run); f < MaxNoiseFloor {
+		t.Fatalf("the control's floor is ±%.0f%%, want ±%.0f%% or wider for this test", 100*f, 100*MaxNoiseFloor)
+	}
+	if NoiseApplied(run) != 0 || !Build(run).FloorTooWide {
+		t.Errorf("a floor of ±%.0f%% is applied", 100*Noise(run))
+	}
+	for _, r := range Rows(run, "plaintext") {
+		if r.Target == "b" && r.Versus != "" {
+			t.Errorf("b at %.3f× of a, intervals apart: %q, want a difference", r.VsFastest, r.Versus)
+		}
+	}
+	// A control within ±15%: the floor applies, and b, 10% slower, is noise.
+	narrow := cell("a", 1, 40000, 53000, 41000, 52000, 40500, 52500)
+	narrow.Control = true
+	run.Cells[1], run.Cells[2] = cell("b", 1, 41600, 41700, 41800, 41500, 41600, 41700), narrow
+	for _, r := range Rows(run, "plaintext") {
+		if r.Target == "b" && r.Versus != "~" {
+			t.Errorf("b, 10%% slower within a floor of ±%.0f%%: %q, want ~", 100*NoiseApplied(run), r.Versus)
+		}
+	}
+}

@@ -104,9 +104,11 @@ func TestFixedRateTable(t *testing.T) {
 	}
 	md := b.String()
 	for _, want := range []string{"### plaintext at a fixed rate",
-		"| a            | closed, rate-limited | 1     | 512   | 500   | 0.125  | 0.250  | 0.500  | —        | 1.00   | 500          | 0%     | 0.0500    | yes",
-		"| a (openloop) | open                 | 1     | 512   | 4,000 | 7.50   | 15.0   | 30.0   | —        | 60.0   | 4,000        | 0%     | 0.500     | yes",
-		"| a (openloop) | open                 | 1     | 512   | 8,000 |", "**no** (1 of 1 trials)",
+		"Every row: 1 core(s), 512 connections.",
+		"| target | loop | rate | achieved RPS | p50 ms | p99 ms | p99.9 ms | max ms | errors | CPU cores |",
+		"| a | closed, rate-limited | 500 | 500 | 0.125 | 0.500 | — | 1.00 | 0% | 0.0500 |",
+		"| a (openloop) | open | 4,000 | 4,000 | 7.50 | 30.0 | — | 60.0 | 0% | 0.500 |",
+		"| a (openloop) | open | 8,000 | 6,000, **not held** in 1 of 1 trials |",
 		"**closed, rate-limited: latencies omit queueing.**",
 		"### plaintext: capacity at p99 ≤ 10ms",
 		"| a (openloop) | open | 1 | 512 | 1,000…8,000/s (4) | 2,000/s | 2,000/s | — | 1/1 1/1 0/1 0/1", // one trial: no interval
@@ -326,5 +328,72 @@ func TestPlacementSaidOnce(t *testing.T) {
 	mk.place("c/db/2cpu/c64/together", "db shares the server's cores")
 	if len(mk.placed) != 2 || len(mk.placed[0].ids) != 2 || len(mk.placed[1].ids) != 1 {
 		t.Errorf("placed %+v, want the two alike together and the third alone", mk.placed)
+	}
+}
+
+// What the README says of a run that contradicts itself. A ceiling a cell
+// beat (18,000 rps, then 47,340) is called wrong beside the ceilings, and
+// the cell that only it called generator-bound reads unknown, with no †;
+// the python server at 91% of it, its core at 97.8%, is bounded by its
+// cores. An A/A floor of ±100% or more is said at the top, before any
+// table, and not applied: b, at a fifth of a with the intervals apart,
+// is no "~". The main table shows each cell's CPU per answer with its
+// interval.
+func TestContradictionsSaid(t *testing.T) {
+	ceiling := results.Ceiling{CPUs: 1, CPUSet: "0", Connections: 64, RPS: 18000}
+	mk := func(target string, control bool, cpu float64, rps ...float64) *results.Cell {
+		c := &results.Cell{Target: target, Scenario: "plaintext", CPUs: 1, CPUSet: "0", Connections: 64, Status: results.OK, LoadgenCPUSet: "1", Control: control}
+		for _, x := range rps {
+			c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: x, Requests: int64(x * 10), Seconds: 10}, TargetCPUCores: cpu, LoadgenCPUCores: 0.6})
+		}
+		c.Summary = analysis.Summarize(c.Trials, results.AggregateMedian)
+		analysis.JudgeBound(c.Summary, ceiling.RPS, false)
+		return c
+	}
+	run := &results.Run{FinishedAt: &time.Time{}, Ceilings: []results.Ceiling{ceiling}, Cells: []*results.Cell{
+		mk("a", false, 0.7, 46200, 46900, 47100, 45900, 46300, 46600),
+		mk("a", true, 0.7, 46200, 29500, 49300, 46000, 47000, 21000),
+		mk("b", false, 0.5, 10100, 9710, 10400, 10000, 10200, 10300),
+		mk("py", false, 0.978, 16400, 16300, 16500, 16400, 16450, 16350),
+	}}
+	md := string(markdownOf(t, run))
+	head := md[:strings.Index(md, "\n## ")]
+	for _, want := range []string{"**This run cannot separate differences smaller than ±", "**The ceiling on 1 core(s) c64 (18,000 rps) is wrong**: `a/plaintext/1cpu/c64`"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("the README's top lacks %q:\n%s", want, head)
+		}
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(md, "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) > 8 && strings.HasPrefix(line, "| ") {
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
+			if _, seen := rows[cells[0]]; !seen {
+				rows[cells[0]] = cells
+			}
+		}
+	}
+	header := rows["target"]
+	col := func(name string) int {
+		return slices.IndexFunc(header, func(h string) bool { return strings.HasPrefix(h, name) })
+	}
+	rps, vs, bound, cpu := col("RPS"), col("vs fastest"), col("bounded by"), col("CPU µs/answer")
+	if rps < 0 || vs < 0 || bound < 0 || cpu < 0 {
+		t.Fatalf("main table header %q lacks RPS, vs fastest, bounded by or CPU µs/answer", header)
+	}
+	if r := rows["a"]; r[bound] != "**unknown**" || strings.Contains(r[rps], "†") {
+		t.Errorf("a, † only by a beaten ceiling: %q", r)
+	}
+	if r := rows["py"]; r[bound] != "server cores" || strings.Contains(r[rps], "†") {
+		t.Errorf("py, its core saturated: %q", r)
+	}
+	if r := rows["b"]; strings.Contains(r[vs], "~") {
+		t.Errorf("b, intervals apart, read as noise under a floor too wide to apply: %q", r)
+	}
+	// 0.5 cores for 10 s over 97,100…104,000 answers: 48.1…51.5 µs each.
+	if r := rows["b"]; r[cpu] != "49.3 (48.1…51.5)" {
+		t.Errorf("b's CPU per answer: %q, want 49.3 µs with its interval", r[cpu])
 	}
 }

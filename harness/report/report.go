@@ -115,6 +115,7 @@ func preamble(b *strings.Builder, run *results.Run) {
 	if n := len(run.Environment.Resumed); n > 0 {
 		fmt.Fprintf(b, "**Resumed %d time(s)** (last at %s): the trials of one cell may come from different sittings.\n\n", n, run.Environment.Resumed[n-1].UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
+	floorTooWide(b, run)
 	for _, w := range run.Warnings {
 		fmt.Fprintf(b, "- ⚠ %s\n", mdtext.Text(w))
 	}
@@ -138,7 +139,39 @@ func preamble(b *strings.Builder, run *results.Run) {
 	if line := ceilings(run.Ceilings); line != "" {
 		b.WriteString(line)
 	}
+	beatenCeilings(b, run)
 	noiseFloors(b, run)
+}
+
+// floorTooWide says, at the top, that a run whose A/A control moved by
+// MaxNoiseFloor or more cannot separate differences smaller than that,
+// and that its floor is not applied.
+func floorTooWide(b *strings.Builder, run *results.Run) {
+	var widest analysis.NoiseFloor
+	for _, nf := range analysis.NoiseFloors(run) {
+		if nf.Floor > widest.Floor {
+			widest = nf
+		}
+	}
+	if widest.Floor < analysis.MaxNoiseFloor {
+		return
+	}
+	fmt.Fprintf(b, "**This run cannot separate differences smaller than ±%.0f%%**: its A/A control %s moved that much against itself, "+
+		"so the machine was too busy (or too unsteady) for its comparisons to mean much. That floor is not applied: "+
+		"a difference is marked only where the cells' own intervals do not overlap, and even then it is a hint to measure again on a quieter machine.\n\n",
+		100*widest.Floor, mdtext.Code(widest.Cell))
+}
+
+// beatenCeilings writes a header line per measured ceiling a cell beat:
+// the ceiling is wrong, and what rested on it is unknown.
+func beatenCeilings(b *strings.Builder, run *results.Run) {
+	for _, bc := range analysis.BeatenCeilings(run) {
+		ce := bc.Ceiling
+		fmt.Fprintf(b, "- ⚠ **The ceiling on %d core(s) c%s (%s rps) is wrong**: %s drew %s rps from a server on the same cores and connections, %s of it. "+
+			"It was measured low (a busy machine, most likely), so nothing is judged by it: no cell or rate is marked † by it, and a cell that it alone called generator-bound reads **unknown** unless its CPU figures place it. "+
+			"A run on a quieter machine measures a ceiling to judge by.\n",
+			ce.Cores(), connsText(ce.Connections, ce.Close), numfmt.Sig(ce.RPS), mdtext.Code(bc.Cell), numfmt.Sig(bc.RPS), numfmt.Percent(bc.Share))
+	}
 }
 
 // noiseFloors writes a header line per A/A control: what it says of the
@@ -436,35 +469,31 @@ func serviceTable(b *strings.Builder, scenario string, rows []*analysis.Row, has
 // differs is how long the answers take and what the server spent on them
 // (its cores at equal load). A cell that could not sustain its rate is
 // shown too, marked, since what it did is the finding.
-func fixedRateTable(b *strings.Builder, run *results.Run, scenario string, hasParams bool) error {
+func fixedRateTable(b *strings.Builder, run *results.Run, scenario string) error {
 	fixed := analysis.RateRows(run, scenario)
 	if len(fixed) == 0 {
 		return nil
 	}
 	fmt.Fprintf(b, "### %s at a fixed rate\n\n", mdtext.Text(scenario))
+	pl := ratePlaceOf(fixed)
+	if line := pl.shared(); line != "" {
+		b.WriteString(line + "\n\n")
+	}
 	t := newTable(b)
-	header := keyHeader(hasParams)
-	t.Header(append(header, "loop", "cores", "conns", "rate", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", "achieved RPS", "errors", "CPU cores", "sustained")...)
+	t.Header(append(pl.header(), "rate", "achieved RPS", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "errors", "CPU cores")...)
 	var unsustained, closed, open bool
 	for _, r := range fixed {
-		row := keyCells(r.Target, r.Params, hasParams)
-		sustained := "yes"
+		achieved := numfmt.Sig(r.RPSStats.Median)
 		if r.Unsustained > 0 {
-			sustained, unsustained = fmt.Sprintf("**no** (%d of %d trials)", r.Unsustained, r.RPSStats.N), true
+			achieved, unsustained = fmt.Sprintf("%s, **not held** in %d of %d trials", achieved, r.Unsustained, r.RPSStats.N), true
 		}
-		loop := "closed, rate-limited"
-		if r.OpenLoop {
-			loop, open = "open", true
-		} else {
-			closed = true
-		}
+		open, closed = open || r.OpenLoop, closed || !r.OpenLoop
 		l := results.Latency{P50: r.P50.Median, P90: r.P90, P99: r.P99.Median, Max: r.MaxMS}
 		if r.Merged != nil {
 			l = *r.Merged
 		}
-		row = append(row, loop, strconv.Itoa(r.Cores), connsText(r.Connections, r.Close), numfmt.Count(int64(r.Rate)),
-			meanText(l.P50), meanText(l.P90), meanText(l.P99), meanText(l.P999), numfmt.Sig(l.Max),
-			numfmt.Sig(r.RPSStats.Median), numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU), sustained)
+		row := append(pl.loopCells(loopText(r.OpenLoop), r.Target, r.Params, r.Cores, r.Connections, r.Close), numfmt.Count(int64(r.Rate)), achieved,
+			meanText(l.P50), meanText(l.P99), meanText(l.P999), numfmt.Sig(l.Max), numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU))
 		if err := t.Append(row...); err != nil {
 			return err
 		}
@@ -482,9 +511,9 @@ func fixedRateTable(b *strings.Builder, run *results.Run, scenario string, hasPa
 			"so a request held back behind a slow one is not charged that wait (coordinated omission): these latencies are a lower bound; " +
 			"their percentiles are medians over the trials. ")
 	}
-	b.WriteString("CPU cores: the target's, median over the trials, at the same offered load for every target. ")
+	b.WriteString("CPU cores: the target's, median over the trials, at the same offered load for every target. The other percentiles (p75, p90, p95, p99.99) are each trial's in results.json. ")
 	if unsustained {
-		fmt.Fprintf(b, "**no**: the trial achieved less than %.0f%% of the rate asked, which fails the cell: its latencies are not at that rate.", 100*analysis.Sustained)
+		fmt.Fprintf(b, "**not held**: those trials achieved less than %.0f%% of the rate asked, which fails the cell: its latencies are not at that rate.", 100*analysis.Sustained)
 	}
 	b.WriteString("\n\n")
 	return nil
@@ -921,11 +950,14 @@ func relativeTable(b *strings.Builder, run *results.Run, rel cellid.Relative) {
 		fmt.Fprintf(b, "No ok cell has an ok baseline with %s %s.\n\n", dim, mdtext.Code(value))
 		return
 	}
-	noise := analysis.Noise(run)
 	down, up := analysis.NoiseReach(run)
 	fmt.Fprintf(b, "Each cell's RPS over its baseline's (the same cell with %s %s), trial by trial: trial k of one over trial k of the other, "+
 		"which ran in the same round when trials are interleaved. Median of those ratios; 95%% interval from six pairs, min…max below.", dim, mdtext.Code(value))
-	if noise > 0 {
+	switch noise := analysis.Noise(run); {
+	case noise >= analysis.MaxNoiseFloor:
+		fmt.Fprintf(b, " The A/A controls moved by ±%.0f%% by themselves: too wide to apply (see the top), so a change reads as one wherever its interval excludes 1.", 100*noise)
+		down, up = 0, 0
+	case noise > 0:
 		fmt.Fprintf(b, " A change reads as noise when its interval does not reach past what the A/A controls moved by themselves in that direction (down %s%%, up %s%%).",
 			numfmt.Sig(100*down), numfmt.Sig(100*up))
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/cellid"
@@ -305,14 +306,18 @@ func squash(s string) string { return spaces.ReplaceAllString(s, " ") }
 var spaces = regexp.MustCompile(` +`)
 
 // mainTableHeaders are the header cells of each scenario's main table: the
-// first table after its "## " heading.
+// first table after its "## " heading, or, in a scenario measured only at
+// fixed rates, its fixed-rate table, which then leads it.
 func mainTableHeaders(md string) map[string][]string {
 	out := map[string][]string{}
-	scenario := ""
+	scenario, current := "", ""
 	for _, line := range strings.Split(md, "\n") {
 		switch {
 		case strings.HasPrefix(line, "## "):
 			scenario = strings.TrimPrefix(line, "## ")
+			current = scenario
+		case strings.HasPrefix(line, "### ") && strings.HasSuffix(line, " at a fixed rate") && out[current] == nil:
+			scenario = current
 		case strings.HasPrefix(line, "### "):
 			scenario = "" // a sub-table
 		case scenario != "" && strings.HasPrefix(line, "|") && out[scenario] == nil:
@@ -371,6 +376,47 @@ func TestMainTableColumns(t *testing.T) {
 	for _, want := range []string{"### plaintext: details", "### records: details"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("README lacks %q", want)
+		}
+	}
+}
+
+// A scenario measured only at fixed rates leads with its fixed-rate table,
+// which keeps to mainColumns too, however many loops, params, cores and
+// connections its cells span: what differs takes one column, what every
+// row shares one line above it.
+func TestFixedRateTableColumns(t *testing.T) {
+	run := &results.Run{FinishedAt: &time.Time{}}
+	for i, v := range []struct {
+		open        bool
+		params      []results.KV
+		cpus, conns int
+		close       bool
+	}{{true, []results.KV{{Name: "n", Value: "1"}}, 1, 64, false}, {false, []results.KV{{Name: "n", Value: "2"}}, 2, 64, true}} {
+		c := &results.Cell{Target: "t", Scenario: "plaintext", Params: v.params, CPUs: v.cpus, Connections: v.conns, Close: v.close, Rate: 1000 * (i + 1), Status: results.OK}
+		tr := results.Trial{Result: results.Result{RPS: 900, Requests: 9000, Seconds: 10, LatencyMS: results.Latency{P50: 1, P99: 2, Max: 3}}, TargetCPUCores: 0.5}
+		if v.open {
+			tr.OpenLoop = &results.Schedule{}
+		}
+		c.Trials = []results.Trial{tr, tr}
+		c.Summary = analysis.Summarize(c.Trials, results.AggregateMedian)
+		run.Cells = append(run.Cells, c)
+	}
+	h := mainTableHeaders(string(markdownOf(t, run)))["plaintext"]
+	if len(h) == 0 || len(h) > mainColumns {
+		t.Errorf("the fixed-rate table has %d columns, want 1 to %d: %q", len(h), mainColumns, h)
+	}
+	if len(h) > 1 && h[1] != "loop · params · cores · conns" {
+		t.Errorf("the settings that differ are not one column: %q", h)
+	}
+	for _, dir := range committedSets(t, "../..") {
+		run, err := results.Read(filepath.Join("../../results", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for sc, h := range mainTableHeaders(string(markdownOf(t, run))) {
+			if len(h) > mainColumns {
+				t.Errorf("results/%s: %s's main table has %d columns, want at most %d: %q", dir, sc, len(h), mainColumns, h)
+			}
 		}
 	}
 }

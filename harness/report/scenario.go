@@ -45,7 +45,7 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	if err := crosscheckTable(b, run, scenario, hasParams); err != nil {
 		return err
 	}
-	if err := fixedRateTable(b, run, scenario, hasParams); err != nil {
+	if err := fixedRateTable(b, run, scenario); err != nil {
 		return err
 	}
 	if err := capacityTable(b, run, scenario, hasParams); err != nil {
@@ -70,9 +70,10 @@ func mainTable(b *strings.Builder, run *results.Run, rows []*analysis.Row, faili
 	if len(rows) > 0 {
 		agg = rows[0].Aggregate
 	}
-	sp := spreadOf(agg == results.AggregateBest)
+	sp, cpu := spreadOf(agg == results.AggregateBest), spreadOf(false)
 	for _, r := range rows {
 		sp.add(r.RPSStats)
+		cpu.add(r.CPUPerAnswerStats)
 	}
 	rps := "RPS, median"
 	if sp.best {
@@ -81,13 +82,17 @@ func mainTable(b *strings.Builder, run *results.Run, rows []*analysis.Row, faili
 	if name := sp.name(); name != "" {
 		rps += " (" + name + ")"
 	}
+	cpuHead := "CPU µs/answer"
+	if name := cpu.name(); name != "" {
+		cpuHead += " (" + name + ")"
+	}
 	if line := pl.shared(); line != "" {
 		b.WriteString(line + "\n\n")
 	}
 	t := newTable(b)
-	header := append(pl.header(), rps, "vs fastest", "bounded by", "p50 ms", "p99 ms", "errors", "CPU cores", "peak MiB")
+	header := append(pl.header(), rps, "vs fastest", "bounded by", "p50 ms", "p99 ms", "errors", cpuHead, "peak MiB")
 	t.Header(header...)
-	mk := marks{spread: sp}
+	mk := marks{spread: sp, cpu: cpu, floor: analysis.NoiseApplied(run) > 0}
 	for _, r := range rows {
 		if err := t.Append(mk.row(r, pl)...); err != nil {
 			return err
@@ -121,7 +126,7 @@ func mainTable(b *strings.Builder, run *results.Run, rows []*analysis.Row, faili
 func detailsTable(b *strings.Builder, scenario string, rows []*analysis.Row, failing []*results.Cell, pl place) error {
 	fmt.Fprintf(b, "### %s: details\n\n", mdtext.Text(scenario))
 	t := newTable(b)
-	t.Header(append(pl.header(), "trials", "RPS CV", "% of ceiling", "MB/s", "mean ms", "max ms", "runtime")...)
+	t.Header(append(pl.header(), "trials", "RPS CV", "% of ceiling", "CPU cores", "MB/s", "mean ms", "max ms", "runtime")...)
 	for _, r := range rows {
 		cv, ceiling := "—", "—"
 		if r.RPSStats.N > 1 {
@@ -131,7 +136,7 @@ func detailsTable(b *strings.Builder, scenario string, rows []*analysis.Row, fai
 			ceiling = numfmt.Percent(r.CeilingShare)
 		}
 		row := append(pl.cells(r.Target, r.Params, r.Cores, r.Connections, r.Close), strconv.Itoa(r.RPSStats.N), cv, ceiling,
-			numfmt.Sig(r.MBps), meanText(r.MeanMS), meanText(r.MaxMS), mdtext.Text(r.Runtime))
+			cpuText(r.TargetCPU), numfmt.Sig(r.MBps), meanText(r.MeanMS), meanText(r.MaxMS), mdtext.Text(r.Runtime))
 		if err := t.Append(row...); err != nil {
 			return err
 		}
@@ -141,7 +146,7 @@ func detailsTable(b *strings.Builder, scenario string, rows []*analysis.Row, fai
 		if c.Image != nil {
 			runtime = mdtext.Text(c.Image.RuntimeVersion)
 		}
-		row := append(pl.cells(c.Label(), c.ParamText(), c.Cores(), c.Connections, c.Close), "**fails**", "—", "—", "—", "—", "—", runtime)
+		row := append(pl.cells(c.Label(), c.ParamText(), c.Cores(), c.Connections, c.Close), "**fails**", "—", "—", "—", "—", "—", "—", runtime)
 		if err := t.Append(row...); err != nil {
 			return err
 		}
@@ -151,6 +156,7 @@ func detailsTable(b *strings.Builder, scenario string, rows []*analysis.Row, fai
 	}
 	b.WriteString("\ntrials: the trials measured. RPS CV: their RPS's coefficient of variation (⚠ past " + fmt.Sprintf("%.0f%%", 100*analysis.NoisyCV) + "). " +
 		"% of ceiling: the headline RPS over the load generator's measured ceiling on the same cores and connections (— where none was measured). " +
+		"CPU cores: the target's, median over the trials. " +
 		"MB/s: bytes read (headers included) per second, median over the trials; mean: the trials' mean latencies, their median; max: the longest request of any trial. " +
 		"runtime: what the target's image reports it runs on.\n\n")
 	return nil
@@ -159,7 +165,8 @@ func detailsTable(b *strings.Builder, scenario string, rows []*analysis.Row, fai
 // marks collects what the rows of a main table were marked with, for the
 // notes under it.
 type marks struct {
-	spread                         spread
+	spread, cpu                    spread // the RPS column's intervals, the CPU per answer column's
+	floor                          bool   // the run's noise floor is applied to vs fastest
 	noisy, unsure, notSig, control bool
 	paired                         bool
 	bound                          []string     // one note per generator-bound row
@@ -167,6 +174,7 @@ type marks struct {
 	unclear                        []string     // one note per row the CPU figures do not place
 	shared                         []string     // one note per row whose generator shared the target's cores
 	database                       []string     // one note per row bounded by its database's cores
+	unknown                        []string     // one note per row whose bound rested on a beaten ceiling
 	placed                         []placedRows // rows placed otherwise for want of cores, by how
 }
 
@@ -222,7 +230,20 @@ func (mk *marks) row(r *analysis.Row, pl place) []any {
 	}
 	row := pl.cells(r.Target, r.Params, r.Cores, r.Connections, r.Close)
 	return append(row, rps, ratio, mk.boundLabel(r), meanText(r.P50.Median), meanText(r.P99.Median),
-		numfmt.Percent(r.ErrorRate), cpuText(r.TargetCPU), numfmt.Sig(r.PeakMiB))
+		numfmt.Percent(r.ErrorRate), mk.cpuPerAnswer(r), numfmt.Sig(r.PeakMiB))
+}
+
+// cpuPerAnswer is r's CPU time per good answer with its interval; "—"
+// where no trial had CPU samples.
+func (mk *marks) cpuPerAnswer(r *analysis.Row) string {
+	if r.CPUPerAnswerStats.N == 0 || r.CPUPerAnswer == 0 {
+		return "—"
+	}
+	text := numfmt.Sig(r.CPUPerAnswer)
+	if iv := mk.cpu.text(r.CPUPerAnswerStats, numfmt.Sig); iv != "—" {
+		text += " (" + iv + ")"
+	}
+	return text
 }
 
 // boundLabel is r's bounded-by cell; the bounds that need their figures
@@ -246,6 +267,9 @@ func (mk *marks) boundLabel(r *analysis.Row) string {
 	case analysis.BoundDatabase:
 		mk.database = append(mk.database, why)
 		return "database"
+	case analysis.BoundUnknown:
+		mk.unknown = append(mk.unknown, why)
+		return "**unknown**"
 	}
 	return "—"
 }
@@ -271,6 +295,10 @@ func serverFigures(bound string, f *analysis.BoundFigures) string {
 				100*f.ServerShare, f.CPUs, f.ServerCPU, f.GeneratorCPU)
 		}
 		fallthrough
+	case analysis.BoundUnknown:
+		if f.GeneratorCores == 0 {
+			return fmt.Sprintf("server at %.0f%% of its %d core(s), the load generator's CPU not sampled", 100*f.ServerShare, f.CPUs)
+		}
 	case analysis.BoundGenerator, analysis.BoundServer:
 		return fmt.Sprintf("server at %.0f%% of its %d core(s)", 100*f.ServerShare, f.CPUs)
 	}
@@ -327,6 +355,11 @@ func (mk *marks) notes(measured bool) []string {
 			notes = append(notes, fmt.Sprintf("%s: %s.", strings.Join(p.ids, ", "), mdtext.Text(p.how)))
 		}
 	}
+	if len(mk.unknown) > 0 {
+		notes = append(notes, "**unknown**: at or above "+fmt.Sprintf("%.0f%%", 100*analysis.CeilingBound)+" of a load generator ceiling that a cell beat (see the ceiling line at the top): "+
+			"that ceiling is wrong, so it cannot say the generator bounded the cell, and the CPU figures do not say what did.")
+		notes = append(notes, mk.unknown...)
+	}
 	if len(mk.unclear) > 0 {
 		notes = append(notes, fmt.Sprintf("unclear: the server used %.0f–%.0f%% of its cores and the load generator had room: the CPU figures do not say what bounded it "+
 			"(the kernel's work for a connection is not always charged to the server's container).", 100*analysis.WaitingShare, 100*analysis.ServerBoundShare))
@@ -342,7 +375,11 @@ func (mk *marks) legend(measured bool) []string {
 		notes = append(notes, fmt.Sprintf("⚠ noisy: the trials' coefficient of variation exceeds %.0f%%.", 100*analysis.NoisyCV))
 	}
 	if mk.notSig {
-		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap, or the difference is within the noise floor.")
+		within := ", or the difference is within the noise floor"
+		if !mk.floor {
+			within = "" // none measured, or one too wide to apply
+		}
+		notes = append(notes, "~ not significantly slower than the fastest: their 95% intervals (min…max with fewer than 6 trials) overlap"+within+".")
 	}
 	if mk.unsure {
 		notes = append(notes, "? one trial: no way to tell the difference from noise.")
@@ -355,7 +392,7 @@ func (mk *marks) legend(measured bool) []string {
 	}
 	if measured {
 		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number. "+
-			"p50 and p99: medians over the trials. CPU cores: the target's, median over the trials; peak MiB: its largest memory in any trial. "+
+			"p50 and p99: medians over the trials. CPU µs/answer: the target's CPU time over its good answers, median over the trials, with its interval (the CPU in cores is in the details); peak MiB: its largest memory in any trial. "+
 			fmt.Sprintf("bounded by: the load generator (†), else the server's cores (its CPU at ≥ %.0f%% of them), else neither (**waiting**: under %.0f%%, the generator with room; unclear between); — where CPU was not sampled.",
 				100*analysis.ServerBoundShare, 100*analysis.WaitingShare))
 	}
@@ -418,38 +455,61 @@ func (sp spread) text(s analysis.Stats, f func(float64) string) string {
 // table; what differs takes one column, so that a run of one setting
 // spends no column on it and the main table keeps to mainColumns.
 type place struct {
-	params, cores, conns bool // which differ between the rows
-	anyParams            bool // some row has params
-	first                placeKey
-	n                    int
+	loop, params, cores, conns bool // which differ between the rows
+	anyParams                  bool // some row has params
+	first                      placeKey
+	n                          int
 }
 
 type placeKey struct {
+	loop   string // a fixed-rate row's: "open" or "closed, rate-limited"; "" elsewhere
 	params string
 	cores  int
 	conns  int
 	close  bool
 }
 
+// loopText is how a fixed-rate row's generator kept its rate, as a column
+// of the table says it.
+func loopText(open bool) string {
+	if open {
+		return "open"
+	}
+	return "closed, rate-limited"
+}
+
 func placeOf(rows []*analysis.Row, failing []*results.Cell) place {
 	var pl place
-	add := func(k placeKey) {
-		if pl.n == 0 {
-			pl.first = k
-		}
-		pl.n++
-		pl.params = pl.params || k.params != pl.first.params
-		pl.cores = pl.cores || k.cores != pl.first.cores
-		pl.conns = pl.conns || k.conns != pl.first.conns || k.close != pl.first.close
-		pl.anyParams = pl.anyParams || k.params != ""
-	}
 	for _, r := range rows {
-		add(placeKey{params: r.Params, cores: r.Cores, conns: r.Connections, close: r.Close})
+		pl.add(placeKey{params: r.Params, cores: r.Cores, conns: r.Connections, close: r.Close})
 	}
 	for _, c := range failing {
-		add(placeKey{params: c.ParamText(), cores: c.Cores(), conns: c.Connections, close: c.Close})
+		pl.add(placeKey{params: c.ParamText(), cores: c.Cores(), conns: c.Connections, close: c.Close})
 	}
 	return pl
+}
+
+// ratePlaceOf is placeOf for the rows of a fixed-rate table, whose loop
+// (open or closed) is a setting too.
+func ratePlaceOf(rows []*analysis.Row) place {
+	var pl place
+	for _, r := range rows {
+		pl.add(placeKey{loop: loopText(r.OpenLoop), params: r.Params, cores: r.Cores, conns: r.Connections, close: r.Close})
+	}
+	return pl
+}
+
+// add counts a row at k.
+func (pl *place) add(k placeKey) {
+	if pl.n == 0 {
+		pl.first = k
+	}
+	pl.n++
+	pl.loop = pl.loop || k.loop != pl.first.loop
+	pl.params = pl.params || k.params != pl.first.params
+	pl.cores = pl.cores || k.cores != pl.first.cores
+	pl.conns = pl.conns || k.conns != pl.first.conns || k.close != pl.first.close
+	pl.anyParams = pl.anyParams || k.params != ""
 }
 
 // header is the table's first columns: the target, then what differs
@@ -459,7 +519,7 @@ func (pl place) header() []any {
 	for _, p := range []struct {
 		on   bool
 		name string
-	}{{pl.params, "params"}, {pl.cores, "cores"}, {pl.conns, "conns"}} {
+	}{{pl.loop, "loop"}, {pl.params, "params"}, {pl.cores, "cores"}, {pl.conns, "conns"}} {
 		if p.on {
 			parts = append(parts, p.name)
 		}
@@ -472,7 +532,15 @@ func (pl place) header() []any {
 
 // cells is a row's cells under header.
 func (pl place) cells(target, params string, cores, conns int, close bool) []any {
+	return pl.loopCells("", target, params, cores, conns, close)
+}
+
+// loopCells is cells for a row of a fixed-rate table, with its loop.
+func (pl place) loopCells(loop, target, params string, cores, conns int, close bool) []any {
 	var parts []string
+	if pl.loop {
+		parts = append(parts, loop)
+	}
 	if pl.params {
 		parts = append(parts, cmp.Or(mdtext.Text(params), "—"))
 	}
@@ -494,6 +562,13 @@ func (pl place) shared() string {
 		return ""
 	}
 	var parts []string
+	if !pl.loop && pl.first.loop != "" {
+		loop := "closed loop, rate-limited"
+		if pl.first.loop == loopText(true) {
+			loop = "open loop"
+		}
+		parts = append(parts, loop)
+	}
 	if !pl.params && pl.first.params != "" {
 		parts = append(parts, mdtext.Text(pl.first.params))
 	}
