@@ -42,6 +42,18 @@ func TestCommittedResultsRender(t *testing.T) {
 	}
 }
 
+// maxCommittedSets is how many run folders results/ may hold: past it the
+// index stops being a page a reader takes in, and the runs it shows are
+// picked for what each shows that no other does.
+const maxCommittedSets = 8
+
+// results/ holds at most maxCommittedSets runs; a new one replaces one.
+func TestCommittedSetsAtMost(t *testing.T) {
+	if sets := committedSets(t, "../.."); len(sets) > maxCommittedSets {
+		t.Errorf("results/ holds %d run folders, at most %d: %v", len(sets), maxCommittedSets, sets)
+	}
+}
+
 // checkRendered fails when dir's README.md or a chart is not what the
 // code renders from dir/results.json, or a committed chart is no longer drawn.
 func checkRendered(t *testing.T, dir string) {
