@@ -120,6 +120,7 @@ func TestSeveralGenerators(t *testing.T) {
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	giveBuilt(ctx, t, eng, eng2, "counter")
 	out := t.TempDir()
 	run := runOnEngines(ctx, t, []*engine.Engine{eng, eng2, eng3}, out, "run", "-f", file, "--sequential",
 		"--target-engine", second.Host, "--loadgen-engine", "default,"+third.Host, "--target-address", second.Addr,

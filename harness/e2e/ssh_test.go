@@ -193,6 +193,7 @@ func TestSSHEngine(t *testing.T) {
 	}
 
 	file := oneTrial(t, writeMatrixTrials(t, "shared", "0", "1s", "node-http")) // the way there is asserted, not figures
+	giveBuilt(ctx, t, eng, eng2, "node-http")
 	cell := "node-http/plaintext/1cpu/c16"
 	check := func(how, host, out string, code, pid int) {
 		t.Helper()

@@ -190,6 +190,38 @@ func startThirdEngine(t *testing.T) *secondEngine {
 	return third
 }
 
+// giveBuilt gives the namespaced engine dst the images of targets that the
+// main engine src already built, as `docker save | docker load` would
+// (engine.CopyImage, through the Docker API's ImageSave and ImageLoad): an
+// image is an image, and the build a test then asks of dst, from the same
+// inputs, finds it (the harness builds nothing for a tag that carries its
+// inputs' hash). What src has not built, or dst already has from the same
+// inputs, is left alone. It returns the images copied, by tag.
+func giveBuilt(ctx context.Context, t *testing.T, src, dst *engine.Engine, targets ...string) map[string]givenImage {
+	t.Helper()
+	given := map[string]givenImage{}
+	for _, name := range targets {
+		ref := "webbench/target-" + name + ":latest"
+		id, have, ok, err := src.ImageLabels(ctx, ref)
+		if err != nil || !ok || have[engine.LabelHash] == "" {
+			continue // not built there: the run builds it
+		}
+		if _, there, ok, err := dst.ImageLabels(ctx, ref); err == nil && ok && there[engine.LabelHash] == have[engine.LabelHash] {
+			continue // built there from the same inputs already (kept data)
+		}
+		if err := dst.CopyImage(ctx, src, ref); err != nil {
+			t.Logf("giving engine %s the image %s (the run will build it): %v", dst.Name, ref, err)
+			continue
+		}
+		given[ref] = givenImage{ID: id, Hash: have[engine.LabelHash]}
+	}
+	return given
+}
+
+// givenImage is an image giveBuilt copied: its id and the hash of the
+// inputs it was built from.
+type givenImage struct{ ID, Hash string }
+
 func TestTwoEngines(t *testing.T) {
 	eng := connect(t)
 	t.Parallel() // beside TestRunLeavesTestsGreen, whose run is another process
@@ -217,6 +249,7 @@ func TestTwoEngines(t *testing.T) {
 	// may keep one from an earlier test process: the runs after it must
 	// find it there (below).
 	dockerCLI(ctx, second.Host, "image", "rm", "--force", "webbench/loadgen:latest")
+	given := giveBuilt(ctx, t, eng, eng2, "node-http")
 	run := runOnEngines(ctx, t, []*engine.Engine{eng, eng2}, out, "run", "-f", file, "--label", "e2e-two", "--only", "node-http/plaintext",
 		"--target-engine", second.Host, "--link", "veth pair between two network namespaces of one machine")
 	env := run.Environment
@@ -249,6 +282,24 @@ func TestTwoEngines(t *testing.T) {
 		// Built on, and so run from, the second engine.
 		if _, _, ok, err := eng2.ImageLabels(ctx, c.Image.ID); err != nil || !ok {
 			t.Errorf("%s: image %s is not on the second engine (%v)", id, c.Image.ID, err)
+		}
+	}
+	// The target's image given to the second engine is the one its cells
+	// ran on: loaded, not built again (a build makes an image of another
+	// id, and writes its steps to the run's build log). Unless the run
+	// asked for other inputs than the main engine's build had (another
+	// base image): then the build is due.
+	ref, c := "webbench/target-node-http:latest", cells["node-http/plaintext/1cpu/c16"]
+	if given[ref].ID != "" && c != nil && c.Image != nil { // a cell without its image is reported above
+		_, labels, _, _ := eng2.ImageLabels(ctx, c.Image.ID)
+		log, err := os.ReadFile(filepath.Join(out, "logs", "build-node-http.log"))
+		switch {
+		case labels[engine.LabelHash] != given[ref].Hash:
+			t.Logf("%s given to the second engine, but the run built it from other inputs than the main engine's", ref)
+		case c.Image.ID != given[ref].ID || err != nil || len(log) > 0:
+			t.Errorf("%s was given to the second engine as %s, and built there again as %s (%v):\n%s", ref, given[ref].ID, c.Image.ID, err, log)
+		default:
+			t.Logf("%s given to the second engine by docker save | docker load, not built there", ref)
 		}
 	}
 	if n := cells["node-http/plaintext/1cpu/c16/https"].Negotiated; n == nil || n.ALPN != "http/1.1" || n.TLS == "" {
