@@ -21,7 +21,7 @@ func (o *compareOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.out, "out", "", "write to `FILE` instead of stdout")
 	fs.StringVar(&o.format, "format", "md", "`md|csv|json`")
 	fs.StringVar(&o.machineFloor, "machine-floor", "", "judge by the drift between two earlier runs of the same cells on this machine, `DIR1,DIR2`, in place of the default allowance")
-	fs.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit 1, naming them, when a later run is worse than the first beyond the floor, or cannot be compared with it (a cell failed or skipped, nothing measured, other generator or cores, a floor too wide)")
+	fs.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit 1, naming them, when a later run is worse than the first beyond the floor or no longer holds a fixed rate, or cannot be compared with it (a cell failed, skipped or missing, nothing measured, other generator or cores, a floor too wide); a cell with too few trials to tell is named but does not fail")
 }
 
 func compareCmd(args []string, stdout, stderr io.Writer) error {
@@ -39,10 +39,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(pos))
-	for i, p := range pos {
-		names[i] = filepath.Base(filepath.Clean(p))
-	}
+	names := runNames(pos)
 	var opts []compare.Option
 	if o.machineFloor != "" {
 		f, err := machineFloor(o.machineFloor, runs)
@@ -58,25 +55,57 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 	if !o.failOnRegression {
 		return nil
 	}
+	// Pass or fail, the gate says what it could not tell.
+	untold := compare.CannotTellText(c)
 	if len(c.Problems) > 0 {
 		var lines []string
 		for _, p := range c.Problems {
 			lines = append(lines, "  "+string(p.Kind)+": "+p.String())
 		}
+		if untold != "" {
+			lines = append(lines, "and, not counted: "+untold)
+		}
 		return withCode(ExitFailed, fmt.Errorf("compare: the gate fails on %d problem(s):\n%s", len(c.Problems), strings.Join(lines, "\n")))
 	}
 	// A pass says what it judged by, and what it left out.
 	fmt.Fprintf(stderr, "compare: the gate passes. %s\n", compare.FloorText(c.Floor))
+	if untold != "" {
+		fmt.Fprintf(stderr, "compare: %s\n", untold)
+	}
 	if len(c.Unmatched) > 0 {
 		fmt.Fprintf(stderr, "compare: %d cell(s) are not in every run and were not judged\n", len(c.Unmatched))
 	}
 	return nil
 }
 
+// runNames names the compared runs by their folders, apart: two folders
+// of one name (a/results, b/results) by their paths, one folder given
+// twice by its place too, so that no column or sentence names two runs.
+func runNames(dirs []string) []string {
+	names := make([]string, len(dirs))
+	count := map[string]int{}
+	for i, d := range dirs {
+		names[i] = filepath.Base(filepath.Clean(d))
+		count[names[i]]++
+	}
+	for i, d := range dirs {
+		if count[names[i]] > 1 {
+			names[i] = filepath.Clean(d)
+		}
+	}
+	seen := map[string]int{}
+	for i, n := range names {
+		if seen[n]++; seen[n] > 1 {
+			names[i] = fmt.Sprintf("%s (#%d)", n, i+1)
+		}
+	}
+	return names
+}
+
 func readRuns(dirs []string) ([]*results.Run, error) {
 	var runs []*results.Run
 	for _, dir := range dirs {
-		run, err := results.Read(dir)
+		run, err := compare.Read(dir)
 		if err != nil {
 			return nil, withCode(ExitUsage, err)
 		}

@@ -7,10 +7,14 @@
 // The floor is the drift two runs of the same cells show on one machine
 // (recorded for the machine, else DefaultDrift), widened to the runs' own
 // A/A controls when those are wider. The Mann-Whitney U test's p-value is
-// shown as information only: trials of one run cannot see the drift
-// between runs. Fixed-rate cells are judged on their p99 latency, since
-// their RPS is the rate offered. A gate (Problems) fails on regressions
-// and on whatever it could not compare. It reads results.json only.
+// not what decides: trials of one run cannot see the drift between runs.
+// It decides only whether a cell can be told at all: with too few trials
+// on a side for the test ever to reach significance, the cell reads
+// "cannot tell" and is no regression. Fixed-rate cells are judged on their
+// p99 latency, since their RPS is the rate offered, and on whether they
+// held that rate. A gate (Problems) fails on regressions and on whatever
+// it could not compare. It reads results.json only, each cell checked
+// for figures that contradict each other (see Read).
 package compare
 
 import (
@@ -18,6 +22,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -29,6 +34,9 @@ type Comparison struct {
 	Floor     Floor       `json:"floor"` // what a difference between runs must exceed
 	Scenarios []Scenario  `json:"scenarios"`
 	Unmatched []Unmatched `json:"unmatched,omitempty"`
+	// CannotTell is, per run, how many of its lines could not be told from
+	// the first run's (see Line.Told): no verdict either way.
+	CannotTell []int `json:"cannot_tell"`
 	// Problems are what a gate fails on: regressions beyond the floor,
 	// and whatever could not be compared (see ProblemKind).
 	Problems []Problem `json:"problems,omitempty"`
@@ -51,10 +59,13 @@ const (
 	// LatencyP99 for fixed-rate (open-loop) cells, whose RPS is the
 	// offered rate and says nothing of the server.
 	LatencyP99 Metric = "latency_p99_ms"
+	// AchievedRate is the rate a fixed-rate cell held (see held): below
+	// the rate asked, its latencies are not at that rate.
+	AchievedRate Metric = "achieved_rps"
 )
 
 // HigherIsBetter says which way a change of the metric is a gain.
-func (m Metric) HigherIsBetter() bool { return m == RPS }
+func (m Metric) HigherIsBetter() bool { return m != LatencyP99 }
 
 // Scenario is the matched cells of one scenario judged on one metric.
 type Scenario struct {
@@ -71,10 +82,22 @@ type Line struct {
 	Stats  []stats.Summary `json:"values"` // per run, of the scenario's metric
 	Delta  []float64       `json:"delta"`  // per run, median against the first run's (0 for the first)
 	Beyond []bool          `json:"beyond"` // per run: the change clears the floor and the intervals part
+	// Told is, per run, whether both sides have the trials for a verdict:
+	// enough for the U test to be able to reach significance. A change
+	// between runs of one or three trials each is no more than their
+	// drift could make, and a single trial has no spread to bound it.
+	Told []bool `json:"told"`
 	// Test is the Mann-Whitney U test of each run's trials against the
-	// first's: information only, since trials of one run cannot see the
-	// drift between runs.
+	// first's. Its p-value does not decide (trials of one run cannot see
+	// the drift between runs); whether it could ever reach significance
+	// decides Told.
 	Test []stats.Comparison `json:"test"`
+	// Rate is a fixed-rate cell's rate asked (0 for a cell driven as fast
+	// as it goes); Short, per run, how many of its trials fell short of
+	// it (see held), and Achieved the median rate they achieved.
+	Rate     int       `json:"rate,omitempty"`
+	Short    []int     `json:"trials_short,omitempty"`
+	Achieved []float64 `json:"achieved_rps,omitempty"`
 }
 
 // Unmatched is a cell present in some runs only.
@@ -132,6 +155,16 @@ func Build(names []string, runs []*results.Run, opts ...Option) *Comparison {
 		}
 		c.Scenarios = append(c.Scenarios, *sc)
 	}
+	c.CannotTell = make([]int, len(runs))
+	for _, sc := range c.Scenarios {
+		for _, l := range sc.Lines {
+			for i := 1; i < len(runs); i++ {
+				if !l.Told[i] {
+					c.CannotTell[i]++
+				}
+			}
+		}
+	}
 	sort.SliceStable(c.Unmatched, func(a, b int) bool { return c.Unmatched[a].Cell < c.Unmatched[b].Cell })
 	c.Problems = gate(c, runs)
 	return c
@@ -178,9 +211,36 @@ func (c *Comparison) line(k cellKey, row []*results.Cell) Line {
 		d := s.Median/line.Stats[0].Median - 1
 		line.Delta = append(line.Delta, d)
 		line.Beyond = append(line.Beyond, c.Floor.Beyond(d+1) && apart(line.Stats[0], s))
-		line.Test = append(line.Test, stats.Compare(base, x))
+		test := stats.Compare(base, x)
+		line.Test = append(line.Test, test)
+		line.Told = append(line.Told, test.Testable)
+	}
+	if k.metric == LatencyP99 {
+		line.Rate = row[0].Rate
+		for _, cell := range row {
+			short, rates := held(cell)
+			line.Short = append(line.Short, short)
+			line.Achieved = append(line.Achieved, stats.Describe(rates).Median)
+		}
 	}
 	return line
+}
+
+// held is how many of a fixed-rate cell's trials fell short of its rate,
+// and the rate each achieved: requests sent and done, whatever their
+// answer, per second, as a run's tables count them (analysis.RowOf), at
+// the share analysis.Sustained. A cell's RPS alone is its good answers.
+func held(c *results.Cell) (short int, rates []float64) {
+	for _, t := range c.Trials {
+		done := t.Requests + t.Errors - t.ErrorKinds["unsent"]
+		if !analysis.Sustains(done, t.Seconds, c.Rate) {
+			short++
+		}
+		if t.Seconds > 0 {
+			rates = append(rates, float64(done)/t.Seconds)
+		}
+	}
+	return short, rates
 }
 
 // apart reports whether two summaries' intervals (95% CI, or min…max)
@@ -311,7 +371,8 @@ type Regression struct {
 // Regressions lists the cells worse in a later run than in the first
 // beyond doubt: slower (or, for a fixed-rate cell, slower to answer) past
 // the comparison's floor, with the two runs' intervals (95% CI, or min…max
-// with fewer than 6 trials) apart.
+// with fewer than 6 trials) apart and the trials to tell (Line.Told); and
+// the fixed-rate cells that no longer held their rate (AchievedRate).
 func (c *Comparison) Regressions() []Regression {
 	var out []Regression
 	for _, p := range c.Problems {

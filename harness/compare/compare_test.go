@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -140,8 +141,12 @@ func TestAATwoRunsOfOneServer(t *testing.T) {
 			if lines == 0 || pSignificant == 0 {
 				t.Errorf("%s vs %s: %d lines, %d with p < 0.05: the pair no longer tests what the U test alone gets wrong", order[0], order[1], lines, pSignificant)
 			}
-			if len(c.Problems) != 0 {
-				t.Errorf("%s vs %s: problems %+v", order[0], order[1], c.Problems)
+			// The runs' matrices differ in part: a cell of the first
+			// missing from the second is named, nothing else.
+			for _, p := range c.Problems {
+				if p.Kind != CellMissing {
+					t.Errorf("%s vs %s: problem %+v", order[0], order[1], p)
+				}
 			}
 		}
 	}
@@ -228,7 +233,7 @@ func TestGatePartial(t *testing.T) {
 	if k := kinds(c); !slices.Equal(k, []ProblemKind{CellPartial}) || c.Problems[0].Done != 2 || c.Problems[0].Asked != 6 || c.Problems[0].Run != "b" {
 		t.Errorf("partial in b: %+v", c.Problems)
 	}
-	if s := c.Problems[0].String(); !strings.Contains(s, "measured in part in b (2 of 6 trials)") {
+	if s := c.Problems[0].String(); !strings.Contains(s, `measured in part in run "b" (2 of 6 trials)`) {
 		t.Errorf("partial worded %q", s)
 	}
 	for _, sc := range c.Scenarios {
@@ -273,13 +278,36 @@ func TestGateNotComparable(t *testing.T) {
 	}
 }
 
-// B 5× slower with one trial a side still fails: the floor, not the U
-// test (which cannot reach significance), decides.
+// B 5× slower with one trial a side (or three, with which the U test
+// cannot reach significance either) cannot be told: no regression, the
+// cell and the summary say so. With four a side the same change fails.
 func TestGateOneTrial(t *testing.T) {
-	a := &results.Run{Cells: []*results.Cell{cell("go", 1, 1000)}}
-	c := gateOf(a, &results.Run{Cells: []*results.Cell{cell("go", 1, 200)}})
-	if !slices.Equal(kinds(c), []ProblemKind{Regressed}) {
-		t.Errorf("5× slower, 1 trial: %+v", c.Problems)
+	for _, n := range []int{1, 3} {
+		a := &results.Run{Cells: []*results.Cell{cell("go", 1, six[:n]...), cell("node", 1, six[:n]...)}}
+		b := &results.Run{Cells: []*results.Cell{cell("go", 1, scaled(0.2, six[:n]...)...), cell("node", 1, scaled(0.5, six[:n]...)...)}}
+		c := gateOf(a, b)
+		if len(c.Problems) != 0 || c.CannotTell[1] != 2 || c.Scenarios[0].Lines[0].Told[1] {
+			t.Errorf("5× slower, %d trial(s): problems %+v, cannot tell %v", n, c.Problems, c.CannotTell)
+		}
+		var md bytes.Buffer
+		if _, err := Markdown(&md, c); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{fmt.Sprintf("| cannot tell: n=%d (-80.0%%) ", n), "**Cannot tell: 2 of 2 cells in run \"b\", against the first run."} {
+			if !strings.Contains(md.String(), want) {
+				t.Errorf("%d trial(s): no %q in\n%s", n, want, md.String())
+			}
+		}
+		// A capped page counts every line, not only those it shows.
+		md.Reset()
+		if _, err := (Caps{Lines: 1, Problems: 1, Unmatched: 1}).markdown(&md, c); err != nil || !strings.Contains(md.String(), "2 of 2 cells") {
+			t.Errorf("capped: %v\n%s", err, md.String())
+		}
+	}
+	a := &results.Run{Cells: []*results.Cell{cell("go", 1, six[:4]...)}}
+	c := gateOf(a, &results.Run{Cells: []*results.Cell{cell("go", 1, scaled(0.2, six[:4]...)...)}})
+	if !slices.Equal(kinds(c), []ProblemKind{Regressed}) || c.CannotTell[1] != 0 || CannotTellText(c) != "" {
+		t.Errorf("5× slower, 4 trials: %+v", c.Problems)
 	}
 }
 
@@ -302,20 +330,103 @@ func TestGateFloorTooWide(t *testing.T) {
 // Fixed-rate cells are judged on latency: RPS is the offered rate, the
 // same in both runs, while p99 grew 20×.
 func TestGateFixedRateLatency(t *testing.T) {
-	fixed := func(p99 float64) *results.Cell {
-		c := cell("go", 1, 1000, 1000, 1000)
-		c.Rate = 1000
-		for i := range c.Trials {
-			c.Trials[i].LatencyMS.P99 = p99 * (1 + 0.01*float64(i))
-		}
-		return c
-	}
+	fixed := func(p99 float64) *results.Cell { return fixedRate(p99, 1) }
 	c := gateOf(&results.Run{Cells: []*results.Cell{fixed(2)}}, &results.Run{Cells: []*results.Cell{fixed(40)}})
 	if !slices.Equal(kinds(c), []ProblemKind{Regressed}) || c.Problems[0].Metric != LatencyP99 || c.Scenarios[0].Metric != LatencyP99 {
 		t.Errorf("p99 20× worse at a fixed rate: %+v", c.Problems)
 	}
 	if r := gateOf(&results.Run{Cells: []*results.Cell{fixed(40)}}, &results.Run{Cells: []*results.Cell{fixed(2)}}); len(r.Problems) != 0 {
 		t.Errorf("p99 20× better: %+v", r.Problems)
+	}
+}
+
+// fixedRate is a cell at 1,000 requests/s over 6 trials of 3 s each, with
+// this p99 and this share of the rate achieved.
+func fixedRate(p99, share float64) *results.Cell {
+	c := cell("go", 1, six...)
+	c.Rate = 1000
+	for i := range c.Trials {
+		tr := &c.Trials[i]
+		tr.LatencyMS.P99 = p99 * (1 + 0.01*float64(i))
+		tr.Seconds, tr.Requests = 3, int64(3*share*float64(c.Rate))
+		tr.RPS = float64(tr.Requests) / tr.Seconds
+	}
+	return c
+}
+
+// A fixed-rate cell that held its rate in the first run and not in the
+// second regresses, whatever its latency did; one that fell short in
+// both, or held it in the second only, does not on that account.
+func TestGateRateNotHeld(t *testing.T) {
+	run := func(c *results.Cell) *results.Run { return &results.Run{Cells: []*results.Cell{c}} }
+	c := gateOf(run(fixedRate(2, 1)), run(fixedRate(2, 0.4)))
+	if !slices.Equal(kinds(c), []ProblemKind{Regressed}) {
+		t.Fatalf("rate cut to 40%%: %+v", c.Problems)
+	}
+	p := c.Problems[0]
+	if p.Metric != AchievedRate || p.Short != 6 || p.Trials != 6 || p.Rate != 1000 || p.Achieved != 400 || p.Delta > -0.59 || p.Delta < -0.61 {
+		t.Errorf("rate cut to 40%%: %+v", p)
+	}
+	if want := `go/plaintext/1cpu/c64/r1000 in run "b": the fixed rate of 1,000/s not held: 400/s achieved (-60.0%), 6 of 6 trial(s) short of it, where the first run held it`; p.String() != want {
+		t.Errorf("worded %q, want %q", p.String(), want)
+	}
+	if rs := c.Regressions(); len(rs) != 1 || rs[0].Metric != AchievedRate {
+		t.Errorf("regressions %+v", rs)
+	}
+	for name, pair := range map[string][2]float64{"short in both": {0.5, 0.4}, "held in the second only": {0.4, 1}, "held in both": {1, 0.995}} {
+		if c := gateOf(run(fixedRate(2, pair[0])), run(fixedRate(2, pair[1]))); len(c.Problems) != 0 {
+			t.Errorf("%s: %+v", name, c.Problems)
+		}
+	}
+}
+
+// B without 10 of A's 11 cells fails the gate naming each: a cell that
+// vanished is not a cell that passed.
+func TestGateMissing(t *testing.T) {
+	a, b := &results.Run{}, &results.Run{}
+	for i := range 11 {
+		a.Cells = append(a.Cells, cell(fmt.Sprintf("t%d", i), 1, six...))
+	}
+	b.Cells = append(b.Cells, cell("t0", 1, six...), cell("new", 1, six...))
+	c := gateOf(a, b)
+	if len(c.Problems) != 10 {
+		t.Fatalf("problems %+v, want 10", c.Problems)
+	}
+	for i, p := range c.Problems {
+		if want := fmt.Sprintf("t%d/plaintext/1cpu/c64", i+1); p.Kind != CellMissing || p.Cell != want || p.Run != "b" {
+			t.Errorf("problem %d: %+v, want %s missing", i, p, want)
+		}
+	}
+	if s := c.Problems[0].String(); s != `t1/plaintext/1cpu/c64: ok in the first run, not in run "b" at all` {
+		t.Errorf("worded %q", s)
+	}
+	// A cell only the later run has is no problem.
+	if c := gateOf(&results.Run{Cells: b.Cells[:1]}, b); len(c.Problems) != 0 {
+		t.Errorf("a new cell: %+v", c.Problems)
+	}
+}
+
+// A run labelled like one of its targets (the README's "mine") is called
+// a run, quoted, wherever the comparison names it.
+func TestRunNamedLikeTarget(t *testing.T) {
+	twin, ctl := cell("mine", 1, six...), cell("mine", 1, scaled(1.5, six...)...)
+	ctl.Control = true
+	a := &results.Run{Cells: []*results.Cell{cell("mine", 1, six...)}}
+	b := &results.Run{Cells: []*results.Cell{twin, ctl}}
+	c := Build([]string{"theirs", "mine"}, []*results.Run{a, b})
+	var md bytes.Buffer
+	if _, err := Markdown(&md, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`the A/A control of run "mine"`, `| vs run "theirs" |`, `| run "mine" `, `# Comparison of runs "theirs", "mine"`} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("no %q in\n%s", want, md.String())
+		}
+	}
+	for _, bad := range []string{"control of mine", "vs theirs", "only in mine"} {
+		if strings.Contains(md.String(), bad) {
+			t.Errorf("%q in\n%s", bad, md.String())
+		}
 	}
 }
 
@@ -351,8 +462,8 @@ func TestMarkdownCapped(t *testing.T) {
 		b.Cells = append(b.Cells, cell(fmt.Sprintf("t%d", i), 1, scaled(0.4, six...)...))
 	}
 	c := gateOf(a, b)
-	if len(c.Problems) != 5 || len(c.Unmatched) != 5 {
-		t.Fatalf("%d problems, %d unmatched; want 5 of each", len(c.Problems), len(c.Unmatched))
+	if len(c.Problems) != 10 || len(c.Unmatched) != 5 {
+		t.Fatalf("%d problems, %d unmatched; want 10 (5 missing, 5 regressed) and 5", len(c.Problems), len(c.Unmatched))
 	}
 	var whole bytes.Buffer
 	if left, err := Markdown(&whole, c); err != nil || len(left) != 0 {
@@ -371,7 +482,7 @@ func TestMarkdownCapped(t *testing.T) {
 	if n := strings.Count(md, "| t"); n != 2 {
 		t.Errorf("%d cell lines shown, want 2:\n%s", n, md)
 	}
-	if n := strings.Count(md, "- **regressed**"); n != 1 {
+	if n := strings.Count(md, "\n- **"); n != 1 {
 		t.Errorf("%d problems listed, want 1:\n%s", n, md)
 	}
 	if n := strings.Count(md, ": only in "); n != 3 {
@@ -384,5 +495,37 @@ func TestMarkdownCapped(t *testing.T) {
 	}
 	if geo(md) != geo(whole.String()) {
 		t.Errorf("the capped geomean %q is not every cell's %q", geo(md), geo(whole.String()))
+	}
+}
+
+// A results.json whose rps was tripled without its requests and seconds
+// would move a ratio threefold: Read refuses it, naming the file, the
+// cell, the trial and the figure. The committed runs read.
+func TestReadRefusesContradiction(t *testing.T) {
+	run, err := results.Read("testdata/laptop-4c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range run.Cells[1].Trials {
+		run.Cells[1].Trials[i].RPS *= 3
+	}
+	dir := t.TempDir()
+	if err := results.Write(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Read(dir)
+	want := dir + "/results.json: cell 2 (node-http:single/plaintext/1cpu/c512): trial 1: rps 60000 where its other figures make it 20000"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("tripled rps: %v, want %q", err, want)
+	}
+	committed, _ := filepath.Glob("../../results/*/results.json")
+	studies, _ := filepath.Glob("../../studies/*/runs/*/results.json")
+	for _, f := range append(append(committed, studies...), "testdata/laptop-4c/results.json", "testdata/vm-16c/results.json") {
+		if _, err := Read(filepath.Dir(f)); err != nil {
+			t.Errorf("committed run refused: %v", err)
+		}
+	}
+	if len(committed) == 0 || len(studies) == 0 {
+		t.Errorf("no committed run found: %d, %d", len(committed), len(studies))
 	}
 }

@@ -12,8 +12,13 @@ type ProblemKind string
 
 const (
 	// Regressed: a cell worse in a later run beyond the floor, the
-	// intervals apart.
+	// intervals apart, with the trials on both sides for a verdict (see
+	// Line.Told); or a fixed-rate cell that held its rate in the first
+	// run and fell short of it in a later one (Metric AchievedRate).
 	Regressed ProblemKind = "regressed"
+	// CellMissing: a cell ok in the first run is not in a later one at
+	// all: it vanished from the matrix, or from the file.
+	CellMissing ProblemKind = "missing"
 	// CellFailed: a cell ok in the first run failed in a later one.
 	CellFailed ProblemKind = "failed"
 	// CellSkipped: a cell ok in the first run was skipped in a later one.
@@ -39,10 +44,16 @@ type Problem struct {
 	Run    string      `json:"run,omitempty"`
 	Cell   string      `json:"cell,omitempty"`
 	Metric Metric      `json:"metric,omitempty"`
-	Delta  float64     `json:"delta,omitempty"`        // Regressed: the change of the median
-	Reason string      `json:"reason,omitempty"`       // CellFailed, CellSkipped: the later run's reason
-	Done   int         `json:"trials_done,omitempty"`  // CellPartial: the trials measured
-	Asked  int         `json:"trials_asked,omitempty"` // CellPartial: the trials the load asks
+	Delta  float64     `json:"delta,omitempty"` // Regressed: the change of the median
+	// Regressed on AchievedRate: the rate asked, the median rate the later
+	// run achieved, and how many of its trials fell short.
+	Rate     int     `json:"rate,omitempty"`
+	Achieved float64 `json:"achieved_rps,omitempty"`
+	Short    int     `json:"trials_short,omitempty"`
+	Trials   int     `json:"trials,omitempty"`
+	Reason   string  `json:"reason,omitempty"`       // CellFailed, CellSkipped: the later run's reason
+	Done     int     `json:"trials_done,omitempty"`  // CellPartial: the trials measured
+	Asked    int     `json:"trials_asked,omitempty"` // CellPartial: the trials the load asks
 	// NothingMeasured: the run's cells, and how many failed, skipped or
 	// were measured in part.
 	Cells   int `json:"cells,omitempty"`
@@ -124,8 +135,8 @@ func nothingMeasured(name string, run *results.Run) (Problem, bool) {
 	return p, true
 }
 
-// lost lists the cells ok in the first run that a later one failed or
-// skipped.
+// lost lists the cells ok in the first run that a later one failed,
+// skipped or does not have at all.
 func lost(name string, first, later *results.Run) []Problem {
 	byID := map[string]*results.Cell{}
 	for _, cell := range later.Cells {
@@ -140,7 +151,9 @@ func lost(name string, first, later *results.Run) []Problem {
 		}
 		b := byID[a.ID()]
 		switch {
-		case b == nil, b.Status == results.OK && len(b.Trials) > 0, b.Status == results.Partial: // partial: said by partial
+		case b == nil:
+			out = append(out, Problem{Kind: CellMissing, Run: name, Cell: a.ID()})
+		case b.Status == results.OK && len(b.Trials) > 0, b.Status == results.Partial: // partial: said by partial
 		case b.Status == results.Skipped:
 			out = append(out, Problem{Kind: CellSkipped, Run: name, Cell: a.ID(), Reason: b.Reason})
 		default:
@@ -150,16 +163,21 @@ func lost(name string, first, later *results.Run) []Problem {
 	return out
 }
 
-// regressed lists the lines worse in run i than in the first beyond doubt.
+// regressed lists the lines worse in run i than in the first beyond
+// doubt, and the fixed rates run i no longer held.
 func regressed(c *Comparison, i int) []Problem {
 	var out []Problem
 	for _, sc := range c.Scenarios {
 		for _, l := range sc.Lines {
+			if l.Rate > 0 && l.Short[0] == 0 && l.Short[i] > 0 {
+				out = append(out, Problem{Kind: Regressed, Run: c.Names[i], Cell: l.Cell, Metric: AchievedRate, Delta: l.Achieved[i]/l.Achieved[0] - 1,
+					Rate: l.Rate, Achieved: l.Achieved[i], Short: l.Short[i], Trials: l.Stats[i].N})
+			}
 			worse := l.Delta[i] < 0
 			if !sc.Metric.HigherIsBetter() {
 				worse = l.Delta[i] > 0
 			}
-			if worse && l.Beyond[i] {
+			if worse && l.Beyond[i] && l.Told[i] {
 				out = append(out, Problem{Kind: Regressed, Run: c.Names[i], Cell: l.Cell, Metric: sc.Metric, Delta: l.Delta[i]})
 			}
 		}

@@ -27,12 +27,33 @@ func center(s stats.Summary) string {
 }
 
 // delta is a change against the first run, with "~" beside it when it
-// does not clear the floor.
-func delta(d float64, beyond bool) string {
-	if !beyond {
+// does not clear the floor, and "cannot tell" before it when the runs have
+// too few trials for a verdict.
+func delta(d float64, beyond, told bool, n int) string {
+	switch {
+	case !told:
+		return fmt.Sprintf("cannot tell: n=%d (%+.1f%%)", n, 100*d)
+	case !beyond:
 		return fmt.Sprintf("~ %+.1f%%", 100*d)
 	}
 	return fmt.Sprintf("%+.1f%%", 100*d)
+}
+
+// runName is a run as the text names it: called a run and quoted, so
+// that a run labelled like one of its targets ("mine") is not read as the
+// target.
+func runName(name string) string { return "run " + strconv.Quote(name) }
+
+// runNames is runName of several runs.
+func runNames(names []string) string {
+	if len(names) == 1 {
+		return runName(names[0])
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return "runs " + strings.Join(q, ", ")
 }
 
 // FloorText says what a difference had to clear, and where that came from.
@@ -41,7 +62,7 @@ func FloorText(f Floor) string {
 	var from string
 	switch f.Source {
 	case FloorControls:
-		from = fmt.Sprintf("the A/A control of %s, the widest floor of these runs' own controls", f.From)
+		from = fmt.Sprintf("the A/A control of %s, the widest floor of these runs' own controls", runName(mdtext.Text(f.From)))
 	case FloorMachine:
 		from = fmt.Sprintf("the drift recorded for this machine between %s", f.From)
 	default:
@@ -52,7 +73,7 @@ func FloorText(f Floor) string {
 	case f.Controls == 0:
 		out += " **These runs carry no A/A control**, so nothing of their own bounds the noise."
 	case f.Source != FloorControls:
-		out += fmt.Sprintf(" These runs' own A/A controls reach only ±%.1f%% (%s): a control runs beside its twin, seconds apart, and cannot see the drift between runs.", 100*f.Controls, f.ControlsFrom)
+		out += fmt.Sprintf(" These runs' own A/A controls reach only ±%.1f%% (%s): a control runs beside its twin, seconds apart, and cannot see the drift between runs.", 100*f.Controls, runName(mdtext.Text(f.ControlsFrom)))
 	}
 	if f.Width >= MaxGateFloor {
 		out += " **A floor this wide cannot clear a halving: no difference here can be called one.**"
@@ -64,17 +85,22 @@ func FloorText(f Floor) string {
 func (p Problem) String() string {
 	switch p.Kind {
 	case Regressed:
-		what := "slower"
-		if p.Metric == LatencyP99 {
-			what = "p99 latency higher (fixed rate)"
+		switch p.Metric {
+		case AchievedRate:
+			return fmt.Sprintf("%s in %s: the fixed rate of %s/s not held: %s/s achieved (%+.1f%%), %d of %d trial(s) short of it, where the first run held it",
+				p.Cell, runName(p.Run), numfmt.Count(int64(p.Rate)), numfmt.Sig(p.Achieved), 100*p.Delta, p.Short, p.Trials)
+		case LatencyP99:
+			return fmt.Sprintf("%s in %s: p99 latency higher (fixed rate) by %+.1f%%, beyond the floor", p.Cell, runName(p.Run), 100*p.Delta)
 		}
-		return fmt.Sprintf("%s in %s: %s by %+.1f%%, beyond the floor", p.Cell, p.Run, what, 100*p.Delta)
+		return fmt.Sprintf("%s in %s: slower by %+.1f%%, beyond the floor", p.Cell, runName(p.Run), 100*p.Delta)
 	case CellFailed, CellSkipped:
-		return fmt.Sprintf("%s: ok in the first run, %s in %s (%s)", p.Cell, p.Kind, p.Run, p.Reason)
+		return fmt.Sprintf("%s: ok in the first run, %s in %s (%s)", p.Cell, p.Kind, runName(p.Run), p.Reason)
+	case CellMissing:
+		return fmt.Sprintf("%s: ok in the first run, not in %s at all", p.Cell, runName(p.Run))
 	case CellPartial:
-		return fmt.Sprintf("%s: measured in part in %s (%d of %d trials), compared with nothing; `bin/harness run --resume` finishes it", p.Cell, p.Run, p.Done, p.Asked)
+		return fmt.Sprintf("%s: measured in part in %s (%d of %d trials), compared with nothing; `bin/harness run --resume` finishes it", p.Cell, runName(p.Run), p.Done, p.Asked)
 	case NothingMeasured:
-		out := fmt.Sprintf("%s measured nothing: %d cell(s), %d failed, %d skipped", p.Run, p.Cells, p.Failed, p.Skipped)
+		out := fmt.Sprintf("%s measured nothing: %d cell(s), %d failed, %d skipped", runName(p.Run), p.Cells, p.Failed, p.Skipped)
 		if p.Partial > 0 {
 			out += fmt.Sprintf(", %d measured in part", p.Partial)
 		}
@@ -84,19 +110,31 @@ func (p Problem) String() string {
 		for _, d := range p.Differs {
 			ds = append(ds, fmt.Sprintf("%s %s against %s", d.Axis, strings.Join(d.Later, ","), strings.Join(d.First, ",")))
 		}
-		return fmt.Sprintf("%s is not comparable with the first run: no cell in common (%s)", p.Run, strings.Join(ds, "; "))
+		return fmt.Sprintf("%s is not comparable with the first run: no cell in common (%s)", runName(p.Run), strings.Join(ds, "; "))
 	case FloorTooWide:
-		return fmt.Sprintf("the floor is ±%.0f%% (from %s): too wide to clear any regression", 100*p.Width, p.Run)
+		return fmt.Sprintf("the floor is ±%.0f%% (from %s): too wide to clear any regression", 100*p.Width, runName(p.Run))
 	}
 	return string(p.Kind)
 }
 
-func texts(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = mdtext.Text(s)
+// CannotTellText says, run by run, how many cells could not be told from
+// the first run's: "" when every cell could.
+func CannotTellText(c *Comparison) string {
+	lines := 0
+	for _, sc := range c.Scenarios {
+		lines += len(sc.Lines)
 	}
-	return out
+	var parts []string
+	for i, n := range c.CannotTell {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d cells in %s", n, lines, runName(c.Names[i])))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Cannot tell: %s, against the first run. With so few trials the U test could never reach p < %.2f, and a single trial has no spread to bound the drift between runs: such a change is no verdict either way, and the gate does not fail on it. Measure with more trials (the trials6 profile) to judge them.",
+		strings.Join(parts, "; "), stats.Alpha)
 }
 
 // scenarioTable renders one scenario's lines under the floor they were
@@ -108,9 +146,10 @@ func scenarioTable(b *strings.Builder, c *Comparison, sc Scenario) (bool, error)
 	}
 	fmt.Fprintf(b, "\n## %s (%s)\n\n%s\n\n", mdtext.Text(sc.Name), unit, FloorText(c.Floor))
 	t := table(b)
-	header := []any{"cell", mdtext.Text(c.Names[0])}
+	first := mdtext.Text(runName(c.Names[0]))
+	header := []any{"cell", first}
 	for _, n := range c.Names[1:] {
-		header = append(header, mdtext.Text(n), "vs "+mdtext.Text(c.Names[0]), "p")
+		header = append(header, mdtext.Text(runName(n)), "vs "+first, "p")
 	}
 	t.Header(header...)
 	untestable := false
@@ -122,7 +161,8 @@ func scenarioTable(b *strings.Builder, c *Comparison, sc Scenario) (bool, error)
 				p += " ¹"
 				untestable = true
 			}
-			row = append(row, center(l.Stats[i]), delta(l.Delta[i], l.Beyond[i]), p)
+			n := min(l.Stats[0].N, l.Stats[i].N)
+			row = append(row, center(l.Stats[i]), delta(l.Delta[i], l.Beyond[i], l.Told[i], n), p)
 		}
 		if err := t.Append(row...); err != nil {
 			return false, err
@@ -130,7 +170,12 @@ func scenarioTable(b *strings.Builder, c *Comparison, sc Scenario) (bool, error)
 	}
 	row := []any{"**geomean**", numfmt.Sig(sc.Geomean[0])}
 	for i := 1; i < len(c.Names); i++ {
-		row = append(row, numfmt.Sig(sc.Geomean[i]), delta(sc.GeoDelta[i], c.Floor.Beyond(sc.GeoDelta[i]+1)), "")
+		// A geomean is told only where each of its cells is.
+		told, n := true, math.MaxInt
+		for _, l := range sc.Lines {
+			told, n = told && l.Told[i], min(n, l.Stats[0].N, l.Stats[i].N)
+		}
+		row = append(row, numfmt.Sig(sc.Geomean[i]), delta(sc.GeoDelta[i], c.Floor.Beyond(sc.GeoDelta[i]+1), told, n), "")
 	}
 	if err := t.Append(row...); err != nil {
 		return false, err
@@ -144,13 +189,18 @@ func scenarioTable(b *strings.Builder, c *Comparison, sc Scenario) (bool, error)
 func Markdown(w io.Writer, c *Comparison) ([]string, error) { return DefaultCaps.markdown(w, c) }
 
 func (cp Caps) markdown(w io.Writer, c *Comparison) ([]string, error) {
+	untold := CannotTellText(c) // of every line, not only those shown
 	c, left := cp.within(c)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Comparison: %s\n\n", mdtext.Text(strings.Join(c.Names, " vs ")))
+	fmt.Fprintf(&b, "# Comparison of %s\n\n", mdtext.Text(runNames(c.Names)))
 	b.WriteString(cp.notice(left))
 	b.WriteString("## Environment\n\nFacts that differ between the runs are in bold: a different base image or runtime version explains many \"regressions\".\n\n")
 	t := table(&b)
-	t.Header(append([]any{"fact"}, anys(texts(c.Names))...)...)
+	heads := []any{"fact"}
+	for _, n := range c.Names {
+		heads = append(heads, mdtext.Text(runName(n)))
+	}
+	t.Header(heads...)
 	for _, e := range c.Env {
 		row := []any{e.Field}
 		for _, v := range e.Values {
@@ -180,6 +230,9 @@ func (cp Caps) markdown(w io.Writer, c *Comparison) ([]string, error) {
 			fmt.Fprintf(&b, "- **%s**: %s\n", p.Kind, mdtext.Text(p.String()))
 		}
 	}
+	if untold != "" {
+		fmt.Fprintf(&b, "\n**%s**\n", mdtext.Text(untold))
+	}
 	untestable := false
 	for _, sc := range c.Scenarios {
 		u, err := scenarioTable(&b, c, sc)
@@ -188,14 +241,14 @@ func (cp Caps) markdown(w io.Writer, c *Comparison) ([]string, error) {
 		}
 		untestable = untestable || u
 	}
-	b.WriteString("\n`~` beside a change: it does not clear the floor stated above the table, or the two runs' intervals overlap. ± is the larger side of the median's 95% confidence interval; `(n=N)`: too few trials for one. p: the Mann-Whitney U test on the trials, for information: it sees the spread within each run, not the drift between runs, so it does not decide `~`.\n")
+	b.WriteString("\n`~` beside a change: it does not clear the floor stated above the table, or the two runs' intervals overlap. ± is the larger side of the median's 95% confidence interval; `(n=N)`: too few trials for one. p: the Mann-Whitney U test on the trials, for information: it sees the spread within each run, not the drift between runs, so it does not decide `~`; but where it could never find a change significant, too few trials for it (3 a side or fewer), the change reads `cannot tell`: no verdict either way.\n")
 	if untestable {
-		fmt.Fprintf(&b, "¹ fewer than 4 trials on each side: the U test cannot reach p < %.2f.\n", stats.Alpha)
+		fmt.Fprintf(&b, "¹ too few trials for the U test ever to reach p < %.2f.\n", stats.Alpha)
 	}
 	if len(c.Unmatched) > 0 {
 		b.WriteString("\n## Cells not in every run\n\n")
 		for _, u := range c.Unmatched {
-			fmt.Fprintf(&b, "- %s: only in %s\n", mdtext.Code(u.Cell), mdtext.Text(strings.Join(u.In, ", ")))
+			fmt.Fprintf(&b, "- %s: only in %s\n", mdtext.Code(u.Cell), mdtext.Text(runNames(u.In)))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -205,7 +258,7 @@ func (cp Caps) markdown(w io.Writer, c *Comparison) ([]string, error) {
 // CSV renders one row per matched cell and run.
 func CSV(w io.Writer, c *Comparison) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"scenario", "metric", "cell", "run", "n", "median", "ci_lo", "ci_hi", "min", "max", "delta_vs_first", "beyond_floor", "floor", "p_value"})
+	cw.Write([]string{"scenario", "metric", "cell", "run", "n", "median", "ci_lo", "ci_hi", "min", "max", "delta_vs_first", "beyond_floor", "floor", "p_value", "told"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for _, sc := range c.Scenarios {
 		for _, l := range sc.Lines {
@@ -215,18 +268,10 @@ func CSV(w io.Writer, c *Comparison) error {
 					lo, hi = f(s.Lo), f(s.Hi)
 				}
 				cw.Write(mdtext.CSVRow([]string{sc.Name, string(sc.Metric), l.Cell, c.Names[i], strconv.Itoa(s.N), f(s.Median), lo, hi, f(s.Min), f(s.Max),
-					f(l.Delta[i]), strconv.FormatBool(l.Beyond[i]), f(c.Floor.Width), f(l.Test[i].P)}))
+					f(l.Delta[i]), strconv.FormatBool(l.Beyond[i]), f(c.Floor.Width), f(l.Test[i].P), strconv.FormatBool(l.Told[i])}))
 			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-func anys(s []string) []any {
-	out := make([]any, len(s))
-	for i, x := range s {
-		out[i] = x
-	}
-	return out
 }

@@ -13,7 +13,8 @@ import (
 // runs: a pull request whose every cell failed gets the comment naming the
 // problem and exit 1; between two runs 22.9% apart with no A/A control of
 // their own (within the drift allowed between runs) it writes the
-// comparison, the change beside its `~`, and exits 0.
+// comparison, the change beside its `~`, and exits 1 for the base's cell
+// the pull request's run lacks; a run against itself exits 0.
 func TestCIBenchCompare(t *testing.T) {
 	bin := harnessBinary(t)
 	script := filepath.Join(repoRoot(t), ".ci", "bench-compare")
@@ -25,8 +26,8 @@ func TestCIBenchCompare(t *testing.T) {
 		want     string
 	}{
 		{filepath.Join(data, "vm-16c"), failed, 1, "**Regressed:**"},
-		{filepath.Join(data, "vm-16c"), filepath.Join(data, "laptop-4c"), 0, "~ -22.9%"},
-		{filepath.Join(data, "laptop-4c"), filepath.Join(data, "vm-16c"), 0, "against laptop-4c"},
+		{filepath.Join(data, "vm-16c"), filepath.Join(data, "laptop-4c"), 1, "~ -22.9%"},
+		{filepath.Join(data, "laptop-4c"), filepath.Join(data, "laptop-4c"), 0, "against laptop-4c"},
 	} {
 		out := filepath.Join(t.TempDir(), "comment.md")
 		cmd := exec.Command(script, c.base, c.pr, out)
