@@ -81,11 +81,7 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 	for k, v := range s.BuildArgs {
 		args[k] = &v
 	}
-	// Images outlive the process that built them: no owner labels.
-	labels := map[string]string{LabelTool: ToolName, LabelHash: hash}
-	for k, v := range s.Labels {
-		labels[k] = v
-	}
+	labels := buildLabels(hash, s.Labels)
 	pr, pw := io.Pipe()
 	go func() {
 		_, err := WriteContext(pw, s.Context, s.Dockerfile, s.BuildArgs)
@@ -114,6 +110,18 @@ func (e *Engine) Build(ctx context.Context, s BuildSpec) (Built, error) {
 		return Built{}, fmt.Errorf("build %s: no image after a build that reported success (%v)", s.Tag, err)
 	}
 	return Built{ID: id, Warm: steps.cached > 0 && steps.cached*2 >= steps.run}, nil
+}
+
+// buildLabels are the labels a build puts on its image: the tool's, the
+// hash of its inputs, its builder (this process: an image that a rebuild
+// left dangling is reaped once its builder is gone, not while it may still
+// be building), and extra.
+func buildLabels(hash string, extra map[string]string) map[string]string {
+	labels := map[string]string{LabelTool: ToolName, LabelHash: hash, LabelBuilder: builder()}
+	for k, v := range extra {
+		labels[k] = v
+	}
+	return labels
 }
 
 // sameInputs gives tag to an image another tag was built from the same

@@ -61,14 +61,16 @@ func orphaned(labels map[string]string) bool {
 	if err != nil {
 		return true
 	}
-	host, _ := os.Hostname()
-	if labels[LabelHost] != host {
+	return gone(pid, labels[LabelHost])
+}
+
+// gone reports whether process pid of host has ended: only a process of
+// this host can be judged, and this process never is.
+func gone(pid int, host string) bool {
+	if here, _ := os.Hostname(); host != here || pid == os.Getpid() {
 		return false
 	}
-	if pid == os.Getpid() {
-		return false
-	}
-	err = syscall.Kill(pid, 0)
+	err := syscall.Kill(pid, 0)
 	return err != nil && !errors.Is(err, syscall.EPERM)
 }
 
@@ -126,43 +128,6 @@ func toolFilter(extra ...string) client.Filters {
 		f.Add("label", l)
 	}
 	return f
-}
-
-// Reap removes containers and networks carrying the tool label whose owning
-// process is gone (everything a killed run left behind), or every one of
-// them when all is set, and dangling images of failed builds. Not-found is
-// success: another reaper may have been first.
-func (e *Engine) Reap(ctx context.Context, all bool) (removed []string, err error) {
-	objs, err := e.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var errs []error
-	// Containers first: a network cannot go while a container is on it.
-	for _, o := range objs {
-		if !all && !orphaned(o.Labels) {
-			continue
-		}
-		remove := e.RemoveContainer
-		if o.Kind == "network" {
-			remove = e.RemoveNetwork
-		}
-		if err := remove(ctx, o.ID); err != nil {
-			errs = append(errs, err)
-		} else {
-			removed = append(removed, o.String())
-		}
-	}
-	pruned, err := e.cli.ImagePrune(ctx, client.ImagePruneOptions{Filters: client.Filters{}.Add("dangling", "true").Add("label", LabelTool+"="+ToolName)})
-	if err != nil {
-		errs = append(errs, fmt.Errorf("prune images: %w", err))
-	}
-	for _, d := range pruned.Report.ImagesDeleted {
-		if d.Deleted != "" {
-			removed = append(removed, "image "+d.Deleted)
-		}
-	}
-	return removed, errors.Join(errs...)
 }
 
 // Object is a container or network the harness created.
