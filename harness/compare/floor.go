@@ -32,8 +32,9 @@ const DefaultDrift = 0.33
 
 // MaxGateFloor is the widest floor a gate can judge by: at ±100% a halving
 // reads as noise, so such a floor clears nothing a user would call a
-// regression (see Problem, FloorTooWide).
-const MaxGateFloor = 1.0
+// regression (see Problem, FloorTooWide). It is the run's own limit, so a
+// run's README and compare call the same floors too wide.
+const MaxGateFloor = analysis.MaxNoiseFloor
 
 // Floor is what a difference between runs must exceed to be called one: a
 // ratio of medians r is beyond noise when r > 1+Width or r < 1/(1+Width).
