@@ -25,7 +25,7 @@ func TestCIBenchCompare(t *testing.T) {
 		code     int
 		want     string
 	}{
-		{filepath.Join(data, "vm-16c"), failed, 1, "**Regressed:**"},
+		{filepath.Join(data, "vm-16c"), failed, 1, "**The gate failed:**"},
 		{filepath.Join(data, "vm-16c"), filepath.Join(data, "laptop-4c"), 1, "~ -22.9%"},
 		{filepath.Join(data, "laptop-4c"), filepath.Join(data, "laptop-4c"), 0, "against laptop-4c"},
 	} {
