@@ -428,34 +428,119 @@ type ExecResult struct {
 	ExitCode       int
 }
 
-// Exec runs cmd inside a running container and waits for it. Cancelling ctx
-// stops the wait, not the command: the caller removes the container.
+// MaxExecOutput bounds what Exec keeps of a command's output, stdout and
+// stderr together. The harness's commands print a few kilobytes (a load
+// generator's summary, World's 10,000 rows in some 100 KB); a command that
+// prints on without end (a hostile target's psql) must not take the
+// harness's memory with it.
+const MaxExecOutput = 64 << 20
+
+// ExecLimitError is Exec's error when a command printed more than
+// MaxExecOutput.
+type ExecLimitError struct {
+	Cmd   string // the command, shortened
+	Limit int64
+}
+
+func (e *ExecLimitError) Error() string {
+	return fmt.Sprintf("exec %s: it printed more than %d MiB, which no command the harness runs does; stopped reading it", e.Cmd, e.Limit>>20)
+}
+
+// Exec runs cmd inside a running container and waits for it, keeping at
+// most MaxExecOutput bytes of what it prints (an ExecLimitError past
+// that). Give ctx a deadline: a command that never ends holds Exec until
+// ctx does. Either way Exec stops reading and returns; the command itself
+// runs on until it ends or its container is removed (the engine has no way
+// to stop one exec), which its caller does.
 func (e *Engine) Exec(ctx context.Context, id string, cmd []string) (ExecResult, error) {
+	name := shortCmd(cmd)
 	cr, err := e.cli.ExecCreate(ctx, id, client.ExecCreateOptions{Cmd: cmd, AttachStdout: true, AttachStderr: true})
 	if err != nil {
-		return ExecResult{}, fmt.Errorf("exec %s: %w", cmd[0], err)
+		return ExecResult{}, fmt.Errorf("exec %s: %w", name, err)
 	}
 	att, err := e.cli.ExecAttach(ctx, cr.ID, client.ExecAttachOptions{})
 	if err != nil {
-		return ExecResult{}, fmt.Errorf("exec %s: attach: %w", cmd[0], err)
+		return ExecResult{}, fmt.Errorf("exec %s: attach: %w", name, err)
 	}
-	defer att.Close()
-	var out, errb bytes.Buffer
-	done := make(chan error, 1)
-	go func() { _, err := stdcopy.StdCopy(&out, &errb, att.Reader); done <- err }()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		return ExecResult{}, ctx.Err()
-	}
-	if err != nil {
-		return ExecResult{}, fmt.Errorf("exec %s: read output: %w", cmd[0], err)
+	out := newCappedOutput(MaxExecOutput)
+	err = copyOutput(ctx, att.Reader, att.Close, out)
+	var full *outputFull
+	switch {
+	case errors.As(err, &full):
+		return ExecResult{}, &ExecLimitError{Cmd: name, Limit: full.limit}
+	case err != nil && ctx.Err() != nil:
+		return ExecResult{}, fmt.Errorf("exec %s: %w", name, ctx.Err())
+	case err != nil:
+		return ExecResult{}, fmt.Errorf("exec %s: read output: %w", name, err)
 	}
 	ins, err := e.cli.ExecInspect(ctx, cr.ID, client.ExecInspectOptions{})
 	if err != nil {
-		return ExecResult{}, fmt.Errorf("exec %s: inspect: %w", cmd[0], err)
+		return ExecResult{}, fmt.Errorf("exec %s: inspect: %w", name, err)
 	}
-	return ExecResult{Stdout: out.Bytes(), Stderr: errb.Bytes(), ExitCode: ins.ExitCode}, nil
+	return ExecResult{Stdout: out.stdout.Bytes(), Stderr: out.stderr.Bytes(), ExitCode: ins.ExitCode}, nil
+}
+
+// copyOutput demultiplexes an exec's stream r into out until the stream
+// ends, out is full or ctx ends, then closes the stream (closeStream).
+// When ctx ends it closes it first and waits for the copy to stop, so that
+// nothing is written to out after it returns and no reader is left behind.
+func copyOutput(ctx context.Context, r io.Reader, closeStream func(), out *cappedOutput) error {
+	done := make(chan error, 1)
+	go func() { _, err := stdcopy.StdCopy(out.Stdout(), out.Stderr(), r); done <- err }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		closeStream()
+		<-done
+		return ctx.Err()
+	}
+	closeStream()
+	return err
+}
+
+// shortCmd names a command in an error: its words, cut after 60 bytes.
+func shortCmd(cmd []string) string {
+	s := strings.Join(cmd, " ")
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return s
+}
+
+// cappedOutput keeps a command's stdout and stderr apart, and together no
+// more than limit bytes of them.
+type cappedOutput struct {
+	stdout, stderr bytes.Buffer
+	left           int64
+	limit          int64
+}
+
+func newCappedOutput(limit int64) *cappedOutput { return &cappedOutput{left: limit, limit: limit} }
+
+// outputFull is a write's error once the limit is passed.
+type outputFull struct{ limit int64 }
+
+func (e *outputFull) Error() string { return fmt.Sprintf("output past %d bytes", e.limit) }
+
+// Stdout and Stderr are the writers of the two streams; a write that would
+// pass the limit keeps what fits and fails.
+func (c *cappedOutput) Stdout() io.Writer { return cappedWriter{c, &c.stdout} }
+func (c *cappedOutput) Stderr() io.Writer { return cappedWriter{c, &c.stderr} }
+
+type cappedWriter struct {
+	c   *cappedOutput
+	buf *bytes.Buffer
+}
+
+func (w cappedWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > w.c.left {
+		n, _ := w.buf.Write(p[:w.c.left])
+		w.c.left = 0
+		return n, &outputFull{limit: w.c.limit}
+	}
+	w.c.left -= int64(len(p))
+	return w.buf.Write(p)
 }
 
 // Usage is one reading of a container's cgroup counters.

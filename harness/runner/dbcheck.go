@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/verify"
@@ -23,6 +26,9 @@ import (
 // transaction; pg_stat_force_next_flush speaks only for the session that
 // calls it), and it counts updates that were rolled back. What it misses,
 // an update that wrote the number the row already held, is one in 10,000.
+// The db service runs the target's own image, which could print a World it
+// made up: this catches a server that does not write, not a database that
+// lies about it.
 
 // dbService is the service of a database target whose database the
 // harness reads: targets/database names its PostgreSQL "db".
@@ -108,6 +114,12 @@ func changedRows(before, after world) int64 {
 	return n
 }
 
+// worldReadTimeout bounds one read of World, a fifth of a second on an
+// idle machine: a db service that never answers (or answers forever) must
+// not hold the run. The engine's cap on an exec's output bounds the rest.
+// A variable so that a test need not wait it out.
+var worldReadTimeout = time.Minute
+
 // worldQuery reads World whole, one "id<TAB>randomnumber" line a row.
 const worldQuery = "COPY (SELECT id, randomnumber FROM world) TO STDOUT"
 
@@ -120,8 +132,16 @@ func psqlWorld(c Containers, db *member) worldReader {
 	const script = `PGPASSWORD="$POSTGRES_PASSWORD" exec psql -X -q -v ON_ERROR_STOP=1 -p "${PORT:-5432}" ` +
 		`-U "${POSTGRES_USER:-postgres}" -d "${POSTGRES_DB:-${POSTGRES_USER:-postgres}}" -c "$1"`
 	return func(ctx context.Context) (world, error) {
-		res, err := c.Exec(ctx, db.id, []string{"sh", "-c", script, "sh", worldQuery})
-		if err == nil && res.ExitCode != 0 {
+		rctx, cancel := context.WithTimeout(ctx, worldReadTimeout)
+		defer cancel()
+		res, err := c.Exec(rctx, db.id, []string{"sh", "-c", script, "sh", worldQuery})
+		var full *engine.ExecLimitError
+		switch {
+		case errors.As(err, &full):
+			err = fmt.Errorf("psql printed more than %d MiB, where World's %d rows take some 100 KB", full.Limit>>20, verify.WorldRows)
+		case err != nil && ctx.Err() == nil && rctx.Err() != nil:
+			err = fmt.Errorf("psql did not finish within %s, where reading World takes a fraction of a second", worldReadTimeout)
+		case err == nil && res.ExitCode != 0:
 			err = fmt.Errorf("psql exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
 		}
 		var w world
@@ -135,11 +155,18 @@ func psqlWorld(c Containers, db *member) worldReader {
 	}
 }
 
+// maxWorldRows bounds the rows parseWorld takes: room for a World larger
+// than TFB's, and a bound on the map a db service's answer makes.
+const maxWorldRows = 10 * verify.WorldRows
+
 // parseWorld reads worldQuery's output.
 func parseWorld(out []byte) (world, error) {
 	w := world{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for n := 1; sc.Scan(); n++ {
+		if n > maxWorldRows {
+			return nil, fmt.Errorf("psql printed more than %d rows of World, whose TFB table has %d", maxWorldRows, verify.WorldRows)
+		}
 		id, v, ok := strings.Cut(sc.Text(), "\t")
 		i, err1 := strconv.ParseInt(id, 10, 64)
 		r, err2 := strconv.ParseInt(v, 10, 64)

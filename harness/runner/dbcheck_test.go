@@ -3,9 +3,12 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/verify"
 )
@@ -92,5 +95,55 @@ func TestParseWorld(t *testing.T) {
 		if _, err := parseWorld([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseWorld(%q) = %v, want an error naming %q", in, err, want)
 		}
+	}
+}
+
+// execOnly is a db service's container that only runs exec.
+type execOnly struct {
+	Containers
+	exec func(ctx context.Context) (engine.ExecResult, error)
+}
+
+func (c execOnly) Exec(ctx context.Context, _ string, _ []string) (engine.ExecResult, error) {
+	return c.exec(ctx)
+}
+
+// TestPsqlWorldBounded: a db service whose psql never ends or prints
+// without end costs the run a bounded wait and an error that says which,
+// not the harness's memory or a hang: the read has a deadline, and the
+// engine's cap on an exec's output is named as psql's.
+func TestPsqlWorldBounded(t *testing.T) {
+	defer func(d time.Duration) { worldReadTimeout = d }(worldReadTimeout)
+	worldReadTimeout = 10 * time.Millisecond
+	db := &member{alias: "db-1", id: "c1"}
+	hangs := execOnly{exec: func(ctx context.Context) (engine.ExecResult, error) {
+		if _, ok := ctx.Deadline(); !ok {
+			return engine.ExecResult{}, errors.New("no deadline: this read would wait for ever")
+		}
+		<-ctx.Done()
+		return engine.ExecResult{}, ctx.Err()
+	}}
+	_, err := psqlWorld(hangs, db)(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "psql did not finish within 10ms") {
+		t.Errorf("a psql that never ends: %v, want it named with the deadline", err)
+	}
+	floods := execOnly{exec: func(context.Context) (engine.ExecResult, error) {
+		return engine.ExecResult{}, &engine.ExecLimitError{Cmd: "sh -c …", Limit: engine.MaxExecOutput}
+	}}
+	_, err = psqlWorld(floods, db)(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "db-1") || !strings.Contains(err.Error(), "psql printed more than 64 MiB") {
+		t.Errorf("a psql that prints without end: %v, want the service and the limit named", err)
+	}
+}
+
+// TestParseWorldRows: an answer of more rows than any World holds is
+// refused before it fills a map.
+func TestParseWorldRows(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= maxWorldRows+1; i++ {
+		fmt.Fprintf(&b, "%d\t1\n", i)
+	}
+	if _, err := parseWorld([]byte(b.String())); err == nil || !strings.Contains(err.Error(), "more than 100000 rows") {
+		t.Errorf("parseWorld of %d rows = %v, want them refused", maxWorldRows+1, err)
 	}
 }
