@@ -67,15 +67,29 @@ func private(dir string) error {
 	return nil
 }
 
-// Held is the cores a run holds.
+// Held is the cores a run holds, or the results folder it claims.
 type Held struct {
 	files []*os.File
+	// claim is the results folder's lock file, removed on release; made is
+	// that folder when the claim created it, removed on release if empty.
+	claim, made string
 }
 
-// Release lets the cores go. Safe on nil.
+// Release lets the cores or the folder go. A folder's lock file is
+// removed while still held (Folder's claim checks that the file it locked
+// is still the one at the path), and so is the folder when the claim made
+// it and nothing else was written there: a run that failed before writing
+// leaves nothing behind. Safe on nil and when called again.
 func (h *Held) Release() {
 	if h == nil {
 		return
+	}
+	if h.claim != "" {
+		os.Remove(h.claim)
+		if h.made != "" {
+			os.Remove(h.made) // fails, leaving it, unless empty
+		}
+		h.claim, h.made = "", ""
 	}
 	for _, f := range h.files {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
@@ -144,25 +158,52 @@ func try(dir string, cores cpuset.Set) (h *Held, busy string, err error) {
 // DIR/.run.lock, taken before the run checks whether the folder already
 // holds a run, so that two runs started together cannot both pass that
 // check. It returns an error naming the other run when one holds it. The
-// kernel drops the claim of a process that dies.
+// kernel drops the claim of a process that dies; Release removes the file.
 func Folder(dir string) (*Held, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	_, err := os.Stat(dir)
+	made := ""
+	if errors.Is(err, os.ErrNotExist) {
+		made = dir
 	}
-	f, err := openNoFollow(filepath.Join(dir, ".run.lock"))
-	if err != nil {
-		return nil, fmt.Errorf("claim %s: %w", dir, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		who := holder(f)
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s is being written by %s; wait for it, or write elsewhere (--out)", dir, who)
+	path := filepath.Join(dir, ".run.lock")
+	for {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("claim %s: %w", dir, err)
+		f, err := openNoFollow(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // a run releasing the folder it made removed it: make it again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("claim %s: %w", dir, err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			who := holder(f)
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, fmt.Errorf("%s is being written by %s; wait for it, or write elsewhere (--out)", dir, who)
+			}
+			return nil, fmt.Errorf("claim %s: %w", dir, err)
+		}
+		// A run that released the folder between our open and our flock
+		// removed the file we hold: a third run would lock a new file at
+		// the path beside us. Only the file still at the path is the claim.
+		if samePath(f, path) {
+			stamp(f)
+			return &Held{files: []*os.File{f}, claim: path, made: made}, nil
+		}
+		f.Close()
 	}
-	stamp(f)
-	return &Held{files: []*os.File{f}}, nil
+}
+
+// samePath reports whether f is the file at path now.
+func samePath(f *os.File, path string) bool {
+	held, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(path)
+	return err == nil && os.SameFile(held, now)
 }
 
 // openNoFollow opens a lock file for writing without following a symbolic

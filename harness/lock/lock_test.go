@@ -2,6 +2,7 @@ package lock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -102,6 +103,67 @@ func TestFolder(t *testing.T) {
 		t.Errorf("after release: %v", err)
 	}
 	again.Release()
+}
+
+// Releasing a claim leaves no lock file behind, and no folder when the
+// claim made it and nothing was written there: a run that failed before
+// writing left OUT/.run.lock in a folder of its own making. A folder that
+// was there, or that the run wrote into, stays.
+func TestFolderReleaseLeavesNothing(t *testing.T) {
+	root := t.TempDir()
+	made := filepath.Join(root, "results", "run")
+	claim, err := Folder(made)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim.Release()
+	claim.Release() // again: a deferred release after an explicit one
+	if _, err := os.Lstat(made); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the folder the claim made is still there after release: %v", err)
+	}
+	written := filepath.Join(root, "written")
+	if claim, err = Folder(written); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(written, "results.json"), []byte("{}"), 0o644)
+	claim.Release()
+	existing := filepath.Join(root, "existing")
+	os.Mkdir(existing, 0o755)
+	if claim, err = Folder(existing); err != nil {
+		t.Fatal(err)
+	}
+	claim.Release()
+	for _, dir := range []string{written, existing} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("%s: removed by the release: %v", dir, err)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".run.lock")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: .run.lock left after release: %v", dir, err)
+		}
+	}
+}
+
+// A claim holds only the lock file still at the path: a file a releasing
+// run removed (or replaced) after another opened it is no claim.
+func TestSamePath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".run.lock")
+	f, err := openNoFollow(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !samePath(f, path) {
+		t.Fatal("the file just opened is not the one at its path")
+	}
+	os.Remove(path)
+	if samePath(f, path) {
+		t.Error("a removed file counts as the one at its path")
+	}
+	g, _ := openNoFollow(path)
+	defer g.Close()
+	if samePath(f, path) {
+		t.Error("a removed file counts as the new one at its path")
+	}
 }
 
 // The default folder depends on no environment variable: two runs of one
