@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/webbench/webbench/harness/engine"
@@ -126,8 +128,30 @@ func pickEngine(m *matrix.Matrix, flagName, value, role string) (matrix.EngineSp
 	name := value
 	if engine.IsURL(value) {
 		name = role
+	} else if value != "default" {
+		// A name that is neither a key nor a context is most likely a
+		// mistyped key: say so now, not later as a missing address.
+		if _, err := engine.ContextHost(value); err != nil {
+			return matrix.EngineSpec{}, usageErr("--%s %s: not an engines key of %s (%s), nor a docker context (%v)", flagName, value, matrixName(m), engineKeys(m), err)
+		}
 	}
 	return matrix.EngineSpec{Name: name, Host: value, Address: matrix.EngineHost(value)}, nil
+}
+
+// matrixName is how an error names m's file.
+func matrixName(m *matrix.Matrix) string {
+	if m.File == "" {
+		return "the matrix"
+	}
+	return m.File
+}
+
+// engineKeys lists m's engines keys for an error: "its keys: a, b".
+func engineKeys(m *matrix.Matrix) string {
+	if len(m.Engines) == 0 {
+		return "it has no engines: section"
+	}
+	return "its keys: " + strings.Join(slices.Sorted(maps.Keys(m.Engines)), ", ")
 }
 
 // pickEngines reads --loadgen-engine: one engine, or several separated by
