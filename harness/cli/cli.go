@@ -161,6 +161,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 type matrixFlags struct {
 	file, profiles, profile, only, control, generator, crosscheck string
 	maxCells                                                      int64
+	// onlyGiven is --only on the command line, even empty: --only ""
+	// names no cell, where no --only selects every cell.
+	onlyGiven bool
 	// set are the settings flags (--trials, --set …) in the order given,
 	// applied over the profile.
 	set []matrix.Setting
@@ -203,7 +206,10 @@ func (m *matrixFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.file, "f", "matrix.yaml", "matrix `FILE`")
 	fs.StringVar(&m.profile, "profile", "", "profile `P` of the matrix file (or of --profiles) to apply")
 	fs.StringVar(&m.profiles, "profiles", "", "a profiles `FILE` whose profiles join the matrix's (a study's studies/<id>/profiles.yaml)")
-	fs.StringVar(&m.only, "only", "", "cells to run (`SEL`): comma-separated NAME or TARGET/SCENARIO globs")
+	fs.Func("only", "cells to run (`SEL`): comma-separated NAME or TARGET/SCENARIO globs", func(v string) error {
+		m.only, m.onlyGiven = v, true
+		return nil
+	})
 	fs.StringVar(&m.control, "control", "", "TARGET[:VARIANT]/SCENARIO `CELL`s to measure twice, as an A/A control (overrides the matrix)")
 	fs.Int64Var(&m.maxCells, "max-cells", matrix.MaxCells, "refuse a matrix that expands to more than `N` cells")
 	fs.StringVar(&m.crosscheck, "crosscheck", "", "measure every cell a second time with load generator `GEN`, interleaved, and compare (overrides the matrix)")
@@ -246,6 +252,9 @@ func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
 			return nil, nil, usageErr("--crosscheck: no load generator %q (have: %s)", m.crosscheck, strings.Join(matrix.GeneratorNames, ", "))
 		}
 		mx.Crosscheck = m.crosscheck
+	}
+	if m.onlyGiven && m.only == "" {
+		return nil, nil, usageErr("--only \"\" names no cell: give NAME or TARGET/SCENARIO globs, comma-separated, or leave --only out to run every cell")
 	}
 	sel, err := matrix.ParseSelector(m.only)
 	if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,5 +17,29 @@ func TestPlanCountsSharedFolderOnce(t *testing.T) {
 	}
 	if !strings.Contains(out, " 1 target image(s) plus the load generator") {
 		t.Errorf("plan output, want 1 target image for the shared folder:\n%s", out)
+	}
+}
+
+// --only with nothing in it names no cell: it is refused, naming the flag,
+// rather than taken for no selection (every cell), and "," does not
+// replace a profile's selection with every cell either.
+func TestOnlyEmptyIsRefused(t *testing.T) {
+	path := writeMatrix(t, small+"profiles:\n  p: {only: \"t/s\"}\n")
+	none := "unix://" + filepath.Join(t.TempDir(), "none.sock")
+	for _, args := range [][]string{
+		{"plan", "-f", path, "--only", ""},
+		{"plan", "-f", path, "--only", ","},
+		{"plan", "-f", path, "--profile", "p", "--only", ","},
+		// An engine that is not there: should the check regress, run
+		// fails at dialing rather than measuring on the real engine.
+		{"run", "-f", path, "--only", " , ", "--target-engine", none, "--loadgen-engine", none, "--out", t.TempDir()},
+	} {
+		code, out, stderr := runMain(args...)
+		if code != ExitUsage || !strings.Contains(stderr, "names no cell") || !strings.Contains(stderr, "--only") {
+			t.Errorf("%q: exit %d, want %d and an error naming --only: %s%s", args, code, ExitUsage, stderr, out)
+		}
+	}
+	if code, _, stderr := runMain("plan", "-f", path); code != ExitOK {
+		t.Errorf("no --only: exit %d: %s", code, stderr)
 	}
 }

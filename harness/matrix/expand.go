@@ -508,8 +508,13 @@ func combinations(params []Param) [][]KV {
 // empty selector picks every cell.
 type Selector []string
 
-// ParseSelector splits --only's value.
+// ParseSelector splits --only's value. "" is no selection (every cell);
+// a value of commas and blanks alone names nothing, and is an error rather
+// than a selection of every cell.
 func ParseSelector(s string) (Selector, error) {
+	if s != "" && len(terms(s)) == 0 {
+		return nil, fmt.Errorf("--only %q names no cell: give NAME or TARGET/SCENARIO globs, comma-separated", s)
+	}
 	var sel Selector
 	for _, term := range terms(s) {
 		for _, part := range strings.Split(term, "/") {

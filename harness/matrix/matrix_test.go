@@ -208,6 +208,12 @@ func TestSelector(t *testing.T) {
 	if _, err := ParseSelector("[x"); err == nil {
 		t.Error("bad glob accepted")
 	}
+	// Commas alone name no cell: not a selection of every one.
+	for _, s := range []string{",", " , ", " "} {
+		if _, err := ParseSelector(s); err == nil || !strings.Contains(err.Error(), "names no cell") {
+			t.Errorf("--only %q: %v, want an error that it names no cell", s, err)
+		}
+	}
 }
 
 func TestEstimate(t *testing.T) {
