@@ -291,6 +291,28 @@ func TestNewTarget(t *testing.T) {
 	}
 }
 
+// new reads -f for the entry it prints: a file that is no matrix (a
+// device, a folder, a file that does not parse) is refused, naming it,
+// before any target folder is written; a matrix yet to be written is fine.
+func TestNewRefusesWhatIsNoMatrix(t *testing.T) {
+	dir := t.TempDir()
+	notYaml := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(notYaml, []byte("just some notes\n"), 0o644)
+	for _, file := range []string{"/dev/zero", t.TempDir(), notYaml} {
+		code, out, stderr := runMain("new", "mine", "--dir", dir, "-f", file)
+		if code != ExitUsage || !strings.Contains(stderr, "-f "+file) || strings.Contains(out, "Add it under targets:") {
+			t.Errorf("-f %s: exit %d, want %d naming it:\n%s%s", file, code, ExitUsage, stderr, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "mine")); err == nil {
+			t.Fatalf("-f %s: the target folder was written before -f was refused", file)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "matrix.yaml")
+	if code, out, stderr := runMain("new", "mine", "--dir", dir, "-f", missing); code != ExitOK || !strings.Contains(out, "Add it under targets: in "+missing) {
+		t.Errorf("-f of a matrix yet to be written: exit %d: %s%s", code, stderr, out)
+	}
+}
+
 // A label names a folder under results/: one that would write elsewhere or
 // need escaping is refused before any Docker call.
 func TestLabelIsAFolderName(t *testing.T) {

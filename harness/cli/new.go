@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,13 +31,20 @@ func newCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	name := pos[0]
+	// Before writing anything: the entry printed is for this file, and its
+	// images: say which base images to add.
+	declared := map[string]string{}
+	switch m, err := matrix.Open(o.file); {
+	case err == nil:
+		declared = m.Images
+	case errors.Is(err, os.ErrNotExist):
+		// A matrix yet to be written: it declares no image.
+	default:
+		return usageErr("new: -f %s is not a matrix file new can add to (%v); name one with -f", o.file, err)
+	}
 	dir, err := scaffold.Write(o.dir, name, o.lang)
 	if err != nil {
 		return usageErr("new: %v", err)
-	}
-	declared := map[string]string{}
-	if m, err := matrix.Open(o.file); err == nil {
-		declared = m.Images
 	}
 	build, err := filepath.Rel(filepath.Dir(o.file), dir)
 	if err != nil {
