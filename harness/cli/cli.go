@@ -406,9 +406,6 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 			len(names), mc.Target.Name, redact.URL(mc.Target.Host), mc.Target.Address, gens, len(online))
 	}
 	runner.Unsupported(m, cells) // what a load generator cannot measure as asked
-	for _, l := range leftOut(m, sel, online) {
-		fmt.Fprintf(stdout, "left out: %s\n", l)
-	}
 	runnable := 0
 	for _, c := range cells {
 		if c.Skip != "" {
@@ -419,6 +416,11 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-40s target cpus %s, load generator cpus %s%s\n", c.ID(), c.CPUSet, c.LoadgenSet, ownCores(c))
 	}
 	planPlacements(stdout, cells)
+	// Below the cells: what is left out is said once per reason, after
+	// what will run.
+	for _, l := range leftOut(m, sel, online) {
+		fmt.Fprintln(stdout, l)
+	}
 	how := m.Load.Duration.String()
 	if counts := m.Requests; len(counts) > 0 || m.Load.Requests > 0 {
 		if len(counts) == 0 {
@@ -611,7 +613,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, l := range leftOut(m, sel, cpuset.Range(0, runtime.NumCPU())) {
-		fmt.Fprintf(stderr, "left out: %s\n", l)
+		fmt.Fprintln(stderr, l)
 	}
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
 	res, err := runner.Run(ctx, runner.Split(eng), runner.Options{

@@ -60,11 +60,33 @@ func TestPlanNamesWhatIsLeftOut(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("plan: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "left out: target go-fasthttp: left out by --only") {
-		t.Errorf("plan did not name go-fasthttp as left out:\n%s", out)
+	// Once, below the cells that will run: it printed a line per target
+	// left out (18) before them.
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "left out") {
+			lines = append(lines, l)
+		}
 	}
-	if strings.Contains(out, "target go-nethttp: left out") {
-		t.Errorf("plan names a selected target as left out")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "left out by --only: ") || !strings.Contains(lines[0], "go-fasthttp") {
+		t.Fatalf("plan did not say once what --only leaves out, go-fasthttp among it:\n%s", out)
+	}
+	if strings.Contains(lines[0], "go-nethttp") {
+		t.Errorf("plan names a selected target as left out: %s", lines[0])
+	}
+	if strings.Index(out, "left out") < strings.Index(out, "go-nethttp/plaintext/") {
+		t.Errorf("what is left out comes before the cells that run:\n%s", out)
+	}
+}
+
+// The targets left out are named in one short line: a first word shared
+// by three or more of them, and by no target kept, is one glob.
+func TestCompactNames(t *testing.T) {
+	all := []string{"go-nethttp", "go-fasthttp", "node-http", "fastcgi-go", "fastcgi-node", "fastcgi-php", "db-go", "db-node", "db-x", "db-y", "aspnetcore"}
+	left := []string{"go-fasthttp", "node-http", "fastcgi-go", "fastcgi-node", "fastcgi-php", "db-go", "db-node", "db-x", "aspnetcore"}
+	want := "go-fasthttp, node-http, fastcgi-* (3), db-go, db-node, db-x, aspnetcore"
+	if got := compactNames(left, all); got != want {
+		t.Errorf("compactNames = %q, want %q", got, want)
 	}
 }
 
