@@ -110,8 +110,9 @@ func unset(s *Setup, name string) {
 	}
 }
 
-// checklist holds the run's cells a and b to the setup s.
-func checklist(s Setup, r *Run, a, b *results.Cell, floor Floor, hasFloor bool) []Item {
+// checklist holds the run's cells a and b to the setup s. needFloor is
+// false for a test no A/A floor bears on (a count of failed requests).
+func checklist(s Setup, r *Run, a, b *results.Cell, floor Floor, hasFloor, needFloor bool) []Item {
 	items := []Item{
 		toolItem(s, a),
 		loadItem(s, r, a, b),
@@ -130,7 +131,10 @@ func checklist(s Setup, r *Run, a, b *results.Cell, floor Floor, hasFloor bool) 
 		}
 	}
 	ctl := Item{Name: ItemControl, Want: "in the same run", Seen: "none", OK: hasFloor}
-	if hasFloor {
+	switch {
+	case !needFloor:
+		ctl = Item{Name: ItemControl, Want: "none needed", Seen: "none needed: a count of failed requests is zero or not, with no noise to clear", OK: true}
+	case hasFloor:
 		ctl.Seen = fmt.Sprintf("floor ±%.1f%% from %s (%d pairs)", floor.Percent(), floor.Cell, floor.N)
 		if floor.Cell != a.ID() && floor.Cell != b.ID() {
 			ctl.Seen += ", borrowed: no control of these cells"
@@ -286,8 +290,13 @@ func server(servers []Server, c *results.Cell) (*Server, bool) {
 func statisticItem(s Setup, r *Run) Item {
 	trials, agg := r.Matrix.Load.Trials, r.Matrix.Load.Aggregate
 	seen := fmt.Sprintf("%s of %d trials", agg, trials)
+	if s.Statistic == "single" {
+		seen = fmt.Sprintf("%d trials, each read as one run", trials)
+	}
 	want := s.Statistic
-	if want != "" && s.Runs > 0 {
+	if s.Statistic == "single" {
+		want = "one run's figure"
+	} else if want != "" && s.Runs > 0 {
 		want = fmt.Sprintf("%s of %d runs", s.Statistic, s.Runs)
 	}
 	if s.Words != "" {
@@ -297,7 +306,9 @@ func statisticItem(s Setup, r *Run) Item {
 	var ok bool
 	switch s.Statistic {
 	case "single":
-		ok = trials == 1
+		// every trial is one run of its own, as the study's one was: a
+		// run of several gives the spread of single runs, not a median
+		ok = trials >= 1
 	case "best":
 		ok = agg == results.AggregateBest && enough
 	case "median":

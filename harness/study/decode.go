@@ -291,4 +291,37 @@ func (c *checker) test(t *Test, p string) {
 			c.errAt(fmt.Sprintf("%s.pairs[%d].b", p, i), "the same cell as a: a cell over itself is 1 whatever was measured")
 		}
 	}
+	c.cellsOrPairs(t, p)
+}
+
+// oneCell are the metrics and expectations that read a cell by itself.
+var oneCell = map[string]bool{"cpu_split": true, "cpu_busy": true, "no_errors": true}
+
+// cellsOrPairs: a test names pairs (A ÷ B) or, for a one-cell metric or
+// expectation, cells; never both, never neither.
+func (c *checker) cellsOrPairs(t *Test, p string) {
+	single := oneCell[t.Metric] || oneCell[t.Expect]
+	switch {
+	case len(t.Pairs) > 0 && len(t.Cells) > 0:
+		c.errAt(p+".cells", "give pairs or cells, not both")
+	case single && len(t.Cells) == 0:
+		c.errAt(p+".cells", "missing: %s reads one cell by itself; name the cells", oneOf(t))
+	case !single && len(t.Pairs) == 0:
+		c.errAt(p+".pairs", "missing: name the pairs of cells, a over b")
+	case !single && len(t.Cells) > 0:
+		c.errAt(p+".cells", "cells are for no_errors, cpu_split and cpu_busy; metric %s compares pairs", t.Metric)
+	case t.Expect == "no_errors" && t.Metric != "errors":
+		c.errAt(p+".metric", "no_errors reads the errors metric, not %s", t.Metric)
+	case t.Expect == "no_errors" && (t.Value != 0 || t.Tolerance != 0):
+		c.errAt(p+".value", "no_errors takes no value: a cell has failed requests or none")
+	case t.Expect == "fails" && single:
+		c.errAt(p+".expect", "fails compares a over b; use no_errors for one cell")
+	}
+}
+
+func oneOf(t *Test) string {
+	if oneCell[t.Expect] {
+		return "expect " + t.Expect
+	}
+	return "metric " + t.Metric
 }

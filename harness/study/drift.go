@@ -11,6 +11,7 @@ import (
 	"github.com/webbench/webbench/harness/internal/mdtable"
 	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/stats"
 )
 
 // runsSection lists the runs: when, where and by what they were measured,
@@ -111,6 +112,13 @@ const rules = `## How verdicts are computed
   interval (min…max below six pairs); where the study kept its best run, the best trial of A over the
   best trial of B, read against a floor in the same statistic: the widest ratio a best-over-best of the
   A/A twins could give.
+- Where the study shows one run's figure (statistic single), every trial here is one such run: the
+  ratio is the median of the trial pairs, its interval their min…max (where one run's ratio could land),
+  read against the A/A twins' widest trial pair.
+- A one-cell test reads each cell by itself: no_errors holds that it recorded no failed request in any
+  trial (no floor: a count of zero has no noise to clear); cpu_split is the server's CPU over the load
+  generator's, cpu_busy their CPU together over the cores they ran on, both per trial and read against
+  the floor their twins give in that figure.
 - The A/A floor is the wider of A's and B's own controls; without either, the widest control of the
   run (marked borrowed). It is symmetric: r and 1/r read the same.
 - The checklist holds the run to the study's setup: tool, load (connections, and -n or -d), pinning,
@@ -127,12 +135,14 @@ const rules = `## How verdicts are computed
   three pairs or of no spread at all, cells that drift between runs of the machine beyond both floors,
   or a run measured by a harness built from a dirty tree or no recorded commit.
 - **not testable as stated** when an item does not match or is not stated (the figures are then
-  "measured instead"), or when no measurement can test the claim's wording (study.yaml's untestable).
+  "measured instead"), when no measurement can test the claim's wording (study.yaml's untestable), or
+  when the claim is about one service alone and the measured cells ran another on its cores.
 - **not testable here** when a cell the claim names was skipped in the runs (their reason is given), or
   a setup item no machine of the runs can meet (another OS, more cores, a comparison across machines).
   A not_testable_here written in study.yaml is a note, checked: one the runs contradict is an error.
 - **not measured** when no committed run holds the cells. No claim is dropped.
-- ○ marks a setup item the study does not state; ⚠ marks a run whose harness was built from a dirty tree or no recorded commit.
+- ○ marks a setup item the study does not state; ⚠ marks a run whose harness was built from a dirty tree or no recorded commit;
+  ⚑ marks a claim whose figures rest on a defect of the seed's own record (named with the claim).
 `
 
 // floorFor is the run's A/A floor for a pair a ÷ b in metric, read in the
@@ -150,7 +160,7 @@ func floorFor(r *Run, metric, statistic string, a, b string) (Floor, bool) {
 		if twin == nil || twin.Status != results.OK {
 			continue
 		}
-		f, ok := aaFloor(twin, ctl, metric, statistic)
+		f, ok := aaFloor(twin, ctl, metric, metricOf(metric, r, twin), statistic)
 		if !ok {
 			continue
 		}
@@ -167,19 +177,20 @@ func floorFor(r *Run, metric, statistic string, a, b string) (Floor, bool) {
 	return widest, widest.Factor > 0
 }
 
-// aaFloor is how far a twin and its control read apart. For a median, the
-// 95% interval of their trial-by-trial ratios. For a best-of-N (one trial
+// aaFloor is how far a twin and its control read apart in the figure get
+// reads. For a median, the 95% interval of their trial-by-trial ratios;
+// for a single run, their min…max (any one pair could be the run shown). For a best-of-N (one trial
 // of each side, chosen by requests/s), the widest ratio any such choice
 // could give: in requests/s, the paired ratios' min…max bound it (the best
 // of the twin is at most the largest paired ratio times its control's
 // trial, hence times the control's best); in another metric, the best
 // trial's figure may be any trial's, so every cross ratio counts.
-func aaFloor(twin, ctl *results.Cell, metric, statistic string) (Floor, bool) {
-	get := metrics[metric]
+func aaFloor(twin, ctl *results.Cell, metric string, get func(results.Trial) float64, statistic string) (Floor, bool) {
 	var lo, hi float64
 	n := min(len(twin.Trials), len(ctl.Trials))
 	switch {
-	case statistic == "best" && metric == "rps":
+	case statistic == "best" && metric == "rps" || statistic == "single":
+		// a single run's ratio is any one trial pair's: the twins' widest
 		for i := range n {
 			if d := get(ctl.Trials[i]); d > 0 {
 				x := get(twin.Trials[i]) / d
@@ -230,7 +241,7 @@ func drift(metric, statistic string, m *Measure, runs []*Run) []string {
 			}
 			f1, ok1 := floorFor(m.Run, metric, statistic, id, "")
 			f2, ok2 := floorFor(r, metric, statistic, id, "")
-			x, y := median(here, metric), median(other, metric)
+			x, y := medianOf(here, metricOf(metric, m.Run, here)), medianOf(other, metricOf(metric, r, other))
 			if !ok1 || !ok2 || x <= 0 || y <= 0 {
 				continue
 			}
@@ -308,9 +319,13 @@ func skipped(c *Claim, runs []*Run) []string {
 	return out
 }
 
-func pairsOf(c Claim) []Pair {
-	if c.Test == nil {
-		return nil
+func pairsOf(c Claim) []Pair { return units(c.Test) }
+
+// medianOf is the median of get over c's trials.
+func medianOf(c *results.Cell, get func(results.Trial) float64) float64 {
+	var xs []float64
+	for _, t := range c.Trials {
+		xs = append(xs, get(t))
 	}
-	return c.Test.Pairs
+	return stats.Describe(xs).Median
 }

@@ -3,12 +3,16 @@ package study
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/webbench/webbench/harness/cellid"
+	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/stats"
 )
 
 // Verdict is what the committed runs say of a claim. Only Confirmed and
@@ -48,6 +52,14 @@ type Measure struct {
 	Also      []string // the other runs that hold the pair
 }
 
+// label names the pair as A ÷ B, or the one cell of a one-cell test.
+func (p Pair) label() string {
+	if p.B == "" {
+		return p.A
+	}
+	return p.A + " ÷ " + p.B
+}
+
 // Missing is a pair no run measured, and why.
 type Missing struct {
 	Pair
@@ -65,6 +77,9 @@ type Judgement struct {
 	// Here are the reasons no run here can test the claim: setup items
 	// no machine of the runs can meet, and cells the runs skipped.
 	Here []string
+	// Shared are the measured cells whose figure includes another service
+	// on the cores of the one the claim is about alone (Claim.Alone).
+	Shared []string
 	// Err is a fault of study.yaml that the runs show: a not_testable_here
 	// they contradict.
 	Err *matrix.Error
@@ -86,6 +101,7 @@ func judge(f *File, c *Claim, runs []*Run) Judgement {
 		j.Measures, j.Missing = measureOnOneMachine(j.Setup, c.Test, runs)
 	}
 	j.Here = append(unmeetable(j.Setup, runs), skipped(c, runs)...)
+	j.Shared = shared(c, runs)
 	j.Verdict, j.Why = decide(c, j)
 	if c.NotTestableHere != "" && j.Verdict != NotHere {
 		at := c.reasonAt
@@ -101,6 +117,11 @@ func decide(c *Claim, j Judgement) (Verdict, string) {
 	switch {
 	case c.Untestable != "":
 		return NotAsStated, c.Untestable
+	case len(j.Shared) > 0:
+		// no run here, nor one with the skipped cells, measures the
+		// service alone: the cells' own layout says so
+		return NotAsStated, fmt.Sprintf("it is about %s alone, and the measured figure includes another service on its cores: %s",
+			c.Alone, strings.Join(j.Shared, "; "))
 	case len(j.Here) > 0:
 		return NotHere, "cannot be had here: " + strings.Join(j.Here, "; ")
 	case c.Test == nil:
@@ -119,7 +140,7 @@ func decide(c *Claim, j Judgement) (Verdict, string) {
 			}
 		}
 		for _, d := range m.Doubts {
-			doubts = append(doubts, m.A+" ÷ "+m.B+": "+d)
+			doubts = append(doubts, m.label()+": "+d)
 		}
 	}
 	var why []string
@@ -133,7 +154,7 @@ func decide(c *Claim, j Judgement) (Verdict, string) {
 	case len(why) > 0:
 		return NotAsStated, strings.Join(why, "; ")
 	case len(j.Missing) > 0:
-		return NotAsStated, fmt.Sprintf("%d of its %d pairs were not measured", len(j.Missing), len(c.Test.Pairs))
+		return NotAsStated, fmt.Sprintf("%d of its %d pairs were not measured", len(j.Missing), len(units(c.Test)))
 	case len(doubts) > 0:
 		return CannotTell, "every setup item matches, but " + strings.Join(doubts, "; ")
 	}
@@ -184,7 +205,7 @@ func measureOnOneMachine(s Setup, t *Test, runs []*Run) ([]Measure, []Missing) {
 	for _, k := range order {
 		var ms []Measure
 		total := 0
-		for _, p := range t.Pairs {
+		for _, p := range units(t) {
 			if m, ok := measure(s, t, p, by[k]); ok {
 				ms = append(ms, m)
 				total += score(m)
@@ -195,7 +216,7 @@ func measureOnOneMachine(s Setup, t *Test, runs []*Run) ([]Measure, []Missing) {
 		}
 	}
 	var missed []Missing
-	for _, p := range t.Pairs {
+	for _, p := range units(t) {
 		i := slices.IndexFunc(best, func(m Measure) bool { return m.Pair == p })
 		var elsewhere []string
 		for _, r := range runs {
@@ -299,6 +320,9 @@ func doubts(m Measure) []string {
 // read measures the pair in one run; false when the run lacks a cell or,
 // except for expect fails, either cell is not ok.
 func read(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
+	if p.B == "" {
+		return readCell(s, t, p, r)
+	}
 	a, b := r.cell(p.A), r.cell(p.B)
 	if a == nil || b == nil || b.Status != results.OK || a.Status == results.Skipped {
 		return Measure{}, false
@@ -312,7 +336,7 @@ func read(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
 		if a.Status != results.OK {
 			return Measure{}, false
 		}
-		ratio, ok := ratio(a, b, t.Metric, s.Statistic)
+		ratio, ok := pairRatio(a, b, t.Metric, s.Statistic)
 		if !ok {
 			return Measure{}, false
 		}
@@ -321,18 +345,222 @@ func read(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
 			m.Reads = readRatio(t, ratio, m.Floor)
 		}
 	}
-	m.Checklist = checklist(s, r, a, b, m.Floor, m.HasFloor)
+	m.Checklist = checklist(s, r, a, b, m.Floor, m.HasFloor, true)
 	return m, true
+}
+
+// readCell measures a one-cell test in one run. no_errors reads the
+// cell's failed requests over every trial: none confirms, any
+// contradicts, with no floor (a count of zero has no noise to clear); a
+// cell that failed without a failed request recorded (a build, a start)
+// is not a reading. A one-cell metric reads the cell's own figure against
+// the claim, beyond the floor its twin and control give in that figure.
+func readCell(s Setup, t *Test, p Pair, r *Run) (Measure, bool) {
+	a := r.cell(p.A)
+	if a == nil || a.Status == results.Skipped {
+		return Measure{}, false
+	}
+	m := Measure{Pair: p, Run: r}
+	if t.Expect == "no_errors" {
+		n := failedRequests(a)
+		if a.Status != results.OK && n == 0 {
+			return Measure{}, false
+		}
+		m.Failed, m.Reads = failure(a), Contradicted
+		if a.Status == results.OK && n == 0 {
+			m.Reads = Confirmed
+		}
+		m.Checklist = checklist(s, r, a, a, Floor{}, false, false)
+		return m, true
+	}
+	if a.Status != results.OK {
+		return Measure{}, false
+	}
+	ratio, ok := cellRatio(a, metricOf(t.Metric, r, a), s.Statistic)
+	if !ok {
+		return Measure{}, false
+	}
+	m.Ratio = ratio
+	m.Floor, m.HasFloor = floorFor(r, t.Metric, s.Statistic, p.A, "")
+	if m.HasFloor {
+		m.Reads = readRatio(t, ratio, m.Floor)
+	}
+	m.Checklist = checklist(s, r, a, a, m.Floor, m.HasFloor, true)
+	return m, true
+}
+
+// failedRequests are a cell's failed requests over every trial it
+// recorded (a failed cell's summary may count more than its trials).
+func failedRequests(c *results.Cell) int64 {
+	var n int64
+	for _, t := range c.Trials {
+		n += t.Errors
+	}
+	if c.Summary != nil {
+		n = max(n, c.Summary.Errors)
+	}
+	return n
+}
+
+// units are what a test reads one by one: its pairs, or its cells (as a
+// pair with no B).
+func units(t *Test) []Pair {
+	if t == nil {
+		return nil
+	}
+	if len(t.Cells) == 0 {
+		return t.Pairs
+	}
+	out := make([]Pair, 0, len(t.Cells))
+	for _, c := range t.Cells {
+		out = append(out, Pair{A: c})
+	}
+	return out
+}
+
+// metricOf reads metric from a trial of cell c of run r. The one-cell
+// metrics set the cell's two sides against each other: cpu_split is the
+// server's CPU over the load generator's, cpu_busy their CPU together
+// over the cores they ran on (the machine's when neither was pinned).
+func metricOf(metric string, r *Run, c *results.Cell) func(results.Trial) float64 {
+	switch metric {
+	case "cpu_split":
+		return func(t results.Trial) float64 { return perSecond(t.TargetCPUCores, t.LoadgenCPUCores) }
+	case "cpu_busy":
+		n := float64(coresUsed(r, c))
+		return func(t results.Trial) float64 { return perSecond(t.TargetCPUCores+t.LoadgenCPUCores, n) }
+	}
+	return metrics[metric]
+}
+
+// coresUsed are the cores a cell's server and load generator ran on: the
+// machine's when neither was pinned, the server's when they shared them,
+// both sets apart.
+func coresUsed(r *Run, c *results.Cell) int {
+	switch c.Pinning {
+	case cellid.PinNone:
+		return r.Environment.OnlineCPUs
+	case cellid.PinTogether:
+		return c.Cores()
+	}
+	if set, err := cpuset.Parse(c.LoadgenCPUSet); err == nil && len(set) > 0 {
+		return c.Cores() + len(set)
+	}
+	return c.Cores() + r.Matrix.Load.LoadgenCPUs
+}
+
+// pairRatio is a ÷ b in metric as the study's statistic reads it: for a
+// single run, every trial pair is one run's ratio, so the interval is
+// their min…max (where one run could land), not the median's CI.
+func pairRatio(a, b *results.Cell, metric, statistic string) (Ratio, bool) {
+	if statistic != "single" {
+		return ratio(a, b, metric, statistic)
+	}
+	get := metrics[metric]
+	var xs []float64
+	for i := range min(len(a.Trials), len(b.Trials)) {
+		if d := get(b.Trials[i]); d > 0 {
+			xs = append(xs, get(a.Trials[i])/d)
+		}
+	}
+	return spread(xs, statistic)
+}
+
+// cellRatio is a one-cell figure over the cell's trials: its best trial
+// (by requests/s) where the study kept its best, else the median with its
+// CI (min…max below six trials, and always for a single run).
+func cellRatio(c *results.Cell, get func(results.Trial) float64, statistic string) (Ratio, bool) {
+	if statistic == "best" {
+		if t := best(c); t != nil && get(*t) > 0 {
+			v := get(*t)
+			return Ratio{Value: v, Lo: v, Hi: v, N: 1}, true
+		}
+		return Ratio{}, false
+	}
+	var xs []float64
+	for _, t := range c.Trials {
+		if x := get(t); x > 0 && !math.IsInf(x, 0) {
+			xs = append(xs, x)
+		}
+	}
+	return spread(xs, statistic)
+}
+
+func spread(xs []float64, statistic string) (Ratio, bool) {
+	if len(xs) == 0 {
+		return Ratio{}, false
+	}
+	d := stats.Describe(xs)
+	r := Ratio{Value: d.Median, Lo: d.Min, Hi: d.Max, N: d.N}
+	if d.HasCI && statistic != "single" {
+		r.Lo, r.Hi, r.HasCI = d.Lo, d.Hi, true
+	}
+	return r, true
+}
+
+// shared lists the cells a claim about one service alone names that a
+// run measured with another service of the target on that service's
+// cores: the cell's figure is then theirs together.
+func shared(c *Claim, runs []*Run) []string {
+	if c.Alone == "" {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range units(c.Test) {
+		for _, id := range []string{p.A, p.B} {
+			for _, r := range runs {
+				cell := r.cell(id)
+				if id == "" || seen[id] || cell == nil || cell.Status != results.OK {
+					continue
+				}
+				if with := beside(cell, c.Alone); len(with) > 0 {
+					seen[id] = true
+					out = append(out, fmt.Sprintf("%s ran %s with %s on the same cores (%s)", id, c.Alone, strings.Join(with, ", "), r.Name))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// beside are the other services of cell c that ran on cores of service
+// name: each on the cores the cell records for it, else on the cell's.
+func beside(c *results.Cell, name string) []string {
+	services := map[string]bool{}
+	for _, t := range c.Trials {
+		for s := range t.Services {
+			services[s] = true
+		}
+	}
+	if !services[name] {
+		return nil
+	}
+	cores := func(s string) cpuset.Set {
+		spec, ok := c.ServiceCPUSets[s]
+		if !ok {
+			spec = c.CPUSet
+		}
+		set, _ := cpuset.Parse(spec)
+		return set
+	}
+	var out []string
+	for _, s := range slices.Sorted(maps.Keys(services)) {
+		if a, b := cores(name), cores(s); s != name && (len(a) == 0 || len(b) == 0 || cpuset.Overlaps(a, b)) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func failure(c *results.Cell) string {
 	switch {
 	case c.Status == results.Failed:
 		return "failed: " + c.Reason
-	case c.Summary != nil && c.Summary.Errors > 0:
-		return fmt.Sprintf("ok, with %d failed requests", c.Summary.Errors)
+	case failedRequests(c) > 0:
+		return fmt.Sprintf("ok, with %d failed requests over %d trials", failedRequests(c), len(c.Trials))
 	}
-	return "ok, no failed request"
+	return fmt.Sprintf("ok, no failed request in %d trials", len(c.Trials))
 }
 
 // readsFails: A fails when the cell failed, or when the trials behind its
@@ -423,13 +651,16 @@ func missing(p Pair, runs []*Run) string {
 	var why []string
 	for _, r := range runs {
 		for _, id := range []string{p.A, p.B} {
-			if c := r.cell(id); c != nil && c.Status != results.OK && c.Reason != "" {
+			if c := r.cell(id); id != "" && c != nil && c.Status != results.OK && c.Reason != "" {
 				why = append(why, fmt.Sprintf("%s %s in %s: %s", id, c.Status, r.Name, firstLine(c.Reason)))
 			}
 		}
 		if len(why) > 0 {
 			return strings.Join(why, "; ")
 		}
+	}
+	if p.B == "" {
+		return "no committed run has the cell"
 	}
 	return "no committed run has both cells"
 }

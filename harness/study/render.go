@@ -11,6 +11,7 @@ import (
 	"github.com/webbench/webbench/harness/internal/mdtext"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
+	"github.com/webbench/webbench/harness/results"
 )
 
 func num(x float64) string { return numfmt.Sig(x) }
@@ -36,6 +37,9 @@ func Render(w io.Writer, dir string, f *File, runs []*Run, js []Judgement) error
 	b.WriteString("## Claims\n\n")
 	for _, j := range js {
 		claim(&b, f, j)
+	}
+	if err := contextSection(&b, f, runs); err != nil {
+		return err
 	}
 	if err := runsSection(&b, runs); err != nil {
 		return err
@@ -94,7 +98,11 @@ func summary(b *bytes.Buffer, js []Judgement) error {
 				used = append(used, name)
 			}
 		}
-		t.Append(fmt.Sprintf("[%s](#%s)", j.Claim.ID, j.Claim.ID), mdtext.Text(said), "**"+string(j.Verdict)+"**", strings.Join(used, ", "))
+		verdict := "**" + string(j.Verdict) + "**"
+		if j.Claim.SeedDefect != "" {
+			verdict += " ⚑ seed defect"
+		}
+		t.Append(fmt.Sprintf("[%s](#%s)", j.Claim.ID, j.Claim.ID), mdtext.Text(said), verdict, strings.Join(used, ", "))
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -161,6 +169,9 @@ func claim(b *bytes.Buffer, f *File, j Judgement) {
 	if c.Figures != "" {
 		fmt.Fprintf(b, "- **The study's figures** (%s): %s\n", mdtext.Text(c.Unit), mdtext.Text(c.Figures))
 	}
+	if c.SeedDefect != "" {
+		fmt.Fprintf(b, "- **⚑ A defect of the seed:** %s.\n", mdtext.Text(strings.TrimSuffix(c.SeedDefect, ".")))
+	}
 	if c.Setup != nil {
 		fmt.Fprintf(b, "- **Its own setup:** %s\n", mdtext.Text(ownSetup(*c.Setup)))
 	}
@@ -175,7 +186,11 @@ func claim(b *bytes.Buffer, f *File, j Judgement) {
 		measureLines(b, lead, c, j.Setup, m)
 	}
 	for _, m := range j.Missing {
-		fmt.Fprintf(b, "- **Not measured:** %s ÷ %s: %s.\n", mdtext.Code(m.A), mdtext.Code(m.B), mdtext.Text(strings.TrimSuffix(m.Why, ".")))
+		what := mdtext.Code(m.A)
+		if m.B != "" {
+			what += " ÷ " + mdtext.Code(m.B)
+		}
+		fmt.Fprintf(b, "- **Not measured:** %s: %s.\n", what, mdtext.Text(strings.TrimSuffix(m.Why, ".")))
 	}
 	b.WriteString("\n")
 }
@@ -209,15 +224,24 @@ func measureLines(b *bytes.Buffer, lead string, c *Claim, s Setup, m Measure) {
 	if d := m.Run.Dirty(); d != "" {
 		fmt.Fprintf(b, " (⚠ %s: %s)", d, m.Run.Environment.HarnessVersion)
 	}
-	if t.Expect == "fails" {
+	switch {
+	case t.Expect == "fails":
 		fmt.Fprintf(b, ": %s %s; %s is its baseline.", mdtext.Code(m.A), mdtext.Text(m.Failed), mdtext.Code(m.B))
-	} else {
+	case t.Expect == "no_errors":
+		fmt.Fprintf(b, ": %s %s%s.", mdtext.Code(m.A), mdtext.Text(m.Failed), reading(c, m))
+	case m.B == "":
+		fmt.Fprintf(b, ": %s, %s (%s): **%s** (%s)%s.",
+			mdtext.Code(m.A), metricText[t.Metric], statName(s.Statistic, true), num(m.Ratio.Value),
+			strings.ReplaceAll(interval(m.Ratio), "pair", "trial"), reading(c, m))
+	default:
 		fmt.Fprintf(b, ": %s ÷ %s in %s (%s): **%s×** (%s)%s.",
-			mdtext.Code(m.A), mdtext.Code(m.B), t.Metric, statName(s.Statistic), num(m.Ratio.Value), interval(m.Ratio), reading(c, m))
+			mdtext.Code(m.A), mdtext.Code(m.B), t.Metric, statName(s.Statistic, false), num(m.Ratio.Value), interval(m.Ratio), reading(c, m))
 	}
-	if m.HasFloor {
+	switch {
+	case t.Expect == "no_errors":
+	case m.HasFloor:
 		fmt.Fprintf(b, " A/A floor ±%.1f%% (%s).", m.Floor.Percent(), mdtext.Code(m.Floor.Cell))
-	} else {
+	default:
 		b.WriteString(" No A/A control in that run: no floor, so no reading.")
 	}
 	b.WriteString("\n  - Checklist: ")
@@ -248,12 +272,25 @@ func reading(c *Claim, m Measure) string {
 	return fmt.Sprintf(", reads %s %s", m.Reads, expectText(c.Test))
 }
 
-func statName(s string) string {
-	switch s {
-	case "best":
+// metricText names a one-cell metric as a measure line shows it.
+var metricText = map[string]string{
+	"cpu_split": "the server's CPU ÷ the load generator's",
+	"cpu_busy":  "the CPU of the server and the load generator ÷ the cores they ran on",
+}
+
+// statName says how a ratio (or, oneCell, a cell's own figure) was read.
+func statName(s string, oneCell bool) string {
+	switch {
+	case s == "best" && oneCell:
+		return "in the best trial by req/s"
+	case s == "best":
 		return "best trial over best trial"
-	case "":
-		return "median of trial ratios"
+	case s == "single" && oneCell:
+		return "each trial one run: the median, and where one run could land"
+	case s == "single":
+		return "each trial pair one run: the median, and where one run's ratio could land"
+	case oneCell:
+		return "median of the trials"
 	}
 	return "median of trial ratios"
 }
@@ -274,6 +311,8 @@ func expectText(t *Test) string {
 		v = 1
 	}
 	switch t.Expect {
+	case "no_errors":
+		return "against the claim's no failed request"
 	case "about":
 		return fmt.Sprintf("against the claim's %s× ±%s", num(v), numfmt.Percent(t.Tolerance))
 	case "greater":
@@ -298,4 +337,42 @@ func capital(s string) string {
 	}
 	r := []rune(s)
 	return strings.ToUpper(string(r[0])) + string(r[1:])
+}
+
+// contextSection shows the figures of the cells study.yaml names beside
+// its claims, in every run that measured them: the study's statistic
+// (the best trial where it kept its best, else the median) and the
+// trials' min…max, computed here, never copied.
+func contextSection(b *bytes.Buffer, f *File, runs []*Run) error {
+	if len(f.Context) == 0 {
+		return nil
+	}
+	b.WriteString("## Measured beside the claims\n\n")
+	t := mdtable.New(b)
+	t.Header("cell", "run", "metric", statName(f.Setup.Statistic, true), "min…max of the trials", "trials", "what it says")
+	for _, sh := range f.Context {
+		found := false
+		for _, r := range runs {
+			c := r.cell(sh.Cell)
+			if c == nil || c.Status != results.OK {
+				continue
+			}
+			get := metricOf(sh.Metric, r, c)
+			fig, ok := cellRatio(c, get, f.Setup.Statistic)
+			all, _ := cellRatio(c, get, "single")
+			if !ok {
+				continue
+			}
+			found = true
+			t.Append(mdtext.Code(sh.Cell), runLink(r), sh.Metric, num(fig.Value), num(all.Lo)+"…"+num(all.Hi), fmt.Sprint(all.N), mdtext.Text(sh.Why))
+		}
+		if !found {
+			t.Append(mdtext.Code(sh.Cell), "no run measured it", sh.Metric, "", "", "", mdtext.Text(sh.Why))
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	b.WriteString("\n")
+	return nil
 }

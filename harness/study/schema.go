@@ -25,6 +25,18 @@ type File struct {
 	Reproduce []string `yaml:"reproduce"`
 	// Claims are every claim of the study, in the order the text makes them.
 	Claims []Claim `yaml:"claims" check:"required,nonempty"`
+	// Context are cells measured beside the claims that no claim compares
+	// (a topology's own limit, say): the README shows their figures, as
+	// the runs recorded them, so that no such figure is written by hand.
+	Context []Shown `yaml:"context"`
+}
+
+// Shown is a cell whose figure the README shows beside the claims.
+type Shown struct {
+	Cell   string `yaml:"cell" check:"required"`
+	Metric string `yaml:"metric" check:"required,oneof=rps|mbps|latency_mean|latency_max|errors|mem_peak"`
+	// Why is what the figure says for the study, in a sentence.
+	Why string `yaml:"why" check:"required"`
 }
 
 // Setup is how a study measured a claim. The study file's top-level setup
@@ -56,8 +68,9 @@ type Setup struct {
 	// target that stands for it.
 	Servers []Server `yaml:"servers"`
 	// Statistic is the figure the study reports from its runs: median
-	// (several runs, a typical one shown), best (the best of Runs), single
-	// (one run).
+	// (the median of Runs), best (the best of Runs), single (one run's
+	// figure, however it was chosen: every trial here is read as one such
+	// run, and the ratio's interval is the spread of single trials).
 	Statistic string `yaml:"statistic" check:"oneof=median|best|single"`
 	Runs      int    `yaml:"runs" check:"min=1"` // how many runs the statistic is taken over
 	// Words is the statistic in the study's words ("one run 'in the
@@ -96,6 +109,15 @@ type Claim struct {
 	// Untestable is why no measurement can test the claim as it is worded
 	// (an opinion, a statement about the study's own runs).
 	Untestable string `yaml:"untestable"`
+	// SeedDefect is a fault of the seed's own record that the claim's
+	// figures rest on (a capture that names another server's port): the
+	// README flags the claim with it, whatever its verdict.
+	SeedDefect string `yaml:"seed_defect"`
+	// Alone names the service of a target of several that the claim is
+	// about by itself (a client service, not the upstream it calls). A
+	// cell that ran another service on the same cores measured both
+	// together: the claim is then not testable as stated.
+	Alone string `yaml:"alone"`
 	// Needs are cells the claim is about where no metric compares them (a
 	// claim about .NET's logging): skipped in the runs, they make the claim
 	// not testable here.
@@ -117,15 +139,23 @@ type pos struct {
 type Test struct {
 	// Metric is what is compared: rps (good responses per second), mbps
 	// (bytes read per second), latency_mean and latency_max (ms), errors
-	// (failed requests), mem_peak (the target's peak memory, MiB).
-	Metric string `yaml:"metric" check:"required,oneof=rps|mbps|latency_mean|latency_max|errors|mem_peak"`
-	// Expect is what the claim says of A ÷ B: greater or less than Value,
-	// about Value (within Tolerance), or, with fails, that A fails (the
-	// cell fails, or has errors) where B does not.
-	Expect    string  `yaml:"expect" check:"required,oneof=greater|less|about|fails"`
+	// (failed requests), mem_peak (the target's peak memory, MiB). Two
+	// read one cell's two sides, trial by trial (cells, not pairs):
+	// cpu_split (the server's CPU ÷ the load generator's) and cpu_busy
+	// (their CPU together ÷ the cores they ran on: the machine's, unpinned).
+	Metric string `yaml:"metric" check:"required,oneof=rps|mbps|latency_mean|latency_max|errors|mem_peak|cpu_split|cpu_busy"`
+	// Expect is what the claim says of A ÷ B (of a cell's own figure, with
+	// cells): greater or less than Value, about Value (within Tolerance),
+	// or, with fails, that A fails (the cell fails, or has errors) where B
+	// does not. no_errors (metric errors, cells) says each cell recorded
+	// no failed request in any trial.
+	Expect    string  `yaml:"expect" check:"required,oneof=greater|less|about|fails|no_errors"`
 	Value     float64 `yaml:"value"`     // default 1
 	Tolerance float64 `yaml:"tolerance"` // about: the claim's own slack, 0.25 for ±25%
-	Pairs     []Pair  `yaml:"pairs" check:"required,nonempty"`
+	// Pairs are A ÷ B; Cells are one-cell tests (no_errors, cpu_split,
+	// cpu_busy). A test has one or the other.
+	Pairs []Pair   `yaml:"pairs"`
+	Cells []string `yaml:"cells" check:"unique"`
 }
 
 // Pair is two cell ids as results.json names them (cellid.Key.ID).
