@@ -367,6 +367,14 @@ func planPlacements(stdout io.Writer, cells []matrix.Cell) {
 	}
 }
 
+// planLeftOut says, below the cells that will run, what the profile and
+// --only leave out: a line per reason, not per target.
+func planLeftOut(stdout io.Writer, m *matrix.Matrix, sel matrix.Selector, online []int) {
+	for _, l := range leftOut(m, sel, online) {
+		fmt.Fprintln(stdout, l)
+	}
+}
+
 func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var o planOpts
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
@@ -416,11 +424,7 @@ func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%-40s target cpus %s, load generator cpus %s%s\n", c.ID(), c.CPUSet, c.LoadgenSet, ownCores(c))
 	}
 	planPlacements(stdout, cells)
-	// Below the cells: what is left out is said once per reason, after
-	// what will run.
-	for _, l := range leftOut(m, sel, online) {
-		fmt.Fprintln(stdout, l)
-	}
+	planLeftOut(stdout, m, sel, online)
 	how := m.Load.Duration.String()
 	if counts := m.Requests; len(counts) > 0 || m.Load.Requests > 0 {
 		if len(counts) == 0 {
