@@ -27,10 +27,13 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	s, err := study.Load(pos[0])
-	if err != nil { // a study.yaml that does not validate, or a run it names that cannot be read
+	if s == nil { // a study.yaml that does not validate, or a run it names that cannot be read
 		return withCode(ExitUsage, err)
 	}
 	s.Print(stdout)
+	if err != nil { // a claim's note the runs contradict: shown above, fixed in study.yaml
+		return withCode(ExitUsage, err)
+	}
 	md, err := s.README()
 	if err != nil {
 		return err

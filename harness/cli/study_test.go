@@ -70,3 +70,27 @@ func TestStudyNamesALinkedREADME(t *testing.T) {
 		t.Errorf("a linked README.md: exit %d, %s", code, stderr)
 	}
 }
+
+// A hand-written not_testable_here that the runs contradict (they measured
+// the claim) is an error of study.yaml: study --check prints every verdict
+// and exits 2 naming the line. It rendered a README with the note before.
+func TestStudyContradictedNote(t *testing.T) {
+	dir := copyStudy(t)
+	path := filepath.Join(dir, "study.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := "  - id: c20-node-no-failed-requests\n"
+	edited := strings.Replace(string(data), claim, claim+"    not_testable_here: \"said by hand\"\n", 1)
+	if edited == string(data) {
+		t.Fatalf("no claim %q in %s", claim, path)
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMain("study", "--check", dir)
+	if code != ExitUsage || !strings.Contains(stderr, "not_testable_here") || !strings.Contains(stdout, "c20-node-no-failed-requests: ") {
+		t.Errorf("exit %d, stdout %q…, stderr %q; want the verdicts printed and exit %d naming not_testable_here", code, stdout[:min(len(stdout), 200)], stderr, ExitUsage)
+	}
+}

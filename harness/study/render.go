@@ -146,7 +146,9 @@ func setupSection(b *bytes.Buffer, s Setup) {
 	if s.Words != "" {
 		st += ": " + s.Words
 	}
-	if s.Runs > 0 {
+	if s.Runs == 1 {
+		st += " (of one run)"
+	} else if s.Runs > 1 {
 		st += fmt.Sprintf(" (of %d runs)", s.Runs)
 	}
 	line("statistic", st)

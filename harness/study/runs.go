@@ -223,35 +223,6 @@ func (f Floor) Percent() float64 { return 100 * (f.Factor - 1) }
 // Beyond says whether r lies outside the floor.
 func (f Floor) Beyond(r float64) bool { return math.Abs(math.Log(r)) > math.Log(f.Factor) }
 
-// floor is the run's A/A floor in metric: the control of a or b when the
-// run has one, else the widest of the run's controls; false without any.
-func (r *Run) floor(metric, statistic, a, b string) (Floor, bool) {
-	var out Floor
-	for _, ctl := range r.Cells {
-		if ctl == nil || !ctl.Control || ctl.Status != results.OK {
-			continue
-		}
-		k := ctl.Key()
-		k.Control = false
-		twin := r.cell(k.ID())
-		if twin == nil || twin.Status != results.OK {
-			continue
-		}
-		pr, ok := ratio(twin, ctl, metric, statistic)
-		if !ok || pr.Lo <= 0 {
-			continue
-		}
-		f := Floor{Factor: math.Max(pr.Hi, 1/pr.Lo), Cell: twin.ID(), N: pr.N}
-		if own := f.Cell == a || f.Cell == b; own {
-			return f, true
-		}
-		if f.Factor > out.Factor {
-			out = f
-		}
-	}
-	return out, out.Factor > 0
-}
-
 // median is the median of the metric over c's trials.
 func median(c *results.Cell, metric string) float64 {
 	var xs []float64

@@ -34,7 +34,10 @@ func Load(dir string) (*Study, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Study{Dir: dir, File: f, Runs: runs, Judgements: Judge(f, runs)}, nil
+	js := Judge(f, runs)
+	// A claim whose hand-written note the runs contradict is an error of
+	// the study file: the study is returned with it, so --check exits 2.
+	return &Study{Dir: dir, File: f, Runs: runs, Judgements: js}, Errors(js)
 }
 
 // README is the study's rendered README.md.
@@ -72,8 +75,8 @@ func (s *Study) Print(w io.Writer) {
 	for _, j := range s.Judgements {
 		fmt.Fprintf(w, "%s: %s — %s\n", j.Claim.ID, j.Verdict, j.Why)
 		for _, m := range j.Measures {
-			fmt.Fprintf(w, "  %s ÷ %s in %s: ", m.A, m.B, m.Run.Name)
-			if j.Claim.Test.Expect == "fails" {
+			fmt.Fprintf(w, "  %s in %s: ", m.label(), m.Run.Name)
+			if e := j.Claim.Test.Expect; e == "fails" || e == "no_errors" {
 				fmt.Fprintf(w, "%s\n", m.Failed)
 			} else {
 				fmt.Fprintf(w, "%s× (%s)%s\n", num(m.Ratio.Value), interval(m.Ratio), reading(j.Claim, m))
@@ -89,7 +92,7 @@ func (s *Study) Print(w io.Writer) {
 			fmt.Fprintf(w, "    %s\n", strings.Join(items, "  "))
 		}
 		for _, m := range j.Missing {
-			fmt.Fprintf(w, "  %s ÷ %s: not measured: %s\n", m.A, m.B, m.Why)
+			fmt.Fprintf(w, "  %s: not measured: %s\n", m.label(), m.Why)
 		}
 	}
 }
