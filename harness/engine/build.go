@@ -189,10 +189,22 @@ func WriteContext(w io.Writer, fsys fs.FS, dockerfile string, buildArgs map[stri
 
 // dockerignore reads the .dockerignore of fsys, if it has one, into a
 // matcher of the paths it excludes.
+// maxDockerignore bounds a .dockerignore: far above any real one.
+const maxDockerignore = 1 << 20
+
 func dockerignore(fsys fs.FS) (*patternmatcher.PatternMatcher, error) {
 	var excludes []string
-	if f, err := fsys.Open(".dockerignore"); err == nil {
-		excludes, err = ignorefile.ReadAll(f)
+	// Stat before Open: opening a FIFO waits for a writer that never
+	// comes, and a device such as /dev/zero never ends.
+	if st, err := fs.Stat(fsys, ".dockerignore"); err == nil {
+		if !st.Mode().IsRegular() || st.Size() > maxDockerignore {
+			return nil, fmt.Errorf(".dockerignore: not a regular file of at most %d bytes (mode %s, %d bytes)", maxDockerignore, st.Mode(), st.Size())
+		}
+		f, err := fsys.Open(".dockerignore")
+		if err != nil {
+			return nil, fmt.Errorf(".dockerignore: %w", err)
+		}
+		excludes, err = ignorefile.ReadAll(io.LimitReader(f, maxDockerignore))
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf(".dockerignore: %w", err)

@@ -198,3 +198,27 @@ func TestTarOfFiles(t *testing.T) {
 		t.Error("a relative path: want an error")
 	}
 }
+
+// A .dockerignore that is a FIFO (opening it waits for a writer) or a
+// device is refused, naming it, before it is opened; the build hung on it.
+func TestDockerignoreNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM x\n"), 0o644)
+	if err := syscallMkfifo(filepath.Join(dir, ".dockerignore")); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, _, err := TarContext(os.DirFS(dir), "Dockerfile", nil); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), ".dockerignore: not a regular file") {
+			t.Errorf("a FIFO as .dockerignore: %v", err)
+		}
+	case <-time.After(2 * time.Minute): // a guard against the hang, not a timing
+		t.Fatal("TarContext still reading a FIFO as .dockerignore")
+	}
+	big := fstest.MapFS{"Dockerfile": {Data: []byte("FROM x\n")}, ".dockerignore": {Data: bytes.Repeat([]byte("x\n"), maxDockerignore)}}
+	if _, _, err := TarContext(big, "Dockerfile", nil); err == nil {
+		t.Error("a .dockerignore over the limit was read")
+	}
+}
