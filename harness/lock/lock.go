@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -226,7 +227,9 @@ func holder(f *os.File) string {
 	if pid := kernelHolder(f); pid > 0 {
 		return describe(pid)
 	}
-	owner, _ := os.ReadFile(f.Name())
+	// The file already open, not its name again: the path may since name
+	// something else, and a pid is a few bytes.
+	owner, _ := io.ReadAll(io.NewSectionReader(f, 0, 64))
 	if pid := strings.TrimSpace(string(owner)); pid != "" {
 		return "another run (pid " + pid + ", as it wrote; not confirmed by the kernel)"
 	}

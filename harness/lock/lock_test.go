@@ -228,3 +228,23 @@ func TestFlockHolder(t *testing.T) {
 		t.Errorf("another device: holder %d, want 0", got)
 	}
 }
+
+// Without the kernel's word, holder reads the pid from the file it holds
+// open, not from its name again: the name may since lead elsewhere.
+func TestHolderReadsTheOpenFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".run.lock")
+	if err := os.WriteFile(path, []byte("4242\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	os.Rename(path, path+".old")
+	os.WriteFile(path, []byte("999\n"), 0o600)
+	if got := holder(f); !strings.Contains(got, "pid 4242") {
+		t.Errorf("holder = %q, want the pid of the open file, 4242", got)
+	}
+}
