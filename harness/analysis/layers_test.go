@@ -12,8 +12,9 @@ import (
 
 const module = "github.com/webbench/webbench/harness/"
 
-// The format, the analysis and the rendering stay three layers (issue 37):
-// the file format computes nothing, the load generator writes no
+// The format, the analysis and the rendering stay three layers, so that
+// every renderer prints the one model's figures and none can disagree with
+// another: the file format computes nothing, the load generator writes no
 // results.json, and the renderer computes no statistics of its own.
 func TestLayers(t *testing.T) {
 	for pkg, banned := range map[string][]string{

@@ -442,8 +442,8 @@ func TestOutcome(t *testing.T) {
 	}
 }
 
-// Issue 40: a FIFO as the index hung index; a charts/ linked elsewhere had
-// report delete the *.svg files there.
+// A FIFO as the index hung index, and a charts/ linked elsewhere had
+// report delete the *.svg files there: both are refused.
 func TestIndexAndReportRefuseWhatHangsOrDestroys(t *testing.T) {
 	dir := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(dir, "README.md"), 0o644); err != nil {
@@ -471,8 +471,8 @@ func TestIndexAndReportRefuseWhatHangsOrDestroys(t *testing.T) {
 	}
 }
 
-// A run past a cap of the report (issue 40: 200,000 cells made a 61 MB
-// README) is rendered within it, and report warns with what was left out,
+// A run past a cap of the report (without the caps, 200,000 cells made a
+// 61 MB README) is rendered within it, and report warns with what was left out,
 // which the README says at its top.
 func TestReportWarnsCapped(t *testing.T) {
 	run, err := results.Read(filepath.Join("..", "..", "results", "2c-amd-epyc"))

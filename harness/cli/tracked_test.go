@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// Issue 40: run --force into a committed run's folder replaced it with a
-// quick try's cells, and every run rewrote the tracked index.
+// A committed run and the tracked index are kept: run --force into a
+// committed run's folder replaced it with a quick try's cells, and every
+// run rewrote the tracked index.
 func TestTrackedRunsAreKept(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip(err)
@@ -53,8 +54,8 @@ func TestTrackedRunsAreKept(t *testing.T) {
 	}
 }
 
-// Issue 40: --only dropped targets and the profile's control without a
-// word; plan now names each.
+// --only dropped targets and the profile's control without a word; plan
+// now names each, so a user sees what the selection leaves out.
 func TestPlanNamesWhatIsLeftOut(t *testing.T) {
 	code, out, stderr := runMain("plan", "-f", filepath.Join("..", "..", "matrix.yaml"), "--only", "go-nethttp")
 	if code != ExitOK {

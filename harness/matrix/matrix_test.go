@@ -980,8 +980,8 @@ func TestPipeline(t *testing.T) {
 	}
 }
 
-// Findings of issue 40's second hostile pass: each was accepted by plan
-// and failed later, or disclosed a file that is no matrix.
+// Hostile matrices that plan accepted and that failed later are refused at
+// their field, and a file that is no matrix is refused without quoting it.
 func TestHostilePassFindings(t *testing.T) {
 	pool := "targets:\n  multi:\n    services:\n      e: {build: t1}\n      a: {build: t1, port: 65530, replicas: 4}\n      b: {build: t1, port: 65531, replicas: 4}\n    entry: e\n    port: 8000\n"
 	for _, tc := range []struct{ name, edit, to, field string }{
@@ -1015,8 +1015,9 @@ func TestHostilePassFindings(t *testing.T) {
 	}
 }
 
-// Issue 40: a password holding / or # was shown by a URL parse error, and
-// a token used as the user name was not redacted.
+// An engine URL's secrets stay out of its errors: a password holding / or
+// # was shown by a URL parse error, and a token used as the user name was
+// not redacted.
 func TestEngineErrorsRedact(t *testing.T) {
 	for _, spec := range []string{
 		"tcp://admin:pa/ss#word@host:2375",
@@ -1037,8 +1038,8 @@ func TestEngineErrorsRedact(t *testing.T) {
 	}
 }
 
-// Issue 40: a Dockerfile linked out of its build folder passed plan and
-// failed the build (the engine gets only the folder).
+// A Dockerfile linked out of its build folder is refused by plan: it
+// passed and failed the build (the engine gets only the folder).
 func TestDockerfileLinkedOutOfContext(t *testing.T) {
 	dir := t.TempDir()
 	outside := filepath.Join(dir, "Dockerfile.elsewhere")
@@ -1054,8 +1055,8 @@ func TestDockerfileLinkedOutOfContext(t *testing.T) {
 	}
 }
 
-// The loadgens axis (issue 38: one generator against two, paired in one
-// run): a cell per count, its id ends in /<k>lg, relative_to {loadgens: k}
+// The loadgens axis (one generator against two, paired in one run, so
+// that the machine's drift falls on both): a cell per count, its id ends in /<k>lg, relative_to {loadgens: k}
 // gives each cell over its twin at k, a profile and a flag set the axis,
 // and a count past the run's generator engines is refused where it was
 // written, once the engines are known. Without the axis, ids are as

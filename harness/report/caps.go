@@ -12,7 +12,7 @@ import (
 )
 
 // Caps bound what one render writes. Without them a results.json of
-// 200,000 cells (issue 40) rendered a 61 MB README and 371 MB of SVG:
+// 200,000 cells rendered a 61 MB README and 371 MB of SVG:
 // each cell costs its rows, notes and charts, so the output grew with
 // whatever a file held. A run past a cap renders what fits, and its README
 // says at its top what was left out; results.json keeps every cell, and

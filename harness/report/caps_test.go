@@ -55,8 +55,8 @@ func onDisk(t *testing.T, dir string) (readme int64, charts int, svg int64) {
 	return st.Size(), len(files), svg
 }
 
-// A run of more cells than one render shows (issue 40: 200,000 cells made
-// a 61 MB README and 371 MB of SVG) renders within every cap, and its
+// A run of more cells than one render shows (without the caps, 200,000
+// cells made a 61 MB README and 371 MB of SVG) renders within every cap, and its
 // README says at its top what was left out, as the command's warning does.
 func TestRenderCapsManyCells(t *testing.T) {
 	cp := DefaultCaps

@@ -15,9 +15,9 @@ import (
 const MaxRPSPerCore = 10_000_000
 
 // Inconsistency is a figure of a cell or a ceiling that the file's other
-// figures contradict: what a resume must not keep (issue 40: errors ten
-// times the requests with an error rate of 0, a p99 below the p50,
-// ceilings of 1e9 were copied verbatim).
+// figures contradict: what a resume must not keep (a forged or damaged
+// file's errors ten times the requests with an error rate of 0, a p99
+// below the p50, ceilings of 1e9 were copied verbatim).
 type Inconsistency struct {
 	Trial int     // 1-based; 0: the cell's summary, or a ceiling
 	Field string  // the figure's JSON name: "error_rate", "latency_ms.p99"

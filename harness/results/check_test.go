@@ -22,7 +22,8 @@ func consistent() *Cell {
 	return c
 }
 
-// Each forged figure of issue 40, and its like, is named by its field.
+// Each forged figure a resume once copied verbatim, and its like, is
+// named by its field.
 func TestCheckRefusesForgedFigures(t *testing.T) {
 	if err := consistent().Check(); err != nil {
 		t.Fatalf("a consistent cell: %v", err)

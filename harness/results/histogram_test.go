@@ -23,8 +23,8 @@ func encoded(t *testing.T, lo, hi int64, digits int) string {
 }
 
 // A few bytes declaring a wide geometry are refused from their header,
-// before the counts they declare are allocated (issue 40: 1…MaxInt64 at
-// 5 digits took 47 MB from a 60-byte string).
+// before the counts they declare are allocated (1…MaxInt64 at 5 digits
+// took 47 MB from a 60-byte string).
 func TestDecodeHistogramBoundsGeometry(t *testing.T) {
 	hostile := encoded(t, 1, math.MaxInt64, 5)
 	if len(hostile) > 100 {

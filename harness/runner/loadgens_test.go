@@ -16,7 +16,8 @@ import (
 )
 
 // pairedLoadgens is a matrix whose cells come from one generator engine
-// and from two, paired in one run (issue 38).
+// and from two, paired in one run, so that the machine's drift falls on
+// both.
 const pairedLoadgens = `version: 1
 images: {debian: debian:bookworm-slim}
 load: {duration: 1s, warmup: 0s, trials: 2}

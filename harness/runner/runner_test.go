@@ -437,7 +437,8 @@ func TestCancelCleansUp(t *testing.T) {
 			t.Errorf("%s failed on the interrupt: %q", c.ID(), c.Reason)
 		}
 		// Measured in part (interleaved: a round ran short) is partial,
-		// never ok with fewer trials than asked (issue 40).
+		// never ok with fewer trials than asked, which a report would
+		// show beside complete cells as if it were one.
 		if len(c.Trials) > 0 && len(c.Trials) < 3 && (c.Status != results.Partial || c.TrialsAsked != 3) {
 			t.Errorf("%s: %s with %d trials, asked %d: want partial of 3", c.ID(), c.Status, len(c.Trials), c.TrialsAsked)
 		}

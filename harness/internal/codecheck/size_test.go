@@ -12,8 +12,9 @@ import (
 
 // The runner coordinates, holding at most maxRunnerFields fields, and no
 // interface it declares (its engine's roles, its generator, …) has more
-// than maxMethods methods, those of the interfaces it embeds counted
-// (issue 37).
+// than maxMethods methods, those of the interfaces it embeds counted: what
+// starts and stops owns its own life, and a unit test's stand-in for a
+// role implements a few methods, not the whole engine.
 const (
 	maxRunnerFields = 10
 	maxMethods      = 8

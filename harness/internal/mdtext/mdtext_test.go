@@ -22,8 +22,9 @@ func TestTextAndCode(t *testing.T) {
 	}
 }
 
-// Issue 40: links and images passed Text in labels and the CPU model; CSV
-// cells could be formulas; compare-*.md names went raw into the index.
+// Text from a results.json reaches a reader as text only: links and images
+// passed Text in labels and the CPU model, CSV cells could be formulas,
+// and compare-*.md names went raw into the index.
 func TestNoInjection(t *testing.T) {
 	for _, in := range []string{"[click](http://evil)", "![x](http://evil/p.png)", "AMD [EPYC](javascript:alert(1))"} {
 		if got := Text(in); strings.Contains(got, "](") || strings.Contains(got, "![") {
