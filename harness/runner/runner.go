@@ -2,9 +2,10 @@
 // builds each target once, and takes every cell through start, readiness,
 // verification, warm-up and trials, recording each cell as ok, failed or
 // skipped. It talks to the engine through the Engine interface and writes
-// results.json as measuring starts and after every trial and visit, and
-// nothing else: drawing is the command's. Nothing about one cell stops the next; everything the run
-// creates is removed when it ends, even when it is interrupted.
+// results.json as measuring starts and after every trial and visit, beside
+// the build logs (logs/build-*.log); rendering is the command's. Nothing
+// about one cell stops the next; everything the run creates is removed
+// when it ends, even when it is interrupted.
 package runner
 
 import (
@@ -129,9 +130,12 @@ type Progress interface {
 
 // Run measures the matrix and returns what it measured, writing
 // OutDir/results.json as measuring starts and after every trial and cell
-// visit, and nothing else (rendering is the caller's). The error is set only when the run could not start at
-// all or was interrupted (ctx.Err()); a cell's failure is recorded in its
-// cell, not returned.
+// visit, and each build's log to OutDir/logs/build-NAME.log; it also
+// teaches the build-time record (Options.BuildTimes) and holds a lock file
+// per core it uses (Options.LockDir) while it runs. Rendering is the
+// caller's. The error is set only when the run could not start at all or
+// was interrupted (ctx.Err()); a cell's failure is recorded in its cell,
+// not returned.
 func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 	return start(ctx, eng, opt, nil)
 }
