@@ -24,10 +24,11 @@ type Caps struct {
 	READMEBytes int // README.md, its note of what was left out included
 }
 
-// DefaultCaps are the caps of every render. They sit far above every
-// committed run (54 cells, 22 charts, 171 KB of SVG and a 43 KB README at
-// most), which render whole; the README's is the megabyte a results
-// folder's front page may have (MaxIndexSize).
+// DefaultCaps are the caps of every render. They bound the time, memory
+// and disk one render takes whatever results.json holds, and sit above
+// every committed run, which renders whole (TestCommittedResultsRender
+// fails when a cap leaves anything of one out); the README's is the
+// megabyte a results folder's front page may have (MaxIndexSize).
 var DefaultCaps = Caps{Cells: 1000, Charts: 200, ChartBytes: 8 << 20, READMEBytes: MaxIndexSize}
 
 // Rendered is what one render of a run writes: README.md, its charts, and
