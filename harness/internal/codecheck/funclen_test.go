@@ -14,7 +14,7 @@ import (
 
 // maxLines is the most lines a production function in harness/ may span,
 // counted from the line of func to the line of its closing brace, both
-// included, as /work/shared/tools/funclen.go counts them.
+// included.
 const maxLines = 80
 
 // TestFunctionLength fails naming every function of a non-test Go file
