@@ -1034,7 +1034,7 @@ func TestEngineErrorsRedact(t *testing.T) {
 		}
 	}
 	if got := redact.Text("dial ssh://ghp_SECRETTOKEN1234567890abcdefghijklmnopqrstuvwxyz@h:22: refused"); strings.Contains(got, "SECRET") {
-		t.Errorf("RedactEngines = %q", got)
+		t.Errorf("redact.Text = %q", got)
 	}
 }
 
