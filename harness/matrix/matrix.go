@@ -489,6 +489,12 @@ func CheckEngine(spec string) error {
 	if (u.Scheme == "tcp" || u.Scheme == "ssh") && u.Hostname() == "" {
 		return fmt.Errorf("%q names no host", redact.URL(spec))
 	}
+	// url.Parse splits host:22:99 at its last colon and keeps host:22 as
+	// the host name, which no engine answers at; an IPv6 address is
+	// bracketed.
+	if strings.Contains(u.Hostname(), ":") && !strings.HasPrefix(u.Host, "[") {
+		return fmt.Errorf("%q has a colon in its host name (write host:port, or [IPv6]:port)", redact.URL(spec))
+	}
 	return nil
 }
 

@@ -1025,8 +1025,12 @@ func TestEngineErrorsRedact(t *testing.T) {
 		"ssh://ghp_SECRETTOKEN1234567890abcdefghijklmnopqrstuvwxyzABCDEF@host:22:99",
 		"ftp://bob:hunter2/x@host",
 	} {
+		// Each is malformed (a password's / or # read as the host's end, a
+		// port that is no number, a scheme no engine has), so each must
+		// be refused, or there would be no message to check.
 		err := CheckEngine(spec)
 		if err == nil {
+			t.Errorf("%s: accepted, want an error", spec)
 			continue
 		}
 		if msg := err.Error(); strings.Contains(msg, "hunter2") || strings.Contains(msg, "pa/ss") || strings.Contains(msg, "SECRETTOKEN") {
