@@ -230,12 +230,41 @@ func TestClamp(t *testing.T) {
 	}
 }
 
+// tfbFortunesPage is the fortunes page TFB expects, normalised, written out
+// here rather than taken from FortunesPage so that a change to the
+// production page cannot carry its own expectation: the fortunes sorted by
+// message (the one added at request time among them), and the script row
+// and the quotes escaped.
+const tfbFortunesPage = "<!doctype html><html><head><title>Fortunes</title></head><body><table>" +
+	"<tr><th>id</th><th>message</th></tr>" +
+	"<tr><td>11</td><td>&lt;script&gt;alert(&quot;This should not be displayed in a browser alert box.&quot;);&lt;/script&gt;</td></tr>" +
+	"<tr><td>4</td><td>A bad random number generator: 1, 1, 1, 1, 1, 4.33e+67, 1, 1, 1</td></tr>" +
+	"<tr><td>5</td><td>A computer program does what you tell it to do, not what you want it to do.</td></tr>" +
+	"<tr><td>2</td><td>A computer scientist is someone who fixes things that aren&apos;t broken.</td></tr>" +
+	"<tr><td>8</td><td>A list is only as strong as its weakest link. — Donald Knuth</td></tr>" +
+	"<tr><td>0</td><td>Additional fortune added at request time.</td></tr>" +
+	"<tr><td>3</td><td>After enough decimal places, nobody gives a damn.</td></tr>" +
+	"<tr><td>7</td><td>Any program that runs right is obsolete.</td></tr>" +
+	"<tr><td>10</td><td>Computers make very fast, very accurate mistakes.</td></tr>" +
+	"<tr><td>6</td><td>Emacs is a nice operating system, but I prefer UNIX. — Tom Christaensen</td></tr>" +
+	"<tr><td>9</td><td>Feature: A bug with seniority.</td></tr>" +
+	"<tr><td>1</td><td>fortune: No such file or directory</td></tr>" +
+	"<tr><td>12</td><td>フレームワークのベンチマーク</td></tr>" +
+	"</table></body></html>"
+
+// FortunesPage, what Check compares a normalised page with, is TFB's page.
+func TestFortunesPage(t *testing.T) {
+	if got := FortunesPage(); got != tfbFortunesPage {
+		t.Errorf("FortunesPage() =\n%s\nwant\n%s", got, tfbFortunesPage)
+	}
+}
+
 // TestNormalizeHTML: the escapes and layouts TFB accepts normalise to its
 // page; what it does not accept does not.
 func TestNormalizeHTML(t *testing.T) {
-	want := FortunesPage()
-	if !strings.Contains(want, "<tr><td>11</td><td>&lt;script&gt;alert(&quot;This should not") || !strings.Contains(want, "<td>12</td><td>フレームワークのベンチマーク</td></tr></table>") {
-		t.Fatalf("expected page lacks the escaped script row or ends elsewhere than the Japanese row:\n%s", want)
+	want := tfbFortunesPage
+	if got := NormalizeHTML([]byte(want)); got != want {
+		t.Fatalf("TFB's page normalised is not itself:\n%s", got)
 	}
 	row2 := "A computer scientist is someone who fixes things that aren&apos;t broken."
 	for _, tc := range []struct {
