@@ -32,12 +32,13 @@ type Chart struct {
 	SVG   []byte
 }
 
-// Charts draws, from the results alone and deterministically: RPS by
-// target per scenario (bars with the 95% interval, or min…max with fewer
-// than 6 trials, as whiskers), RPS against cores and against a param (one
-// line per target) where the run varied them, and latency percentiles per
-// target. It stops at DefaultCaps' charts and bytes of SVG (Render says
-// so).
+// Charts draws, from the results alone and deterministically, for each
+// scenario: latency against throughput for each fixed-rate curve, RPS by
+// target (bars with the 95% interval as whiskers, or min…max with fewer
+// than 6 trials or a best-of aggregate), RPS against cores and against a
+// param (one line per target) where the run varied them, and latency
+// percentiles per target. It stops at DefaultCaps' charts and bytes of SVG
+// (Render says so).
 func Charts(run *results.Run) ([]Chart, error) {
 	d, err := DefaultCaps.drawCharts(context.Background(), run)
 	if err != nil {

@@ -26,9 +26,9 @@ const (
 )
 
 // IndexIfPresent rewrites root's index if root/README.md has one (its
-// markers), and reports whether it did: what a run calls on the folder its
-// results went into, so that the committed index lists every result set
-// beside it. A folder without an index is left alone.
+// markers), and reports whether it did: what a run calls on the folder
+// that holds its result set, so that the index lists every result set
+// there. A folder without an index is left alone.
 func IndexIfPresent(root string) (bool, error) {
 	text, err := safefile.ReadIfPresent(filepath.Join(root, "README.md"), MaxIndexSize)
 	if err != nil || !strings.Contains(string(text), IndexStart) || !strings.Contains(string(text), IndexEnd) {
@@ -38,9 +38,10 @@ func IndexIfPresent(root string) (bool, error) {
 }
 
 // Index rewrites the table of result sets in root/README.md: one row per
-// subfolder holding a results.json (label, machine, date, profile, network,
-// trials, link), then links to the comparisons (compare-*.md) beside them,
-// sorted by folder name so the bytes are stable.
+// subfolder holding a results.json (folder as a link, label, machine, date,
+// profile, network, trials, cells ok/failed/skipped), then links to the
+// comparisons (compare-*.md) beside them, sorted by folder name so the
+// bytes are stable.
 func Index(root string) error {
 	entries, err := os.ReadDir(root)
 	if err != nil {

@@ -29,7 +29,8 @@ import (
 )
 
 // WriteDir writes README.md and charts/*.svg into dir, from run alone,
-// within the caps of Render; it returns what they left out (Rendered.Left),
+// within the caps of Render, and removes the charts/*.svg it did not draw
+// (an earlier run's); it returns what the caps left out (Rendered.Left),
 // for the command to warn with. Cancelling ctx stops the render, before
 // anything is written: it returns ctx's error and dir is as it was.
 func WriteDir(ctx context.Context, dir string, run *results.Run) ([]string, error) {
