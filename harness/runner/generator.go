@@ -35,8 +35,10 @@ type Generator interface {
 	// Alive fails when the generator vanished or stopped under the run
 	// (removed by someone, its engine restarted).
 	Alive(ctx context.Context) error
-	// Close stops the generator and removes what it made, even when ctx
-	// was cancelled; it is safe on a generator never started.
+	// Close stops the generator and removes what it made; it is safe on a
+	// generator never started. It needs a live ctx: the runner's cleanup
+	// gives it one detached from the run's, so that an interrupted run
+	// still removes it.
 	Close(ctx context.Context) error
 }
 

@@ -421,7 +421,8 @@ func (g *containerGenerator) Usage(start, end time.Time) (float64, bool) {
 	return cores, ok
 }
 
-// Close removes the generator's container, even when ctx was cancelled.
+// Close removes the generator's container. A cancelled ctx cancels the
+// removal too: the caller detaches it from the run's (cleanup).
 func (g *containerGenerator) Close(ctx context.Context) error {
 	if g.stats != nil {
 		g.stats.Stop()
