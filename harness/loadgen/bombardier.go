@@ -182,7 +182,7 @@ func Parse(out []byte, expect int) (Result, error) {
 	kinds := map[string]int64{}
 	var failed int64
 	for _, e := range res.Errors {
-		kinds[e.Description] += e.Count
+		kinds[errorKind(e.Description)] += e.Count
 		failed += e.Count
 	}
 	codes := map[string]int64{}
@@ -216,6 +216,14 @@ func Parse(out []byte, expect int) (Result, error) {
 		return out2, fmt.Errorf("bombardier reported no latency percentiles (was -l passed?)")
 	}
 	return out2, nil
+}
+
+// errorKind is bombardier's description of a failed request without the
+// prefix its HTTP library puts on its own errors (fasthttp v1.78 says
+// "fasthttp: timeout" where earlier versions said "timeout"), so that a
+// kind reads alike across library versions and as wrk and h2load name it.
+func errorKind(description string) string {
+	return strings.TrimPrefix(description, "fasthttp: ")
 }
 
 // Completed is every request that got a response, good or not.
