@@ -12,21 +12,22 @@ import (
 	"testing"
 )
 
-// maxLines is the most lines a production function in harness/ may span,
-// counted from the line of func to the line of its closing brace, both
-// included.
+// maxLines is the most lines a production function in harness/ or
+// docker/ (the load generator's own programs) may span, counted from the
+// line of func to the line of its closing brace, both included.
 const maxLines = 80
 
 // TestFunctionLength fails naming every function of a non-test Go file
-// under harness/ that spans more than maxLines lines.
+// under harness/ or docker/ that spans more than maxLines lines.
 func TestFunctionLength(t *testing.T) {
-	root := filepath.Join("..", "..") // harness/
-	long, files := longFunctions(t, root, maxLines)
-	if files == 0 {
-		t.Fatalf("no Go files found under %s", root)
-	}
-	for _, l := range long {
-		t.Errorf("%s: split it into functions of at most %d lines", l, maxLines)
+	for _, root := range []string{filepath.Join("..", ".."), filepath.Join("..", "..", "..", "docker")} {
+		long, files := longFunctions(t, root, maxLines)
+		if files == 0 {
+			t.Fatalf("no Go files found under %s", root)
+		}
+		for _, l := range long {
+			t.Errorf("%s: split it into functions of at most %d lines", filepath.Join(filepath.Base(root), l), maxLines)
+		}
 	}
 }
 
