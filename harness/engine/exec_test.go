@@ -80,15 +80,8 @@ func TestCopyOutputStops(t *testing.T) {
 // end and one that never ends: Exec returns with the limit's error and
 // with ctx's, holding no more than the limit.
 func TestExecBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: builds an image and runs a container on the Docker engine")
-	}
 	ctx := context.Background()
-	e, err := Connect(ctx)
-	if err != nil {
-		t.Skipf("no Docker engine: %v", err)
-	}
-	defer e.Close()
+	e := realEngine(t, "builds an image and runs a container on the Docker engine")
 	bin := filepath.Join(t.TempDir(), "flood")
 	build := exec.Command("go", "build", "-o", bin, "./testdata/flood")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")

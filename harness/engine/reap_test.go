@@ -121,15 +121,8 @@ func TestBuilderLabelFirst(t *testing.T) {
 // image dangling. A reap removes the old target and leaves the failed
 // build's step, whose builder cannot be told.
 func TestReapImages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: builds images on the Docker engine")
-	}
 	ctx := context.Background()
-	e, err := Connect(ctx)
-	if err != nil {
-		t.Skipf("no Docker engine: %v", err)
-	}
-	defer e.Close()
+	e := realEngine(t, "builds images on the Docker engine")
 	quit := exec.Command("true")
 	if err := quit.Run(); err != nil {
 		t.Fatal(err)
