@@ -54,12 +54,15 @@ func Owner() map[string]string {
 }
 
 // orphaned reports whether an object's owning process is gone: it ran on
-// this host and no longer exists, or it carries no owner at all. Objects
-// owned from another host (a shared engine) are not judged.
+// this host and no longer exists. Objects owned from another host (a
+// shared engine) are not judged. An object with the tool label and no
+// owner is not one the harness made (withTool gives every one an owner):
+// it is a step container of a build, under way, on one of the harness's
+// images, whose labels it inherits, and the builder removes it itself.
 func orphaned(labels map[string]string) bool {
 	pid, err := strconv.Atoi(labels[LabelPID])
 	if err != nil {
-		return true
+		return false
 	}
 	return gone(pid, labels[LabelHost])
 }

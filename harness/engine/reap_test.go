@@ -95,6 +95,31 @@ func TestReapable(t *testing.T) {
 // TestBuilderLabelFirst: the builder label sorts before every other label
 // a build sets, as reapable needs (the classic builder applies them in
 // the order of their keys), and it names this process.
+// TestOrphaned: an object is orphaned only when it names an owner of this
+// host that has ended. A container with the tool label and no owner is a
+// build's step on one of the harness's images, which a reap beside the
+// build must leave.
+func TestOrphaned(t *testing.T) {
+	quit := exec.Command("true")
+	if err := quit.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	for _, c := range []struct {
+		labels map[string]string
+		want   bool
+	}{
+		{map[string]string{LabelTool: ToolName, LabelPID: strconv.Itoa(quit.Process.Pid), LabelHost: host}, true},
+		{map[string]string{LabelTool: ToolName, LabelPID: strconv.Itoa(os.Getpid()), LabelHost: host}, false},
+		{map[string]string{LabelTool: ToolName, LabelPID: strconv.Itoa(quit.Process.Pid), LabelHost: "elsewhere"}, false},
+		{map[string]string{LabelTool: ToolName, LabelBuilder: strconv.Itoa(quit.Process.Pid) + "@" + host}, false},
+	} {
+		if got := orphaned(c.labels); got != c.want {
+			t.Errorf("orphaned(%v) = %v, want %v", c.labels, got, c.want)
+		}
+	}
+}
+
 func TestBuilderLabelFirst(t *testing.T) {
 	labels := buildLabels("h", map[string]string{LabelRole: "target", LabelTarget: "t", LabelCell: "c", LabelRun: "r", LabelService: "s"})
 	keys := make([]string, 0, len(labels))
@@ -118,15 +143,19 @@ func TestBuilderLabelFirst(t *testing.T) {
 // TestReapImages builds, on the real engine, what reapable is shown in
 // TestReapable: a stand-in by a builder now gone, a build on it that failed
 // (its step carries the stand-in's labels), and a target rebuilt, its old
-// image dangling. A reap removes the old target and leaves the failed
-// build's step, whose builder cannot be told.
+// image dangling. Once the builder is gone, a reap removes the old target
+// and leaves the failed build's step, whose builder cannot be told.
 func TestReapImages(t *testing.T) {
 	ctx := context.Background()
 	e := realEngine(t, "builds images on the Docker engine")
-	quit := exec.Command("true")
-	if err := quit.Run(); err != nil {
+	// The builder lives while the images are built, as a run does, so
+	// that a reap beside this test (another package's) leaves the
+	// build's steps; it quits before this test's own reap.
+	quit := exec.Command("sleep", "600")
+	if err := quit.Start(); err != nil {
 		t.Fatal(err)
 	}
+	defer quit.Process.Kill()
 	host, _ := os.Hostname()
 	dead := strconv.Itoa(quit.Process.Pid) + "@" + host
 	own := func() []toolImage {
@@ -184,6 +213,8 @@ func TestReapImages(t *testing.T) {
 	if failedStep == "" {
 		t.Fatal("the failed build left no step carrying the stand-in's labels: the engine builds otherwise than reapable expects")
 	}
+	quit.Process.Kill()
+	quit.Wait()
 	if _, err := e.Reap(ctx, false); err != nil {
 		t.Fatal(err)
 	}
