@@ -90,6 +90,9 @@ func TestDocsNameRealRules(t *testing.T) {
 	}
 	named := regexp.MustCompile("`make ([a-z][a-z0-9-]*)")
 	for _, name := range files {
+		if name == "../../docs/history.md" {
+			continue // work notes: the rules they name were the Makefile's of their day
+		}
 		text, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
