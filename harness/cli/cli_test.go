@@ -454,7 +454,7 @@ func TestIndexAndReportRefuseWhatHangsOrDestroys(t *testing.T) {
 	}
 	run := filepath.Join(dir, "run")
 	os.Mkdir(run, 0o755)
-	data, err := os.ReadFile(filepath.Join("..", "..", "results", "2c-amd-epyc", "results.json"))
+	data, err := os.ReadFile(filepath.Join("..", "compare", "testdata", "laptop-4c", "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +475,7 @@ func TestIndexAndReportRefuseWhatHangsOrDestroys(t *testing.T) {
 // 61 MB README) is rendered within it, and report warns with what was left out,
 // which the README says at its top.
 func TestReportWarnsCapped(t *testing.T) {
-	run, err := results.Read(filepath.Join("..", "..", "results", "2c-amd-epyc"))
+	run, err := results.Read(filepath.Join("..", "compare", "testdata", "laptop-4c"))
 	if err != nil {
 		t.Fatal(err)
 	}

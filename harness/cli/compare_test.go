@@ -79,7 +79,7 @@ func TestCompareOneTrialCannotTell(t *testing.T) {
 // rate not held is a regression, named by cell: each of the 10 cells ok
 // in both.
 func TestCompareRateNotHeld(t *testing.T) {
-	const capacity = "../../results/2c-amd-epyc-capacity"
+	const capacity = "testdata/capacity" // a copy of results/2c-amd-epyc-capacity
 	a := copyRun(t, capacity, "a", func(*results.Run) {})
 	b := copyRun(t, capacity, "b", func(run *results.Run) {
 		for _, c := range run.Cells {
@@ -99,7 +99,7 @@ func TestCompareRateNotHeld(t *testing.T) {
 // B without 10 of A's 11 cells fails the gate, naming each: a vanished
 // cell is not a passed one.
 func TestCompareMissingCells(t *testing.T) {
-	const a = "../../results/2c-amd-epyc-capacity"
+	const a = "testdata/capacity"
 	full, err := results.Read(a)
 	if err != nil {
 		t.Fatal(err)

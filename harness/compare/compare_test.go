@@ -105,15 +105,16 @@ func TestDifferentGenerators(t *testing.T) {
 }
 
 // Two runs of one server, same code and settings, are not called
-// different. The pairs are committed runs of the same cells on one
-// machine: study 003's fastcgi cells a day apart (fastcgi-node c400 moved
+// different. The pairs are copies (testdata/aa) of runs of the same cells
+// on one machine, committed by studies: study 003's fastcgi cells a day
+// apart (fastcgi-node c400 moved
 // +32.6%, p 0.002) and study 000's Xeon runs half an hour apart
 // (node-http:single c512 moved −16.5%, beyond both runs' own A/A floors of
 // ±7.3% and ±6.8%).
 func TestAATwoRunsOfOneServer(t *testing.T) {
 	pairs := [][2]string{
-		{"../../studies/003-fastcgi/runs/2c-amd-epyc-fastcgi", "../../studies/003-fastcgi/runs/2c-amd-epyc-fastcgi-limits"},
-		{"../../studies/000-hello/runs/2c-intel-xeon-hello", "../../studies/000-hello/runs/2c-intel-xeon-hello-connections"},
+		{"testdata/aa/fastcgi", "testdata/aa/fastcgi-limits"},
+		{"testdata/aa/hello", "testdata/aa/hello-connections"},
 	}
 	for _, pair := range pairs {
 		for _, order := range [][2]string{pair, {pair[1], pair[0]}} {
