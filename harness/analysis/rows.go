@@ -10,94 +10,6 @@ import (
 	"github.com/webbench/webbench/harness/stats"
 )
 
-// Row is one ok cell as the tables show it, with the statistics computed
-// from its trials.
-type Row struct {
-	ID          string `json:"id"`
-	Target      string `json:"target"` // target[:variant]
-	Scenario    string `json:"scenario"`
-	Params      string `json:"params,omitempty"` // k=v&k2=v2
-	CPUs        int    `json:"cpus"`
-	Connections int    `json:"connections"`
-	Close       bool   `json:"connection_close,omitempty"` // keep-alive off
-	Rate        int    `json:"rate,omitempty"`             // fixed requests/s; 0: as fast as the generator could
-	Generator   string `json:"generator,omitempty"`        // the load generator, when not the default
-	Base        string `json:"-"`                          // target[:variant], without generator or control
-	// Control marks an A/A control: the same cell measured twice to show
-	// the machine's noise. It is no competitor: it has no VsFastest, and
-	// is never the fastest of its group.
-	Control     bool   `json:"control,omitempty"`
-	Unsustained int    `json:"unsustained_trials,omitempty"`
-	OpenLoop    bool   `json:"open_loop,omitempty"` // measured open-loop: latencies from intended send times
-	Pinning     string `json:"pinning,omitempty"`   // together or none: the generator shared the target's cores
-	Protocol    string `json:"protocol,omitempty"`  // https, h2 or h2c; "": cleartext HTTP/1.1
-	Requests    int64  `json:"requests,omitempty"`  // the requests axis's count per trial
-	Loadgens    int    `json:"loadgens,omitempty"`  // the loadgens axis's count of generator engines
-	// Placement is what a machine with too few cores did in place of
-	// giving each service and the load generator cores of their own.
-	Placement string `json:"placement,omitempty"`
-	// ServiceCPUSets are the cores each service of a target of several ran on.
-	ServiceCPUSets map[string]string `json:"service_cpusets,omitempty"`
-	// Cores is how many cores the target could run on, as the tables show
-	// it: CPUs, save unpinned, where it had every core of its cpuset.
-	Cores int `json:"-"`
-	// Negotiated is what the probe agreed with the target before load.
-	Negotiated *results.Negotiated `json:"negotiated,omitempty"`
-	// Services is a multi-service target's CPU (median over trials) and
-	// peak memory (largest) by service.
-	Services  map[string]results.ServiceUsage `json:"services,omitempty"`
-	Aggregate results.Aggregate               `json:"aggregate"`
-	RPS       float64                         `json:"rps"` // the headline: median, or best of N
-	RPSStats  stats.Summary                   `json:"rps_stats"`
-	P50       stats.Summary                   `json:"latency_ms_p50"`
-	P99       stats.Summary                   `json:"latency_ms_p99"`
-	// P75, P90 and P95 are medians over trials, for the latency chart.
-	P75, P90, P95 float64 `json:"-"`
-	// Merged is every request's latency, the trials' HDR histograms
-	// merged (open-loop cells); nil where trials carry none.
-	Merged         *results.Latency `json:"latency_ms_merged,omitempty"`
-	MeanMS         float64          `json:"latency_ms_mean,omitempty"` // median over trials; 0 in results without it
-	MaxMS          float64          `json:"latency_ms_max"`            // the longest request of any trial
-	MBps           float64          `json:"mb_per_s"`                  // median over trials of bytes read per second, in 10^6 bytes`
-	Noisy          bool             `json:"noisy"`
-	GeneratorBound int              `json:"generator_bound_trials"`
-	Errors         int64            `json:"errors"`
-	ErrorRate      float64          `json:"error_rate"` // of the trials behind the headline
-	CeilingShare   float64          `json:"ceiling_share,omitempty"`
-	BoundBy        []string         `json:"bound_by,omitempty"` // why the cell is generator-bound
-	// Bound is what bounded the cell: BoundGenerator, BoundServer,
-	// BoundDatabase, BoundWaiting, BoundUnclear or BoundShared ("" at a fixed rate, or without CPU samples); BoundWhy
-	// gives the figures. For an A/A control and its twin, BoundWith is the
-	// other cell's id: the two were judged together (see pairBounds), and
-	// BoundBy, Bound and BoundWhy are the pair's.
-	Bound     string        `json:"bounded_by,omitempty"`
-	BoundWhy  *BoundFigures `json:"bounded_by_figures,omitempty"`
-	BoundWith string        `json:"bounded_with,omitempty"`
-	TargetCPU float64       `json:"target_cpu_cores"`
-	PeakMiB   float64       `json:"target_mem_peak_mib"`
-	// Footprint: the start-to-first-verified-answer time (median over
-	// visits), each service's image size, the target's CPU time per good
-	// answer (median over trials) and its steady memory (the last trial's
-	// median sample). Zero where results predate them.
-	StartupS     float64            `json:"startup_seconds,omitempty"`
-	ImageMiB     map[string]float64 `json:"image_mib,omitempty"`
-	CPUPerAnswer float64            `json:"cpu_us_per_answer,omitempty"`
-	// CPUPerAnswerStats is the CPU time per good answer over the trials,
-	// with its interval: a cost a user sees that the RPS of a busy machine
-	// can hide (the same server made slower spends more per answer).
-	CPUPerAnswerStats stats.Summary `json:"cpu_us_per_answer_stats"`
-	SteadyMiB         float64       `json:"target_mem_steady_mib,omitempty"`
-	Runtime           string        `json:"runtime,omitempty"`
-	// VsFastest is RPS over the fastest RPS of the same scenario, params,
-	// cores and connections, controls aside; Versus says whether that
-	// difference is significant: "" (it is, or this is the fastest), "~"
-	// (not), "?" (too few trials to tell). Both are zero for a control.
-	VsFastest float64 `json:"vs_fastest"`
-	Versus    string  `json:"vs_fastest_significance"`
-
-	cell *results.Cell // the cell the row shows
-}
-
 // rowGroup is the cells a row is compared with: same generator, pinning,
 // protocol, params, cores, connections, keep-alive, rate, request count
 // and generator engines.
@@ -266,9 +178,10 @@ func significance(a, b stats.Summary) string {
 // RowOf is c as a table row (its statistics computed from its trials).
 func RowOf(run *results.Run, c *results.Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
-	r := &Row{cell: c, ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate,
-		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Negotiated: c.Negotiated, Cores: c.Cores(), Placement: c.Placement,
-		ServiceCPUSets: c.ServiceCPUSets}
+	r := &Row{cell: c,
+		Identity: Identity{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate},
+		Setup: Setup{Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Negotiated: c.Negotiated, Cores: c.Cores(), Placement: c.Placement,
+			ServiceCPUSets: c.ServiceCPUSets}}
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g
 	}
@@ -327,22 +240,24 @@ func RowOf(run *results.Run, c *results.Cell) *Row {
 	}
 	r.RPS = Headline(r.Aggregate, r.RPSStats)
 	judgeBound(r, c, evidence{trials: c.Trials, targetCPU: r.TargetCPU, summary: c.Summary, beaten: ceilingBeatenFor(run, c, c.Summary)})
-	footprint(r, c)
-	if c.Image != nil {
-		r.Runtime = c.Image.RuntimeVersion
-	}
+	footprint(&r.Footprint, c)
 	r.Target = c.Label()
 	return r
 }
 
-// footprint sets what a cell's target costs beside its speed.
-func footprint(r *Row, c *results.Cell) {
-	r.StartupS = stats.Describe(c.Startup).Median
+// footprint sets what c's target costs beside its speed, and what it runs
+// on; its CPU and peak memory, which the cell's summary holds, are set by
+// RowOf.
+func footprint(f *Footprint, c *results.Cell) {
+	f.StartupS = stats.Describe(c.Startup).Median
 	if c.Image != nil && len(c.Image.Sizes) > 0 {
-		r.ImageMiB = map[string]float64{}
+		f.ImageMiB = map[string]float64{}
 		for svc, n := range c.Image.Sizes {
-			r.ImageMiB[svc] = float64(n) / (1 << 20)
+			f.ImageMiB[svc] = float64(n) / (1 << 20)
 		}
+	}
+	if c.Image != nil {
+		f.Runtime = c.Image.RuntimeVersion
 	}
 	var us []float64
 	for _, t := range c.Trials {
@@ -350,10 +265,10 @@ func footprint(r *Row, c *results.Cell) {
 			us = append(us, t.TargetCPUCores*t.Seconds/float64(t.Requests)*1e6)
 		}
 	}
-	r.CPUPerAnswerStats = stats.Describe(us)
-	r.CPUPerAnswer = r.CPUPerAnswerStats.Median
+	f.CPUPerAnswerStats = stats.Describe(us)
+	f.CPUPerAnswer = f.CPUPerAnswerStats.Median
 	if n := len(c.Trials); n > 0 {
-		r.SteadyMiB = c.Trials[n-1].TargetMemSteadyMiB
+		f.SteadyMiB = c.Trials[n-1].TargetMemSteadyMiB
 	}
 }
 
