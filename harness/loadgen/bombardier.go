@@ -8,10 +8,35 @@ import (
 	"strings"
 )
 
-// Args is bombardier's command line for s: latencies on (-l), no progress
-// bar (-p r prints only the result), JSON output (-o j).
-func Args(s Spec) []string {
-	args := []string{"-c", strconv.Itoa(s.Connections), "-t", s.Timeout.String(), "-l", "-p", "r", "-o", "j"}
+// Bombardier is the Tool for bombardier (github.com/codesenberg/bombardier),
+// built from the version go.mod pins.
+type Bombardier struct{}
+
+var _ Tool = Bombardier{}
+
+func (Bombardier) Name() string { return "bombardier" }
+
+func (Bombardier) VersionFile() string { return "/usr/local/bin/bombardier.version" }
+
+// Unsupported: bombardier's rate limiter spreads requests evenly only at
+// multiples of 100 requests/s (a sweep's other rates).
+func (Bombardier) Unsupported(s Spec) string {
+	if why := unspoken("bombardier", s, "http1", "https"); why != "" {
+		return why + "; h2c it cannot (bombardier #90), and HTTP/2 is measured with h2load"
+	}
+	if why := unpipelined("bombardier", s); why != "" {
+		return why
+	}
+	if s.Rate%100 != 0 {
+		return fmt.Sprintf("bombardier holds a rate evenly only at multiples of 100 requests/s, not %d", s.Rate)
+	}
+	return ""
+}
+
+// Command is bombardier's command line for s: latencies on (-l), no
+// progress bar (-p r prints only the result), JSON output (-o j).
+func (Bombardier) Command(s Spec) []string {
+	args := []string{"bombardier", "-c", strconv.Itoa(s.Connections), "-t", s.Timeout.String(), "-l", "-p", "r", "-o", "j"}
 	if s.Close {
 		args = append(args, "-H", "Connection: close")
 	}
@@ -49,12 +74,12 @@ type report struct {
 	} `json:"result"`
 }
 
-// Parse reads bombardier's -o j output of a run whose scenario expects
-// status expect. Anything printed before the JSON object (bombardier prints
+// Parse reads bombardier's -o j output of a run of s: only responses of
+// the class of the status s expects count. Anything printed before the JSON object (bombardier prints
 // nothing else with -p r, but a wrapper might) is skipped. RPS is good
 // responses over time taken: bombardier's own rps mean is averaged over
 // sampling ticks and is not used.
-func Parse(out []byte, expect int) (Result, error) {
+func (Bombardier) Parse(out []byte, s Spec) (Result, error) {
 	i := bytes.IndexByte(out, '{')
 	if i < 0 {
 		return Result{}, fmt.Errorf("bombardier printed no JSON: %q", truncate(out, 300))
@@ -83,11 +108,11 @@ func Parse(out []byte, expect int) (Result, error) {
 			continue
 		}
 		codes[k] = v
-		if k != Class(expect) {
+		if k != Class(s.Expect) {
 			kinds[k] += v
 		}
 	}
-	good := codes[Class(expect)]
+	good := codes[Class(s.Expect)]
 	out2 := Result{Requests: good, RPS: float64(good) / res.TimeTakenSeconds, StatusCodes: codes,
 		BytesRead: res.BytesRead, Seconds: res.TimeTakenSeconds}
 	for _, v := range kinds {
@@ -115,11 +140,4 @@ func Parse(out []byte, expect int) (Result, error) {
 // kind reads alike across library versions and as wrk and h2load name it.
 func errorKind(description string) string {
 	return strings.TrimPrefix(description, "fasthttp: ")
-}
-
-func truncate(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }

@@ -21,7 +21,7 @@ func read(t *testing.T, name string) []byte {
 
 // Recorded from bombardier v1.2.6 against a local net/http server.
 func TestParseRequests(t *testing.T) {
-	r, err := Parse(read(t, "requests.json"), 200)
+	r, err := Bombardier{}.Parse(read(t, "requests.json"), Spec{Expect: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestParseRequests(t *testing.T) {
 }
 
 func TestParseRefused(t *testing.T) {
-	r, err := Parse(read(t, "refused.json"), 200)
+	r, err := Bombardier{}.Parse(read(t, "refused.json"), Spec{Expect: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,28 +56,28 @@ func TestParseRefused(t *testing.T) {
 
 func TestParseGarbage(t *testing.T) {
 	for _, in := range []string{"", "panic: boom", `{"result":{"timeTakenSeconds":0}}`, `{"result":`} {
-		if _, err := Parse([]byte(in), 200); err == nil {
+		if _, err := (Bombardier{}).Parse([]byte(in), Spec{Expect: 200}); err == nil {
 			t.Errorf("Parse(%q) succeeded", in)
 		}
 	}
 }
 
-func TestArgs(t *testing.T) {
-	got := strings.Join(Args(Spec{URL: "http://t:8080/x", Connections: 64, Duration: 10 * time.Second, Timeout: 2 * time.Second}), " ")
-	if want := "-c 64 -t 2s -l -p r -o j -d 10s http://t:8080/x"; got != want {
-		t.Errorf("Args = %q, want %q", got, want)
+func TestBombardierCommand(t *testing.T) {
+	got := strings.Join(Bombardier{}.Command(Spec{URL: "http://t:8080/x", Connections: 64, Duration: 10 * time.Second, Timeout: 2 * time.Second}), " ")
+	if want := "bombardier -c 64 -t 2s -l -p r -o j -d 10s http://t:8080/x"; got != want {
+		t.Errorf("Command = %q, want %q", got, want)
 	}
-	got = strings.Join(Args(Spec{URL: "http://t/", Connections: 512, Requests: 1000000, Timeout: time.Second}), " ")
-	if want := "-c 512 -t 1s -l -p r -o j -n 1000000 http://t/"; got != want {
-		t.Errorf("Args = %q, want %q", got, want)
+	got = strings.Join(Bombardier{}.Command(Spec{URL: "http://t/", Connections: 512, Requests: 1000000, Timeout: time.Second}), " ")
+	if want := "bombardier -c 512 -t 1s -l -p r -o j -n 1000000 http://t/"; got != want {
+		t.Errorf("Command = %q, want %q", got, want)
 	}
-	got = strings.Join(Args(Spec{URL: "http://t/", Connections: 20, Requests: 20000, Timeout: time.Second, Close: true}), " ")
-	if want := "-c 20 -t 1s -l -p r -o j -H Connection: close -n 20000 http://t/"; got != want {
-		t.Errorf("Args without keep-alive = %q, want %q", got, want)
+	got = strings.Join(Bombardier{}.Command(Spec{URL: "http://t/", Connections: 20, Requests: 20000, Timeout: time.Second, Close: true}), " ")
+	if want := "bombardier -c 20 -t 1s -l -p r -o j -H Connection: close -n 20000 http://t/"; got != want {
+		t.Errorf("Command without keep-alive = %q, want %q", got, want)
 	}
-	got = strings.Join(Args(Spec{URL: "http://t/", Connections: 8, Duration: time.Second, Timeout: time.Second, Rate: 1000}), " ")
-	if want := "-c 8 -t 1s -l -p r -o j -r 1000 -d 1s http://t/"; got != want {
-		t.Errorf("Args at a fixed rate = %q, want %q", got, want)
+	got = strings.Join(Bombardier{}.Command(Spec{URL: "http://t/", Connections: 8, Duration: time.Second, Timeout: time.Second, Rate: 1000}), " ")
+	if want := "bombardier -c 8 -t 1s -l -p r -o j -r 1000 -d 1s http://t/"; got != want {
+		t.Errorf("Command at a fixed rate = %q, want %q", got, want)
 	}
 }
 
@@ -89,7 +89,7 @@ func TestParseCountsExpectedClass(t *testing.T) {
 	out := []byte(`{"result":{"bytesRead":1,"timeTakenSeconds":2,"req1xx":0,"req2xx":100,"req3xx":0,"req4xx":0,"req5xx":50,` +
 		`"others":13,"errors":[{"description":"fasthttp: timeout","count":6},{"description":"timeout","count":4}],` +
 		`"latency":{"mean":2500,"max":9000,"percentiles":{"50":1000,"75":2000,"90":3000,"95":4000,"99":5000}}}}`)
-	r, err := Parse(out, 200)
+	r, err := Bombardier{}.Parse(out, Spec{Expect: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestParseCountsExpectedClass(t *testing.T) {
 		t.Errorf("completed %d, mean %v", r.Completed(), r.LatencyMS.Mean)
 	}
 	// A scenario that expects a redirect counts the 3xx class only.
-	r, _ = Parse(bytes.Replace(out, []byte(`"req3xx":0`), []byte(`"req3xx":7`), 1), 301)
+	r, _ = Bombardier{}.Parse(bytes.Replace(out, []byte(`"req3xx":0`), []byte(`"req3xx":7`), 1), Spec{Expect: 301})
 	if r.Requests != 7 || r.ErrorKinds["2xx"] != 100 {
 		t.Errorf("3xx scenario = %+v", r)
 	}

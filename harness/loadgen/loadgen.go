@@ -162,3 +162,12 @@ func (r Result) ErrorSummary() string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// truncate is b cut to n bytes, an ellipsis marking the cut, for a parse
+// error that quotes what a tool printed.
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}

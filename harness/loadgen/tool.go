@@ -93,32 +93,3 @@ func unspoken(tool string, s Spec, speaks ...string) string {
 	}
 	return fmt.Sprintf("%s does not speak %s here (it speaks %s)", tool, protocol(s), strings.Join(speaks, ", "))
 }
-
-// Bombardier is the Tool for bombardier (github.com/codesenberg/bombardier),
-// built from the version go.mod pins.
-type Bombardier struct{}
-
-var _ Tool = Bombardier{}
-
-func (Bombardier) Name() string { return "bombardier" }
-
-func (Bombardier) Command(s Spec) []string { return append([]string{"bombardier"}, Args(s)...) }
-
-func (Bombardier) Parse(stdout []byte, s Spec) (Result, error) { return Parse(stdout, s.Expect) }
-
-func (Bombardier) VersionFile() string { return "/usr/local/bin/bombardier.version" }
-
-// Unsupported: bombardier's rate limiter spreads requests evenly only at
-// multiples of 100 requests/s (a sweep's other rates).
-func (Bombardier) Unsupported(s Spec) string {
-	if why := unspoken("bombardier", s, "http1", "https"); why != "" {
-		return why + "; h2c it cannot (bombardier #90), and HTTP/2 is measured with h2load"
-	}
-	if why := unpipelined("bombardier", s); why != "" {
-		return why
-	}
-	if s.Rate%100 != 0 {
-		return fmt.Sprintf("bombardier holds a rate evenly only at multiples of 100 requests/s, not %d", s.Rate)
-	}
-	return ""
-}

@@ -170,7 +170,7 @@ func (f *fidelityRun) startBare(target matrix.Target, conns int) (*exec.Cmd, err
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("start server under taskset: %w", err)
 	}
-	f.spec = loadgen.Spec{URL: "http://127.0.0.1:" + port + "/plaintext", Connections: conns, Timeout: f.m.Load.Timeout}
+	f.spec = loadgen.Spec{URL: "http://127.0.0.1:" + port + "/plaintext", Connections: conns, Timeout: f.m.Load.Timeout, Expect: 200}
 	return srv, nil
 }
 
@@ -179,11 +179,13 @@ func (f *fidelityRun) startBare(target matrix.Target, conns int) (*exec.Cmd, err
 func (f *fidelityRun) bare(d time.Duration, n int64) (float64, error) {
 	s := f.spec
 	s.Duration, s.Requests = d, n
-	out, err := exec.CommandContext(f.ctx, "taskset", append([]string{"-c", "1", f.bomb}, loadgen.Args(s)...)...).Output()
+	argv := loadgen.Bombardier{}.Command(s)
+	argv[0] = f.bomb // the binary built on the host, not the image's
+	out, err := exec.CommandContext(f.ctx, "taskset", append([]string{"-c", "1"}, argv...)...).Output()
 	if err != nil {
 		return 0, fmt.Errorf("bombardier: %w", err)
 	}
-	r, err := loadgen.Parse(out, 200)
+	r, err := loadgen.Bombardier{}.Parse(out, s)
 	return r.RPS, err
 }
 
