@@ -83,7 +83,7 @@ func (t *Trial) check(n, cores int) error {
 	if want := errorRate(t.Errors, t.Requests+t.Errors); !near(t.ErrorRate, want, 1e-6) {
 		return bad(n, "error_rate", t.ErrorRate, want)
 	}
-	return t.LatencyMS.check(n, t.OpenLoop)
+	return checkLatency(t.LatencyMS, n, t.OpenLoop)
 }
 
 func errorRate(errors, all int64) float64 {
@@ -93,10 +93,10 @@ func errorRate(errors, all int64) float64 {
 	return float64(errors) / float64(all)
 }
 
-// check says whether l's percentiles rise with the percentile, stay within
+// checkLatency says whether l's percentiles rise with the percentile, stay within
 // the maximum, and, where the trial carries its histogram, are the
 // histogram's. A figure the generator does not report (0) is skipped.
-func (l Latency) check(n int, sched *Schedule) error {
+func checkLatency(l Latency, n int, sched *Schedule) error {
 	pcts := []struct {
 		name string
 		v    float64

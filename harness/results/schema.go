@@ -1,12 +1,17 @@
 package results
 
-import "github.com/webbench/webbench/harness/cellid"
+import (
+	"github.com/webbench/webbench/harness/cellid"
+	"github.com/webbench/webbench/harness/latency"
+)
 
 // The types below are results.json's own: the runner converts the
 // matrix's and the load generator's values into them (runner.SettingsOf,
 // runner's trial), so a change in matrix or loadgen cannot change the
 // published schema unseen. Their json tags are the schema; Schema counts
-// its versions.
+// its versions. KV and Latency are the two it shares, from leaf packages
+// (cellid, latency) that import nothing of the harness and say that their
+// tags are the schema's.
 
 // KV is one param value of a cell.
 type KV = cellid.KV
@@ -113,18 +118,9 @@ type Result struct {
 }
 
 // Latency percentiles, mean and maximum in milliseconds. A figure the
-// load generator does not report is absent (0): never interpolated.
-type Latency struct {
-	Mean  float64 `json:"mean,omitempty"`
-	P50   float64 `json:"p50,omitempty"`
-	P75   float64 `json:"p75,omitempty"`
-	P90   float64 `json:"p90,omitempty"`
-	P95   float64 `json:"p95,omitempty"`
-	P99   float64 `json:"p99,omitempty"`
-	P999  float64 `json:"p99_9,omitempty"`
-	P9999 float64 `json:"p99_99,omitempty"`
-	Max   float64 `json:"max"`
-}
+// load generator does not report is absent (0): never interpolated. It is
+// the load generator's own type, which package latency holds below both.
+type Latency = latency.Latency
 
 // Schedule is what an open-loop generator's schedule did in a trial: the
 // sends it asked for, those made, those made more than 1 ms late (and by
