@@ -198,15 +198,15 @@ func title(p *plot.Plot, sc, what string) {
 	p.Title.Text = sc + "\n" + what
 }
 
-// whiskers are how far a row's whiskers reach below and above its bar:
-// to min…max for best-of-N (the spread the best was picked from), else to
-// the median's 95% interval; never into the bar.
-func whiskers(r *analysis.Row) struct{ Low, High float64 } {
-	lo, hi := r.RPSStats.Lo, r.RPSStats.Hi
-	if r.Aggregate == "best" || !r.RPSStats.HasCI {
-		lo, hi = r.RPSStats.Min, r.RPSStats.Max
+// whiskers are how far the whiskers of a row's throughput t reach below
+// and above its bar: to min…max for best-of-N (the spread the best was
+// picked from), else to the median's 95% interval; never into the bar.
+func whiskers(t analysis.Throughput) struct{ Low, High float64 } {
+	lo, hi := t.RPSStats.Lo, t.RPSStats.Hi
+	if t.Aggregate == "best" || !t.RPSStats.HasCI {
+		lo, hi = t.RPSStats.Min, t.RPSStats.Max
 	}
-	return struct{ Low, High float64 }{r.RPS - min(lo, r.RPS), max(hi, r.RPS) - r.RPS}
+	return struct{ Low, High float64 }{t.RPS - min(lo, t.RPS), max(hi, t.RPS) - t.RPS}
 }
 
 func rpsBars(sc string, rows []*analysis.Row) (Chart, error) {
@@ -227,7 +227,7 @@ func rpsBars(sc string, rows []*analysis.Row) (Chart, error) {
 	for i, r := range rows {
 		vals[i] = r.RPS
 		pts.XYs[i] = plotter.XY{X: float64(i), Y: r.RPS}
-		pts.YErrors[i] = whiskers(r)
+		pts.YErrors[i] = whiskers(r.Throughput)
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(18))
 	if err != nil {
@@ -274,7 +274,7 @@ func whiskerLabel(rows []*analysis.Row) string {
 func headroom(rows []*analysis.Row) float64 {
 	top := 0.0
 	for _, r := range rows {
-		top = max(top, r.RPS+whiskers(r).High)
+		top = max(top, r.RPS+whiskers(r.Throughput).High)
 	}
 	return top * 1.08
 }
@@ -332,7 +332,7 @@ func groupedBars(c Chart, p *plot.Plot, rows []*analysis.Row, conns []connKey) (
 			}
 			vals[i] = r.RPS
 			pts.XYs = append(pts.XYs, plotter.XY{X: float64(i), Y: r.RPS})
-			pts.YErrors = append(pts.YErrors, whiskers(r))
+			pts.YErrors = append(pts.YErrors, whiskers(r.Throughput))
 		}
 		bars, err := plotter.NewBarChart(vals, vg.Points(barW))
 		if err != nil {
@@ -569,9 +569,7 @@ func latency(sc string, rows []*analysis.Row, g group, several bool) (Chart, err
 		if (group{r.Params, r.CPUs, r.Connections, r.Close, r.Rate}) != g {
 			continue
 		}
-		args = append(args, r.Target, plotter.XYs{
-			{X: 50, Y: r.P50.Median}, {X: 75, Y: r.P75}, {X: 90, Y: r.P90}, {X: 95, Y: r.P95}, {X: 99, Y: r.P99.Median},
-		})
+		args = append(args, r.Target, percentiles(r.Latency))
 	}
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
 		return c, err
@@ -585,6 +583,12 @@ func latency(sc string, rows []*analysis.Row, g group, several bool) (Chart, err
 	var err error
 	c.SVG, err = renderLegendRight(p, 480, 320, legendWidth(names))
 	return c, err
+}
+
+// percentiles are l's p50, p75, p90, p95 and p99 (medians over trials) as
+// a latency chart's line: the percentile against its milliseconds.
+func percentiles(l analysis.Latency) plotter.XYs {
+	return plotter.XYs{{X: 50, Y: l.P50.Median}, {X: 75, Y: l.P75}, {X: 90, Y: l.P90}, {X: 95, Y: l.P95}, {X: 99, Y: l.P99.Median}}
 }
 
 func paramPrefix(params string) string {

@@ -43,7 +43,7 @@ func CSV(ctx context.Context, w io.Writer, run *results.Run) error {
 				f(r.RPS), strconv.Itoa(r.RPSStats.N), f(r.RPSStats.Median), lo, hi, f(r.RPSStats.Min), f(r.RPSStats.Max),
 				f(r.RPSStats.CV), strconv.FormatBool(r.Noisy), vs, r.Versus, f(r.P50.Median), f(r.P99.Median), plo, phi, f(r.MeanMS), f(r.MaxMS), f(r.MBps),
 				strconv.FormatInt(r.Errors, 10), f(r.ErrorRate), f(r.TargetCPU), f(r.PeakMiB), strconv.Itoa(r.GeneratorBound), r.Runtime,
-				strconv.Itoa(r.Cores), strconv.FormatBool(r.Control), f(r.CeilingShare), r.Bound, boundFigures(r), r.BoundWith, strings.Join(r.BoundBy, "; ")}))
+				strconv.Itoa(r.Cores), strconv.FormatBool(r.Control), f(r.CeilingShare), r.Bound, boundFigures(r.Bounding), r.BoundWith, strings.Join(r.BoundBy, "; ")}))
 		}
 	}
 	cw.Flush()

@@ -355,30 +355,14 @@ func subTable(b *strings.Builder, scenario, title string, rows []*analysis.Row, 
 // and peak; nothing for runs that predate these figures.
 func footprintTable(b *strings.Builder, scenario string, rows []*analysis.Row, hasParams bool) error {
 	t, with := subTable(b, scenario, "footprint", rows, hasParams,
-		func(r *analysis.Row) bool {
-			return r.StartupS > 0 || r.CPUPerAnswer > 0 || r.SteadyMiB > 0 || len(r.ImageMiB) > 0
-		},
+		func(r *analysis.Row) bool { return measuredFootprint(r.Footprint) },
 		"cores", "conns", "startup s", "image MiB", "CPU µs per answer", "steady MiB", "peak MiB")
 	if t == nil {
 		return nil
 	}
 	for _, r := range with {
-		row := keyCells(r.Target, r.Params, hasParams)
-		var images []string
-		for _, svc := range slices.Sorted(maps.Keys(r.ImageMiB)) {
-			text := numfmt.Sig(r.ImageMiB[svc])
-			if len(r.ImageMiB) > 1 {
-				text = mdtext.Text(svc) + " " + text
-			}
-			images = append(images, text)
-		}
-		image := "—"
-		if len(images) > 0 {
-			image = strings.Join(images, ", ")
-		}
-		row = append(row, strconv.Itoa(r.Cores), connsText(r.Connections, r.Close), meanText(r.StartupS), image,
-			meanText(r.CPUPerAnswer), meanText(r.SteadyMiB), numfmt.Sig(r.PeakMiB))
-		if err := t.Append(row...); err != nil {
+		row := append(keyCells(r.Target, r.Params, hasParams), strconv.Itoa(r.Cores), connsText(r.Connections, r.Close))
+		if err := t.Append(append(row, footprintCells(r.Footprint)...)...); err != nil {
 			return err
 		}
 	}
@@ -390,6 +374,31 @@ func footprintTable(b *strings.Builder, scenario string, rows []*analysis.Row, h
 		"CPU µs per answer: the target's CPU time over its good answers, median over trials. " +
 		"steady: the median of the target's memory samples in the last trial; peak: the largest of any trial.\n\n")
 	return nil
+}
+
+// measuredFootprint says whether f holds a figure of the footprint table:
+// results that predate them have none.
+func measuredFootprint(f analysis.Footprint) bool {
+	return f.StartupS > 0 || f.CPUPerAnswer > 0 || f.SteadyMiB > 0 || len(f.ImageMiB) > 0
+}
+
+// footprintCells are f's cells of the footprint table: startup, each
+// service's image (named when there are several), CPU per answer, steady
+// and peak memory.
+func footprintCells(f analysis.Footprint) []any {
+	var images []string
+	for _, svc := range slices.Sorted(maps.Keys(f.ImageMiB)) {
+		text := numfmt.Sig(f.ImageMiB[svc])
+		if len(f.ImageMiB) > 1 {
+			text = mdtext.Text(svc) + " " + text
+		}
+		images = append(images, text)
+	}
+	image := "—"
+	if len(images) > 0 {
+		image = strings.Join(images, ", ")
+	}
+	return []any{meanText(f.StartupS), image, meanText(f.CPUPerAnswer), meanText(f.SteadyMiB), numfmt.Sig(f.PeakMiB)}
 }
 
 // protocolTable says, for each cell over another protocol than cleartext

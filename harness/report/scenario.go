@@ -201,7 +201,7 @@ func (mk *marks) row(r *analysis.Row, pl place) []any {
 	rps := numfmt.Sig(r.RPS)
 	if len(r.BoundBy) > 0 {
 		rps += " †"
-		mk.bound = append(mk.bound, fmt.Sprintf("† %s: %s%s.", mdtext.Code(r.ID), mdtext.Text(strings.Join(r.BoundBy, "; ")), judgedWith(r)))
+		mk.bound = append(mk.bound, fmt.Sprintf("† %s: %s%s.", mdtext.Code(r.ID), mdtext.Text(strings.Join(r.BoundBy, "; ")), judgedWith(r.Bounding)))
 	}
 	if r.Noisy {
 		rps += " ⚠"
@@ -230,17 +230,17 @@ func (mk *marks) row(r *analysis.Row, pl place) []any {
 	}
 	row := pl.cells(r.Target, r.Params, r.Cores, r.Connections, r.Close)
 	return append(row, rps, ratio, mk.boundLabel(r), meanText(r.P50.Median), meanText(r.P99.Median),
-		numfmt.Percent(r.ErrorRate), mk.cpuPerAnswer(r), numfmt.Sig(r.PeakMiB))
+		numfmt.Percent(r.ErrorRate), mk.cpuPerAnswer(r.Footprint), numfmt.Sig(r.PeakMiB))
 }
 
-// cpuPerAnswer is r's CPU time per good answer with its interval; "—"
+// cpuPerAnswer is f's CPU time per good answer with its interval; "—"
 // where no trial had CPU samples.
-func (mk *marks) cpuPerAnswer(r *analysis.Row) string {
-	if r.CPUPerAnswerStats.N == 0 || r.CPUPerAnswer == 0 {
+func (mk *marks) cpuPerAnswer(f analysis.Footprint) string {
+	if f.CPUPerAnswerStats.N == 0 || f.CPUPerAnswer == 0 {
 		return "—"
 	}
-	text := numfmt.Sig(r.CPUPerAnswer)
-	if iv := mk.cpu.text(r.CPUPerAnswerStats, numfmt.Sig); iv != "—" {
+	text := numfmt.Sig(f.CPUPerAnswer)
+	if iv := mk.cpu.text(f.CPUPerAnswerStats, numfmt.Sig); iv != "—" {
 		text += " (" + iv + ")"
 	}
 	return text
@@ -249,7 +249,7 @@ func (mk *marks) cpuPerAnswer(r *analysis.Row) string {
 // boundLabel is r's bounded-by cell; the bounds that need their figures
 // get a note.
 func (mk *marks) boundLabel(r *analysis.Row) string {
-	why := fmt.Sprintf("%s: %s%s.", mdtext.Code(r.ID), mdtext.Text(boundFigures(r)), judgedWith(r))
+	why := fmt.Sprintf("%s: %s%s.", mdtext.Code(r.ID), mdtext.Text(boundFigures(r.Bounding)), judgedWith(r.Bounding))
 	switch r.Bound {
 	case analysis.BoundGenerator:
 		return "generator †"
@@ -274,13 +274,13 @@ func (mk *marks) boundLabel(r *analysis.Row) string {
 	return "—"
 }
 
-// boundFigures words the figures r's bound was judged on; "" without them.
-func boundFigures(r *analysis.Row) string {
-	f := r.BoundWhy
+// boundFigures words the figures b's bound was judged on; "" without them.
+func boundFigures(b analysis.Bounding) string {
+	f := b.BoundWhy
 	if f == nil {
 		return ""
 	}
-	return serverFigures(r.Bound, f) + databaseFigures(f)
+	return serverFigures(b.Bound, f) + databaseFigures(f)
 }
 
 // serverFigures words the server's and the generator's figures of bound.
@@ -314,13 +314,13 @@ func databaseFigures(f *analysis.BoundFigures) string {
 	return fmt.Sprintf("; database at %.0f%% of its own %d core(s) %s (%.2f cores)", 100*f.DatabaseShare, f.DatabaseCores, f.DatabaseCPUSet, f.DatabaseCPU)
 }
 
-// judgedWith says, for an A/A control or its twin, that its bound was
+// judgedWith says, for an A/A control or its twin, that its bound b was
 // judged over the trials of both.
-func judgedWith(r *analysis.Row) string {
-	if r.BoundWith == "" {
+func judgedWith(b analysis.Bounding) string {
+	if b.BoundWith == "" {
 		return ""
 	}
-	return " (judged over this cell's trials and " + mdtext.Code(r.BoundWith) + "'s together)"
+	return " (judged over this cell's trials and " + mdtext.Code(b.BoundWith) + "'s together)"
 }
 
 // notes explain the marks under the table; measured says the table has
