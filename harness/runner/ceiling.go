@@ -123,7 +123,7 @@ func closeText(close bool) string {
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
 		Generator: c.Generator, NetworkMode: results.Network(r.network.mode), Pinning: c.Pinning, Protocol: c.Protocol, Pipeline: c.Pipeline, Loadgens: c.Loadgens}
-	r.useGenerators(c)
+	r.gen.use(len(r.sides.gensOf(c)))
 	if _, err := r.gen.Pin(ctx, c.LoadgenSet.String()); err != nil {
 		return ce, err
 	}
@@ -163,7 +163,7 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 			return ce, fmt.Errorf("the fixed-response server failed: %s", problem)
 		}
 		ce.TrialRPS = append(ce.TrialRPS, roundTo(res.RPS, 1))
-		if cores, ok := r.gen.Usage(r.loadStart(start), time.Now()); ok {
+		if cores, ok := r.gen.Usage(r.gen.loadStart(start), time.Now()); ok {
 			cpu = append(cpu, cores)
 		}
 	}

@@ -221,7 +221,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services, Sizes: img.Sizes}
 		lim := limitsOf(t.Limits)
 		var clamped string
-		lim.NoFile, clamped = r.noFile(lim.NoFile)
+		lim.NoFile, clamped = r.gen.noFile(lim.NoFile)
 		rc.Limits = &lim
 		if clamped != "" {
 			rc.Warnings = append(rc.Warnings, clamped)
@@ -315,7 +315,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		// one error rather than fail every remaining cell with the same one.
 		// One of several generators that died is started again first: it
 		// fails only this cell, whose reason names its engine.
-		for _, e := range r.reviveGenerators(ctx) {
+		for _, e := range r.gen.revive(ctx) {
 			v.rc.Warnings = append(v.rc.Warnings, fmt.Sprintf("the load generator on engine %s vanished or stopped, and was started again for the next cell", e))
 		}
 		if gone := r.infraGone(ctx); gone != nil {
@@ -423,7 +423,7 @@ const (
 // fails, for the caller to remove.
 func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell) (stack, error) {
 	r.state.visits++
-	nofile, _ := r.noFile(t.Limits.NoFile)
+	nofile, _ := r.gen.noFile(t.Limits.NoFile)
 	lay := layout(t, r.network.mode)
 	var s stack
 	for _, svc := range t.Services {
@@ -475,7 +475,7 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 	if r.state.leftover != nil {
 		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.state.leftover)
 	}
-	r.useGenerators(c)
+	r.gen.use(len(r.sides.gensOf(c)))
 	cores, err := r.gen.Pin(ctx, c.LoadgenSet.String())
 	if err != nil {
 		return err
@@ -596,7 +596,7 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 	}
 	verdict, judged := res.Verdict(judge)
 	problem, why := verdict.Text, results.Why(verdict.Kind) // results.json's own code for the generator's
-	if behind := r.behindShare(); behind != nil {
+	if behind := r.gen.behindShare(); behind != nil {
 		problem = strings.TrimSuffix(behind.Error()+"\n"+problem, "\n") // the generator first: it says why
 		why = results.WhyRateNotHeld
 	}
@@ -698,7 +698,7 @@ func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadg
 	start := time.Now()
 	res, err := r.gen.Run(ctx, tool, s)
 	end := time.Now()
-	start = r.loadStart(start)
+	start = r.gen.loadStart(start)
 	if err != nil {
 		return results.Trial{}, res, nil, err
 	}
@@ -753,6 +753,6 @@ func (r *runner) trial(ctx context.Context, st stack, tool loadgen.Tool, s loadg
 		GeneratorBound:     pinned && lCores >= analysis.GeneratorBoundShare*float64(r.opt.Matrix.Load.LoadgenCPUs),
 		Services:           perService,
 	}
-	warnings = append(warnings, r.spread(&tr, tool.Name(), start, end, pinned)...)
+	warnings = append(warnings, r.gen.spread(&tr, tool.Name(), start, end, pinned, r.opt.Matrix.Load.LoadgenCPUs)...)
 	return tr, res, warnings, nil
 }

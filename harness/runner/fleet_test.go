@@ -324,11 +324,11 @@ scenarios: {plaintext: {path: /, expect: {status: 200}}}
 `, "", "a")
 	r := &runner{opt: Options{Matrix: m, Machines: &Machines{Target: matrix.EngineSpec{Name: "main", Address: "10.0.0.1"}, Loadgen: matrix.EngineSpec{Name: "main"},
 		More: []matrix.EngineSpec{{Name: "second"}}}, More: []MoreEngine{{Engine: newFake().engine()}}}}
-	r.placeSides(newFake().engine())
+	r.sides, _ = placeSides(newFake().engine(), r.opt)
 	if len(r.sides.gens) != 2 || r.sides.gens[0] != r.sides.target || r.sides.load != r.sides.target || r.sides.gens[1].name != "second" {
 		t.Fatalf("sides: %+v", r.sides)
 	}
-	for _, s := range r.distinct() {
+	for _, s := range r.sides.distinct() {
 		s.info = engine.Info{NCPU: 2}
 	}
 	cells := matrix.ExpandApart(m, nil, r.sides.target.usable(), r.sides.load.usable())
@@ -415,12 +415,12 @@ func TestFleetBehind(t *testing.T) {
 	if _, err := f.Run(context.Background(), loadgen.Bombardier{}, spec); err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{gen: startedGenerator{Generator: f}}
+	g := startedGenerator{Generator: f}
 	var behind *merge.BehindError
-	if err := r.behindShare(); !errors.As(err, &behind) || behind.Generator != "b" || behind.Rate != 200 || behind.Held >= 198 {
+	if err := g.behindShare(); !errors.As(err, &behind) || behind.Generator != "b" || behind.Rate != 200 || behind.Held >= 198 {
 		t.Errorf("b against a slow server: %v, want b behind its 200/s", err)
 	}
-	if err := r.behindShare(); err != nil {
+	if err := g.behindShare(); err != nil {
 		t.Errorf("asked twice: %v", err)
 	}
 }

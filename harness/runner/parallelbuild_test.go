@@ -132,7 +132,7 @@ scenarios:
 	}
 	r := &runner{opt: Options{Matrix: m, OutDir: t.TempDir(), Log: io.Discard,
 		BuildTimes: buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))}}
-	r.placeSides(f.engine())
+	r.sides, _ = placeSides(f.engine(), r.opt)
 	r.resolvers(io.Discard)
 	turns := &buildTurns{slots: make(chan struct{}, 1)}
 	w := make(chan builtTarget, 1)

@@ -143,7 +143,10 @@ func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 // start is Run with gen as the load generator; nil is the container one.
 func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*results.Run, error) {
 	r := &runner{opt: opt, gen: startedGenerator{Generator: gen}}
-	r.placeSides(eng)
+	var copies bool
+	if r.sides, copies = placeSides(eng, opt); !copies {
+		r.opt.Copy = nil
+	}
 	if r.opt.Log == nil {
 		r.opt.Log = io.Discard
 	}
@@ -241,11 +244,11 @@ func (e *UnsavedError) Error() string {
 
 func (e *UnsavedError) Unwrap() error { return e.Err }
 
-// sides are the run's distinct sides: the targets', then each load
+// distinct are the run's distinct sides: the targets', then each load
 // generator's that is another engine.
-func (r *runner) distinct() []*side {
-	out := []*side{r.sides.target}
-	for _, s := range append([]*side{r.sides.load}, r.sides.gens...) {
+func (ss *sides) distinct() []*side {
+	out := []*side{ss.target}
+	for _, s := range append([]*side{ss.load}, ss.gens...) {
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
@@ -256,7 +259,7 @@ func (r *runner) distinct() []*side {
 // infraGone says what of the run's own infrastructure vanished: an engine,
 // its load generator container, or its network.
 func (r *runner) infraGone(ctx context.Context) error {
-	for _, s := range r.distinct() {
+	for _, s := range r.sides.distinct() {
 		if err := s.eng.Host.Ping(ctx); err != nil {
 			return err
 		}
@@ -293,7 +296,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	// What a killed earlier run left would skew this one (a server still
 	// running on the same cores): remove it first. A live run's objects are
 	// left alone.
-	for _, s := range r.distinct() {
+	for _, s := range r.sides.distinct() {
 		r.reap(ctx, s)
 		r.out.Warnings = append(r.out.Warnings, r.foreignContainers(ctx, s)...)
 	}
@@ -332,7 +335,7 @@ func (e *SameEngineError) Error() string {
 // connect asks each side's engine what it is, refuses two names of one
 // engine, and settles the network mode.
 func (r *runner) connect(ctx context.Context) error {
-	for _, s := range r.distinct() {
+	for _, s := range r.sides.distinct() {
 		var err error
 		if s.info, err = s.eng.Host.Info(ctx); err != nil {
 			return err
@@ -348,7 +351,7 @@ func (r *runner) connect(ctx context.Context) error {
 	// The id comes from the host's /etc/docker/key.json: two engines of
 	// one host (or of VMs cloned with that file) share it; the data folder
 	// tells one from the other.
-	all := r.distinct()
+	all := r.sides.distinct()
 	for i, a := range all {
 		for _, b := range all[i+1:] {
 			if a.info.ID == b.info.ID && a.info.Root == b.info.Root {
@@ -416,7 +419,7 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 	}
 	byID, firstOf := map[string]cpuset.Set{}, map[string]string{}
 	var ids []string
-	for _, s := range r.distinct() {
+	for _, s := range r.sides.distinct() {
 		if _, seen := byID[s.info.ID]; seen {
 			if other := byID[s.info.ID]; cpuset.Overlaps(other, s.cores) {
 				fmt.Fprintf(r.opt.Log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
@@ -500,7 +503,7 @@ func (r *runner) resolvers(standinLog io.Writer) {
 	if r.timing.book = r.opt.BuildTimes; r.timing.book == nil {
 		r.timing.book = buildtime.Open(buildtime.Path())
 	}
-	for _, s := range r.distinct() {
+	for _, s := range r.sides.distinct() {
 		opt := baseimage.Options{Log: r.opt.Log, BuildLog: standinLog, NoPull: r.opt.NoPull, Times: r.timing.book, Copy: s.copyIn}
 		if toLoadgen := s == r.sides.load; r.opt.Copy != nil && (toLoadgen || s == r.sides.target) {
 			opt.Copy = func(ctx context.Context, ref string) (bool, error) { return r.opt.Copy(ctx, ref, toLoadgen) }
@@ -701,7 +704,7 @@ func (r *runner) cleanup(ctx context.Context) {
 	if err := r.sides.target.eng.Host.RemoveNetwork(cctx, r.network.id); err != nil {
 		fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
 	}
-	for _, s := range r.distinct() {
+	for _, s := range r.sides.distinct() {
 		if s.resolver != nil {
 			s.resolver.Close()
 		}
@@ -780,7 +783,7 @@ func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (runni
 		used = append(used, tool.Name()+" "+r.gen.Versions[tool.Name()])
 	}
 	r.out.Environment.LoadGenerator = strings.Join(used, ", ")
-	r.generatorModels()
+	r.gen.models(r.out.Environment.Machines)
 	return true, nil
 }
 
@@ -802,12 +805,12 @@ func (r *runner) containerGenerator(home *side) *containerGenerator {
 // noFile is the open-files limit a container asking for want gets: want,
 // or the engine's hard limit when that is lower (a warning says so when
 // the matrix asked for more); want 0 is matrix.DefaultNoFile.
-func (r *runner) noFile(want int64) (int64, string) {
+func (g *startedGenerator) noFile(want int64) (int64, string) {
 	explicit := want > 0
 	if !explicit {
 		want = matrix.DefaultNoFile
 	}
-	if most := r.gen.MaxNoFile; most > 0 && want > most {
+	if most := g.MaxNoFile; most > 0 && want > most {
 		if !explicit {
 			return most, ""
 		}

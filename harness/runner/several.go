@@ -22,36 +22,39 @@ type MoreEngine struct {
 	Copy   func(ctx context.Context, ref string) (bool, error)
 }
 
-// placeSides makes the run's sides from its engines: one side on one
+// placeSides makes a run's sides from its engines: one side on one
 // engine; on several machines one per engine, where a load generator
-// placed on the targets' engine shares the targets' side.
-func (r *runner) placeSides(eng Engine) {
-	opt := r.opt
-	r.sides.target = &side{eng: eng, reserve: opt.Reserve}
-	r.sides.load = r.sides.target
+// placed on the targets' engine shares the targets' side. copies is
+// false when no image is to be copied between the targets' engine and
+// the load generator's (one engine, or the generator on the targets'),
+// so that opt.Copy is not to be used.
+func placeSides(eng Engine, opt Options) (ss sides, copies bool) {
+	ss.target = &side{eng: eng, reserve: opt.Reserve}
+	ss.load = ss.target
 	ms := opt.Machines
 	if ms == nil || opt.LoadgenEngine.none() && len(ms.More) == 0 {
-		r.opt.Copy = nil // one engine: nothing to copy from
-		r.sides.gens = []*side{r.sides.load}
-		return
+		ss.gens = []*side{ss.load} // one engine: nothing to copy from
+		return ss, false
 	}
-	r.sides.machines = ms
-	r.sides.target = sideOf(eng, ms.Target)
-	r.sides.load = r.sides.target
+	copies = true
+	ss.machines = ms
+	ss.target = sideOf(eng, ms.Target)
+	ss.load = ss.target
 	if !opt.LoadgenEngine.none() && ms.Loadgen.Name != ms.Target.Name {
-		r.sides.load = sideOf(opt.LoadgenEngine, ms.Loadgen)
+		ss.load = sideOf(opt.LoadgenEngine, ms.Loadgen)
 	} else {
-		r.opt.Copy = nil
+		copies = false
 	}
-	r.sides.gens = []*side{r.sides.load}
+	ss.gens = []*side{ss.load}
 	for i, spec := range ms.More {
-		s := r.sides.target
+		s := ss.target
 		if i < len(opt.More) && !opt.More[i].Engine.none() && spec.Name != ms.Target.Name {
 			s = sideOf(opt.More[i].Engine, spec)
 			s.copyIn = opt.More[i].Copy
 		}
-		r.sides.gens = append(r.sides.gens, s)
+		ss.gens = append(ss.gens, s)
 	}
+	return ss, copies
 }
 
 func sideOf(eng Engine, spec matrix.EngineSpec) *side {
@@ -59,22 +62,22 @@ func sideOf(eng Engine, spec matrix.EngineSpec) *side {
 }
 
 // several says whether a cell's load comes from several generators.
-func (r *runner) several() bool { return len(r.sides.gens) > 1 }
+func (ss *sides) several() bool { return len(ss.gens) > 1 }
 
 // gensOf are the generators c's load comes from: the first c.Loadgens of
 // the run's (the loadgens axis), or all of them when the axis is not set.
-func (r *runner) gensOf(c matrix.Cell) []*side {
-	if k := c.Loadgens; k > 0 && k < len(r.sides.gens) {
-		return r.sides.gens[:k]
+func (ss *sides) gensOf(c matrix.Cell) []*side {
+	if k := c.Loadgens; k > 0 && k < len(ss.gens) {
+		return ss.gens[:k]
 	}
-	return r.sides.gens
+	return ss.gens
 }
 
-// useGenerators makes the run's fleet load the next runs from c's
-// generators alone (gensOf); nothing for one generator.
-func (r *runner) useGenerators(c matrix.Cell) {
-	if f, ok := r.gen.Generator.(*fleet); ok {
-		f.use = len(r.gensOf(c))
+// use makes the run's fleet load the next runs from its first n
+// generators alone (a cell's, sides.gensOf); nothing for one generator.
+func (g *startedGenerator) use(n int) {
+	if f, ok := g.Generator.(*fleet); ok {
+		f.use = n
 	}
 }
 
@@ -84,7 +87,7 @@ func (r *runner) useGenerators(c matrix.Cell) {
 // the target's cores, and adds every other generator's cores to its
 // side's, to be locked.
 func (r *runner) spreadCells(cells []matrix.Cell) {
-	if !r.several() {
+	if !r.sides.several() {
 		return
 	}
 	for i, c := range cells {
@@ -95,7 +98,7 @@ func (r *runner) spreadCells(cells []matrix.Cell) {
 			cells[i].Skip = why
 			continue
 		}
-		for _, g := range r.gensOf(c)[1:] {
+		for _, g := range r.sides.gensOf(c)[1:] {
 			set, _ := memberCores(g, len(c.LoadgenSet))
 			g.cores = cpuset.Union(g.cores, set)
 		}
@@ -106,7 +109,7 @@ func (r *runner) spreadCells(cells []matrix.Cell) {
 // when it can.
 func (r *runner) unspread(c matrix.Cell) string {
 	tool := loadgen.Tools[c.Generator]
-	gens := r.gensOf(c)
+	gens := r.sides.gensOf(c)
 	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(gens))
 	if err != nil {
 		return fmt.Sprintf("its load cannot be divided among %d load generators: %v", len(gens), err)
@@ -129,7 +132,7 @@ func (r *runner) unspread(c matrix.Cell) string {
 // loadGenerator is the run's load generator: a container on the load
 // generator's engine, or a fleet of one on each generator engine.
 func (r *runner) loadGenerator() Generator {
-	if !r.several() {
+	if !r.sides.several() {
 		return r.containerGenerator(r.sides.load)
 	}
 	f := &fleet{}
@@ -140,16 +143,15 @@ func (r *runner) loadGenerator() Generator {
 	return f
 }
 
-// generatorModels records the processor of each load generator machine
-// that is not the targets' (reach records that one).
-func (r *runner) generatorModels() {
-	ms := r.out.Environment.Machines
+// models records in ms, the run's machines, the processor of each load
+// generator machine that is not the targets' (reach records that one).
+func (g *startedGenerator) models(ms []results.Machine) {
 	if len(ms) < 2 {
 		return
 	}
-	f, ok := r.gen.Generator.(*fleet)
+	f, ok := g.Generator.(*fleet)
 	if !ok {
-		ms[1].CPUModel = r.gen.CPUModel
+		ms[1].CPUModel = g.CPUModel
 		return
 	}
 	for i, st := range f.started {
@@ -162,8 +164,8 @@ func (r *runner) generatorModels() {
 // loadStart is when the load of the run that began at start really
 // began: a fleet's start instant, later than the call by startLead,
 // whose wait must count in no CPU figure.
-func (r *runner) loadStart(start time.Time) time.Time {
-	if f, ok := r.gen.Generator.(*fleet); ok && f.last != nil && f.last.StartAt.After(start) {
+func (g *startedGenerator) loadStart(start time.Time) time.Time {
+	if f, ok := g.Generator.(*fleet); ok && f.last != nil && f.last.StartAt.After(start) {
 		return f.last.StartAt
 	}
 	return start
@@ -173,10 +175,10 @@ func (r *runner) loadStart(start time.Time) time.Time {
 // when the run has one generator. A cell of a run of several that the
 // loadgens axis gives one has a split of one, which names its engine.
 func (r *runner) splitOf(c matrix.Cell) []results.Share {
-	if !r.several() {
+	if !r.sides.several() {
 		return nil
 	}
-	gens := r.gensOf(c)
+	gens := r.sides.gensOf(c)
 	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(gens))
 	if err != nil {
 		return nil // spreadCells skipped the cell
@@ -192,10 +194,10 @@ func (r *runner) splitOf(c matrix.Cell) []results.Share {
 // spread records in tr how the fleet's last run went, each generator's
 // CPU between start and end included, and makes the trial generator-bound
 // when any generator is (its CPU at analysis.GeneratorBoundShare of its
-// own cores, pinned apart). It returns the trial's warnings; nothing for
-// one generator.
-func (r *runner) spread(tr *results.Trial, tool string, start, end time.Time, pinned bool) []string {
-	f, ok := r.gen.Generator.(*fleet)
+// own cores, cpus, pinned apart). It returns the trial's warnings;
+// nothing for one generator.
+func (g *startedGenerator) spread(tr *results.Trial, tool string, start, end time.Time, pinned bool, cpus int) []string {
+	f, ok := g.Generator.(*fleet)
 	if !ok || f.last == nil {
 		return nil
 	}
@@ -205,10 +207,10 @@ func (r *runner) spread(tr *results.Trial, tool string, start, end time.Time, pi
 	members := f.active()
 	for i, m := range members {
 		cores, ok := m.gen.Usage(start, end)
-		g := &sp.Generators[i]
-		g.LoadgenCPUCores = roundTo(cores, 3)
-		g.GeneratorBound = pinned && ok && cores >= analysis.GeneratorBoundShare*float64(r.opt.Matrix.Load.LoadgenCPUs)
-		tr.GeneratorBound = tr.GeneratorBound || g.GeneratorBound
+		one := &sp.Generators[i]
+		one.LoadgenCPUCores = roundTo(cores, 3)
+		one.GeneratorBound = pinned && ok && cores >= analysis.GeneratorBoundShare*float64(cpus)
+		tr.GeneratorBound = tr.GeneratorBound || one.GeneratorBound
 	}
 	tr.Spread = sp
 	if len(sp.NoLatency) == 0 {
@@ -221,8 +223,8 @@ func (r *runner) spread(tr *results.Trial, tool string, start, end time.Time, pi
 // behindShare is the generator of the fleet's last run that fell behind
 // its share of a rate (a *merge.BehindError), nil when none did or the
 // load has one generator.
-func (r *runner) behindShare() error {
-	f, ok := r.gen.Generator.(*fleet)
+func (g *startedGenerator) behindShare() error {
+	f, ok := g.Generator.(*fleet)
 	if !ok {
 		return nil
 	}
@@ -231,11 +233,11 @@ func (r *runner) behindShare() error {
 	return err
 }
 
-// reviveGenerators starts again the generators of several that died
+// revive starts again the generators of several that died
 // (fleet.Revive) and returns their engines; nothing for one generator,
 // whose death stops the run (infraGone).
-func (r *runner) reviveGenerators(ctx context.Context) []string {
-	f, ok := r.gen.Generator.(*fleet)
+func (g *startedGenerator) revive(ctx context.Context) []string {
+	f, ok := g.Generator.(*fleet)
 	if !ok {
 		return nil
 	}
