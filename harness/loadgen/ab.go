@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webbench/webbench/harness/latency"
 )
 
 // Ab is the Tool for ApacheBench (Debian's apache2-utils): one process on
@@ -128,7 +130,7 @@ func (Ab) Parse(out []byte, s Spec) (Result, error) {
 	for _, m := range abPct.FindAllStringSubmatch(text, -1) {
 		pct[m[1]] = float64(n(m[2]))
 	}
-	res.LatencyMS = Latency{P50: pct["50"], P75: pct["75"], P90: pct["90"], P95: pct["95"], P99: pct["99"], Max: pct["100"]}
+	res.LatencyMS = latency.Latency{P50: pct["50"], P75: pct["75"], P90: pct["90"], P95: pct["95"], P99: pct["99"], Max: pct["100"]}
 	if m := abTotal.FindStringSubmatch(text); m != nil {
 		res.LatencyMS.Mean = float64(n(m[1]))
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/webbench/webbench/harness/latency"
 )
 
 // Bombardier is the Tool for bombardier (github.com/codesenberg/bombardier),
@@ -126,7 +128,7 @@ func (Bombardier) Parse(out []byte, s Spec) (Result, error) {
 	}
 	ms := func(us float64) float64 { return us / 1000 }
 	pct := func(k string) float64 { return ms(res.Latency.Percentiles[k]) }
-	out2.LatencyMS = Latency{Mean: ms(res.Latency.Mean), P50: pct("50"), P75: pct("75"), P90: pct("90"), P95: pct("95"),
+	out2.LatencyMS = latency.Latency{Mean: ms(res.Latency.Mean), P50: pct("50"), P75: pct("75"), P90: pct("90"), P95: pct("95"),
 		P99: pct("99"), Max: ms(res.Latency.Max)}
 	if len(res.Latency.Percentiles) == 0 && good+out2.Errors > 0 {
 		return out2, fmt.Errorf("bombardier reported no latency percentiles (was -l passed?)")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webbench/webbench/harness/latency"
 )
 
 func read(t *testing.T, name string) []byte {
@@ -32,7 +34,7 @@ func TestParseRequests(t *testing.T) {
 	if want := 2000 / 0.092169645; math.Abs(r.RPS-want) > 1e-6 {
 		t.Errorf("RPS = %v, want %v", r.RPS, want)
 	}
-	want := Latency{Mean: 0.354269, P50: 0.286, P75: 0.442, P90: 0.637, P95: 0.937, P99: 1.454, Max: 5.335}
+	want := latency.Latency{Mean: 0.354269, P50: 0.286, P75: 0.442, P90: 0.637, P95: 0.937, P99: 1.454, Max: 5.335}
 	if r.LatencyMS != want {
 		t.Errorf("latency = %+v, want %+v", r.LatencyMS, want)
 	}
@@ -114,7 +116,7 @@ func TestParseCountsExpectedClass(t *testing.T) {
 
 func TestJudge(t *testing.T) {
 	ok := Result{Requests: 6400, Seconds: 1, BytesRead: 6400 * 130, StatusCodes: map[string]int64{"2xx": 6400},
-		LatencyMS: Latency{Mean: 10}}
+		LatencyMS: latency.Latency{Mean: 10}}
 	j := Judge{Connections: 64, MaxErrorRate: 0.001, AnswerBytes: 130}
 	if p, w := ok.Judge(j); p != "" || len(w) != 0 {
 		t.Errorf("clean trial: %q %v", p, w)
@@ -173,7 +175,7 @@ func TestDeadline(t *testing.T) {
 // its cell; Little's law, which idle connections break by design, is not
 // checked.
 func TestJudgeFixedRate(t *testing.T) {
-	r := Result{Requests: 900, Seconds: 1, StatusCodes: map[string]int64{"2xx": 900}, LatencyMS: Latency{Mean: 1}}
+	r := Result{Requests: 900, Seconds: 1, StatusCodes: map[string]int64{"2xx": 900}, LatencyMS: latency.Latency{Mean: 1}}
 	if p, w := r.Judge(Judge{Connections: 64, MaxErrorRate: 0.001, Rate: 1000}); p != "could not sustain 1,000/s (held 900/s)" || len(w) != 0 {
 		t.Errorf("problem %q, warnings %q", p, w)
 	}

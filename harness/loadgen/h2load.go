@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/webbench/webbench/harness/latency"
 )
 
 // H2load is the Tool for h2load (Debian's nghttp2-client), here over
@@ -130,7 +132,7 @@ func (H2load) Parse(out []byte, s Spec) (Result, error) {
 		res.ErrorRate = float64(res.Errors) / float64(total)
 	}
 	if m := h2Time.FindStringSubmatch(text); m != nil {
-		res.LatencyMS = Latency{Max: h2ms(m[3], m[4]), Mean: h2ms(m[5], m[6])}
+		res.LatencyMS = latency.Latency{Max: h2ms(m[3], m[4]), Mean: h2ms(m[5], m[6])}
 	}
 	return res, nil
 }

@@ -2,8 +2,9 @@
 // h2load, ab and the harness's own open-loop generator): for each, the
 // command line the harness runs for a trial and the reading of its report
 // into a Result, which every tool fills alike. What they share (Spec,
-// Deadline, Result, Latency) is here; each tool's argv and parsing is in
-// its own file.
+// Deadline, Result) is here; each tool's argv and parsing is in its own
+// file. A Result's latency is package latency's type, the one
+// results.json records (loadgen does not import results).
 package loadgen
 
 import (
@@ -16,6 +17,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/webbench/webbench/harness/latency"
 	"github.com/webbench/webbench/harness/numfmt"
 )
 
@@ -73,7 +75,7 @@ type Result struct {
 	ErrorRate   float64          `json:"error_rate"`
 	ErrorKinds  map[string]int64 `json:"error_kinds,omitempty"` // errors by kind: "5xx", "others", or the tool's own word ("timeout")
 	StatusCodes map[string]int64 `json:"status_codes"`          // every response by class, good or not
-	LatencyMS   Latency          `json:"latency_ms"`
+	LatencyMS   latency.Latency  `json:"latency_ms"`
 	BytesRead   int64            `json:"bytes_read"`
 	Seconds     float64          `json:"seconds"`
 	OpenLoop    *OpenLoopFigures `json:"open_loop,omitempty"` // an open-loop generator's schedule
@@ -81,21 +83,6 @@ type Result struct {
 	// tool exports one beside its percentiles (wrk, through its script):
 	// what a trial of several generators merges exactly.
 	Distribution *hdrhistogram.Histogram `json:"-"`
-}
-
-// Latency percentiles, mean and maximum in milliseconds, over every
-// request the tool timed. A figure the tool does not report is 0 and
-// absent from results.json: never interpolated.
-type Latency struct {
-	Mean  float64 `json:"mean,omitempty"`
-	P50   float64 `json:"p50,omitempty"`
-	P75   float64 `json:"p75,omitempty"`
-	P90   float64 `json:"p90,omitempty"`
-	P95   float64 `json:"p95,omitempty"`
-	P99   float64 `json:"p99,omitempty"`
-	P999  float64 `json:"p99_9,omitempty"`
-	P9999 float64 `json:"p99_99,omitempty"`
-	Max   float64 `json:"max"`
 }
 
 // OpenLoopFigures are what an open-loop generator reports beyond a

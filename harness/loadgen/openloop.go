@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/webbench/webbench/harness/latency"
 )
 
 // OpenLoop is the Tool for the harness's open-loop generator
@@ -105,7 +107,7 @@ func (OpenLoop) Parse(out []byte, s Spec) (Result, error) {
 		res.ErrorRate = float64(res.Errors) / float64(total)
 	}
 	ms := func(k string) float64 { return r.LatencyUS[k] / 1000 }
-	res.LatencyMS = Latency{Mean: ms("mean"), P50: ms("50"), P75: ms("75"), P90: ms("90"), P95: ms("95"), P99: ms("99"),
+	res.LatencyMS = latency.Latency{Mean: ms("mean"), P50: ms("50"), P75: ms("75"), P90: ms("90"), P95: ms("95"), P99: ms("99"),
 		P999: ms("99.9"), P9999: ms("99.99"), Max: ms("max")}
 	return res, nil
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/webbench/webbench/harness/latency"
 )
 
 // WrkScript is where the load generator image keeps the Lua script that
@@ -150,7 +152,7 @@ func (Wrk) Parse(out []byte, s Spec) (Result, error) {
 	}
 	ms := func(us float64) float64 { return us / 1000 }
 	p := r.LatencyUS.Percentiles
-	res.LatencyMS = Latency{Mean: ms(r.LatencyUS.Mean), P50: ms(p["50"]), P75: ms(p["75"]), P90: ms(p["90"]), P95: ms(p["95"]),
+	res.LatencyMS = latency.Latency{Mean: ms(r.LatencyUS.Mean), P50: ms(p["50"]), P75: ms(p["75"]), P90: ms(p["90"]), P95: ms(p["95"]),
 		P99: ms(p["99"]), P999: ms(p["99.9"]), Max: ms(r.LatencyUS.Max)}
 	var err error
 	if res.Distribution, err = wrkMeasured(r, s.Connections); err != nil || res.Distribution == nil {
@@ -158,7 +160,7 @@ func (Wrk) Parse(out []byte, s Spec) (Result, error) {
 	}
 	h := res.Distribution
 	at := func(q float64) float64 { return ms(float64(h.ValueAtQuantile(q))) }
-	res.LatencyMS = Latency{Mean: ms(h.Mean()), P50: at(50), P75: at(75), P90: at(90), P95: at(95), P99: at(99), P999: at(99.9),
+	res.LatencyMS = latency.Latency{Mean: ms(h.Mean()), P50: at(50), P75: at(75), P90: at(90), P95: at(95), P99: at(99), P999: at(99.9),
 		Max: ms(r.LatencyUS.Max)}
 	return res, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
+	"github.com/webbench/webbench/harness/latency"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/merge"
@@ -189,7 +190,7 @@ func TestMergedResultLatency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return memberRun{res: loadgen.Result{Requests: n, Seconds: 1, RPS: float64(n), LatencyMS: loadgen.Latency{Max: float64(from+n-1) / 1000},
+		return memberRun{res: loadgen.Result{Requests: n, Seconds: 1, RPS: float64(n), LatencyMS: latency.Latency{Max: float64(from+n-1) / 1000},
 			OpenLoop: &loadgen.OpenLoopFigures{Scheduled: n, Sent: n, Histogram: string(enc)}}}
 	}
 	runs := []memberRun{run(1000, 1000), run(5000, 3000)} // 1–2 ms, and 5–8 ms

@@ -6,6 +6,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/webbench/webbench/harness/latency"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/merge"
 	"github.com/webbench/webbench/harness/results"
@@ -44,7 +45,7 @@ func mergedResult(m *merge.Merged, runs []memberRun) (loadgen.Result, error) {
 		for _, p := range l.Percentiles {
 			at[p.Q] = ms(p.Value)
 		}
-		out.LatencyMS = loadgen.Latency{Mean: l.Mean / 1000, P50: at[50], P75: at[75], P90: at[90], P95: at[95], P99: at[99],
+		out.LatencyMS = latency.Latency{Mean: l.Mean / 1000, P50: at[50], P75: at[75], P90: at[90], P95: at[95], P99: at[99],
 			P999: at[99.9], P9999: at[99.99], Max: ms(l.Max)}
 	}
 	var err error

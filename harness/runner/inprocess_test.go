@@ -15,6 +15,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/webbench/webbench/harness/cpuset"
+	"github.com/webbench/webbench/harness/latency"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/verify"
 )
@@ -278,7 +279,7 @@ func (l *load) result(took time.Duration) loadgen.Result {
 		r.ErrorKinds = l.kinds
 	}
 	ms := func(q float64) float64 { return float64(l.hist.ValueAtQuantile(q)) / 1000 }
-	r.LatencyMS = loadgen.Latency{Mean: l.hist.Mean() / 1000, P50: ms(50), P75: ms(75), P90: ms(90), P95: ms(95), P99: ms(99), Max: float64(l.hist.Max()) / 1000}
+	r.LatencyMS = latency.Latency{Mean: l.hist.Mean() / 1000, P50: ms(50), P75: ms(75), P90: ms(90), P95: ms(95), P99: ms(99), Max: float64(l.hist.Max()) / 1000}
 	return r
 }
 

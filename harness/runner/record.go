@@ -71,10 +71,8 @@ func limitsOf(l matrix.Limits) results.Limits {
 
 // resultOf records what a load generator measured.
 func resultOf(r loadgen.Result) results.Result {
-	l := r.LatencyMS
 	out := results.Result{RPS: r.RPS, Requests: r.Requests, Errors: r.Errors, ErrorRate: r.ErrorRate, ErrorKinds: r.ErrorKinds,
-		StatusCodes: r.StatusCodes, BytesRead: r.BytesRead, Seconds: r.Seconds,
-		LatencyMS: results.Latency{Mean: l.Mean, P50: l.P50, P75: l.P75, P90: l.P90, P95: l.P95, P99: l.P99, P999: l.P999, P9999: l.P9999, Max: l.Max}}
+		StatusCodes: r.StatusCodes, BytesRead: r.BytesRead, Seconds: r.Seconds, LatencyMS: r.LatencyMS}
 	if o := r.OpenLoop; o != nil {
 		out.OpenLoop = &results.Schedule{Scheduled: o.Scheduled, Sent: o.Sent, Late: o.Late, LateMeanMS: o.LateMeanMS,
 			LateMaxMS: o.LateMaxMS, Unsent: o.Unsent, Histogram: o.Histogram}
