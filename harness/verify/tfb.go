@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"html"
 	"maps"
-	"mime"
+	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,9 +27,10 @@ const (
 )
 
 // QueryCases are the values of the queries parameter TFB's verification
-// asks every queries and updates server with before measuring it: below
-// the range, its floor, above it, and not a number at all.
-var QueryCases = []string{"0", "1", "501", "foo"}
+// asks every queries and updates server with before measuring it (its
+// query.py and update.py, in its order): within the range, below it, not a
+// number, above it, and empty. FollowUp asks them.
+var QueryCases = []string{"2", "0", "foo", "501", ""}
 
 // Clamp is the number of rows TFB's rules require for a queries parameter
 // q: q within 1..500, the nearer bound outside it, and 1 for anything that
@@ -51,7 +53,11 @@ const (
 	RuleKeys        Rule = "keys"         // a row without exactly id and randomNumber
 	RuleRange       Rule = "range"        // a row's id or randomNumber not an integer in 1..10,000
 	RuleCount       Rule = "count"        // not the clamped number of rows
-	RuleContentType Rule = "content-type" // fortunes not declared text/html; charset=utf-8
+	RuleContentType Rule = "content-type" // not the Content-Type TFB accepts for the test (contentTypes)
+	RuleServer      Rule = "server"       // no Server header
+	RuleDate        Rule = "date"         // no Date header, or one that is not an HTTP date
+	RuleDateCached  Rule = "date-cached"  // the same Date on two answers DateGap apart
+	RuleStatus      Rule = "status"       // a further request (FollowUp's) got no answer, or not 200
 	RuleUTF8        Rule = "utf-8"        // fortunes not UTF-8
 	RulePage        Rule = "page"         // fortunes not TFB's page once normalised
 	RuleEscaped     Rule = "escaped"      // a fortune's markup characters sent as they are, not HTML-escaped
@@ -70,23 +76,62 @@ func problem(r Rule, format string, args ...any) Problem {
 	return Problem{Rule: r, Detail: fmt.Sprintf(format, args...)}
 }
 
-// CheckTFB checks r's body by the rules of test t, whose Queries subst
-// resolves. Status and content type are Check's; what the fortunes page
-// must declare (UTF-8) is here.
+// CheckTFB checks r by the rules of test t, whose Queries subst resolves:
+// its headers (Server, Date, Content-Type as TFB wants them), then its
+// body. Status is Check's; the rules that need more than one answer are
+// FollowUp's.
 func CheckTFB(t matrix.TFB, r Response, subst func(string) string) []Problem {
+	re, ok := contentTypes[t.Test]
+	if !ok {
+		return []Problem{problem(RuleShape, "unknown TFB test %q", t.Test)}
+	}
+	problems := headers(t.Test, re, r.Header)
 	switch t.Test {
 	case matrix.TFBDB:
 		var row map[string]json.RawMessage
 		if err := json.Unmarshal(r.Body, &row); err != nil {
-			return []Problem{problem(RuleShape, "db: body is not a JSON object (%v): %q", err, clip(r.Body))}
+			return append(problems, problem(RuleShape, "db: body is not a JSON object (%v): %q", err, clip(r.Body)))
 		}
-		return worldRow("db", row)
+		return append(problems, worldRow("db", row)...)
 	case matrix.TFBQueries, matrix.TFBUpdates:
-		return worldRows(t.Test, Clamp(subst(t.Queries)), r.Body)
-	case matrix.TFBFortunes:
-		return fortunes(r.Header.Get("Content-Type"), r.Body)
+		return append(problems, worldRows(t.Test, Clamp(subst(t.Queries)), r.Body)...)
 	}
-	return []Problem{problem(RuleShape, "unknown TFB test %q", t.Test)}
+	return append(problems, fortunes(r.Body)...)
+}
+
+// contentTypes are the Content-Type values TFB's verification accepts for
+// each test, as its own regular expressions (verify_headers in TFB's
+// toolset/test_types/verifications.py): JSON with no charset or UTF-8,
+// HTML with UTF-8 only, both spelled as TFB spells them.
+var contentTypes = map[string]*regexp.Regexp{
+	matrix.TFBDB:       jsonType,
+	matrix.TFBQueries:  jsonType,
+	matrix.TFBUpdates:  jsonType,
+	matrix.TFBFortunes: regexp.MustCompile(`^text/html; ?charset=(UTF|utf)-8$`),
+}
+
+var jsonType = regexp.MustCompile(`^application/json(; ?charset=(UTF|utf)-8)?$`)
+
+// headers checks what TFB requires of every answer's headers: a Server
+// header, a Date header that is an HTTP date, and a Content-Type that
+// contentType matches.
+func headers(test string, contentType *regexp.Regexp, h http.Header) []Problem {
+	var problems []Problem
+	if h.Get("Server") == "" {
+		problems = append(problems, problem(RuleServer, "%s: no Server header: TFB requires one", test))
+	}
+	switch d := h.Get("Date"); {
+	case d == "":
+		problems = append(problems, problem(RuleDate, "%s: no Date header: TFB requires one", test))
+	default:
+		if _, err := http.ParseTime(d); err != nil {
+			problems = append(problems, problem(RuleDate, "%s: Date %q is not an HTTP date (RFC 9110 §5.6.7)", test, d))
+		}
+	}
+	if ct := h.Get("Content-Type"); !contentType.MatchString(ct) {
+		problems = append(problems, problem(RuleContentType, "%s: content type %q, want one TFB accepts (%s)", test, ct, contentType))
+	}
+	return problems
 }
 
 // worldRows checks a queries or updates answer: a JSON array (even of one)
@@ -227,14 +272,10 @@ func CheckWritten(answered, changed int64) []Problem {
 	return nil
 }
 
-// fortunes checks a fortunes answer: UTF-8 HTML, declared so, equal to
-// TFB's page once both are normalised.
-func fortunes(contentType string, body []byte) []Problem {
+// fortunes checks a fortunes body: UTF-8, equal to TFB's page once both
+// are normalised. What it must be declared as is headers'.
+func fortunes(body []byte) []Problem {
 	var problems []Problem
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil || mt != "text/html" || !strings.EqualFold(params["charset"], "utf-8") {
-		problems = append(problems, problem(RuleContentType, "fortunes: content type %q, want text/html; charset=utf-8", contentType))
-	}
 	if !utf8.Valid(body) {
 		return append(problems, problem(RuleUTF8, "fortunes: body is not UTF-8"))
 	}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"encoding/json"
 	htmltemplate "html/template"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	texttemplate "text/template"
+	"time"
 
 	"github.com/webbench/webbench/harness/matrix"
 )
@@ -28,6 +30,34 @@ type tfbServer struct {
 	unsorted     bool // fortunes in id order
 	latin1       bool // fortunes declared and sent as ISO-8859-1
 	noCharset    bool // text/html without charset
+	jsonType     string
+	noServer     bool
+	noDate       bool       // net/http's Date suppressed
+	badDate      bool       // a Date that is no HTTP date (RFC 3339)
+	cachedDate   bool       // one Date for every answer
+	clock        *time.Time // Date from this clock, which the test moves
+}
+
+// withHeaders sets the Server and Date headers of each answer of next, as
+// s's faults say.
+func (s tfbServer) withHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		if !s.noServer {
+			h.Set("Server", "tfb-fixture")
+		}
+		switch {
+		case s.noDate:
+			h["Date"] = nil
+		case s.badDate:
+			h.Set("Date", "2024-05-01T10:00:00Z")
+		case s.cachedDate:
+			h.Set("Date", "Wed, 01 May 2024 10:00:00 GMT")
+		case s.clock != nil:
+			h.Set("Date", s.clock.Format(http.TimeFormat))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 const fortunesTmpl = `<!DOCTYPE html>
@@ -78,7 +108,7 @@ func (s tfbServer) handler() http.Handler {
 		if !ok {
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", cmp.Or(s.jsonType, "application/json"))
 		if n == 1 && s.objectForOne {
 			json.NewEncoder(w).Encode(rows(1)[0])
 			return
@@ -88,11 +118,11 @@ func (s tfbServer) handler() http.Handler {
 	mux.HandleFunc("/queries", list)
 	mux.HandleFunc("/updates", list)
 	mux.HandleFunc("/db", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", cmp.Or(s.jsonType, "application/json"))
 		json.NewEncoder(w).Encode(rows(1)[0])
 	})
 	mux.HandleFunc("/fortunes", s.fortunes)
-	return mux
+	return s.withHeaders(mux)
 }
 
 func (s tfbServer) fortunes(w http.ResponseWriter, r *http.Request) {
@@ -167,7 +197,7 @@ func TestCheckTFB(t *testing.T) {
 	}
 	var asks []ask
 	for _, test := range []string{matrix.TFBQueries, matrix.TFBUpdates} {
-		for _, q := range append(slices.Clone(QueryCases), "20") {
+		for _, q := range []string{"0", "1", "501", "foo", "20"} {
 			asks = append(asks, ask{test, q})
 		}
 	}
@@ -196,6 +226,12 @@ func TestCheckTFB(t *testing.T) {
 		{"fortunes unsorted", tfbServer{unsorted: true}, map[string][]Rule{"fortunes?": {RulePage}}},
 		{"fortunes in Latin-1", tfbServer{latin1: true}, map[string][]Rule{"fortunes?": {RuleContentType, RuleUTF8}}},
 		{"fortunes without charset", tfbServer{noCharset: true}, map[string][]Rule{"fortunes?": {RuleContentType}}},
+		{"no Server header", tfbServer{noServer: true}, onEvery(true, RuleServer)},
+		{"no Date header", tfbServer{noDate: true}, onEvery(true, RuleDate)},
+		{"Date not an HTTP date", tfbServer{badDate: true}, onEvery(true, RuleDate)},
+		{"JSON as text/plain", tfbServer{jsonType: "text/plain"}, onEvery(false, RuleContentType)},
+		{"JSON in Latin-1", tfbServer{jsonType: "application/json; charset=iso-8859-1"}, onEvery(false, RuleContentType)},
+		{"JSON with charset=UTF-8", tfbServer{jsonType: "application/json; charset=UTF-8"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := httptest.NewServer(tc.srv.handler())
@@ -219,6 +255,77 @@ func TestCheckTFB(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// onEvery is the want of TestCheckTFB for a fault every answer shows (or
+// every JSON answer: db, queries, updates, not fortunes): rules r at each
+// ask.
+func onEvery(fortunes bool, r ...Rule) map[string][]Rule {
+	want := map[string][]Rule{"db?": r}
+	for _, test := range []string{"queries", "updates"} {
+		for _, q := range []string{"0", "1", "501", "foo", "20"} {
+			want[test+"?"+q] = r
+		}
+	}
+	if fortunes {
+		want["fortunes?"] = r
+	}
+	return want
+}
+
+// TestTFBContentType: the Content-Type values TFB's verification accepts
+// for each test (its regular expressions, in verifications.py) pass, and
+// the others break the content-type rule.
+func TestTFBContentType(t *testing.T) {
+	for _, tc := range []struct {
+		test, contentType string
+		ok                bool
+	}{
+		{matrix.TFBDB, "application/json", true},
+		{matrix.TFBDB, "application/json; charset=utf-8", true},
+		{matrix.TFBQueries, "application/json;charset=UTF-8", true},
+		{matrix.TFBUpdates, "application/json; charset=utf-8", true},
+		{matrix.TFBDB, "application/json; charset=iso-8859-1", false},
+		{matrix.TFBDB, "application/json;  charset=utf-8", false},
+		{matrix.TFBDB, "text/json", false},
+		{matrix.TFBQueries, "text/plain; charset=utf-8", false},
+		{matrix.TFBUpdates, "", false},
+		{matrix.TFBFortunes, "text/html; charset=utf-8", true},
+		{matrix.TFBFortunes, "text/html;charset=UTF-8", true},
+		{matrix.TFBFortunes, "text/html", false},
+		{matrix.TFBFortunes, `text/html; charset="utf-8"`, false},
+		{matrix.TFBFortunes, "text/html; charset=iso-8859-1", false},
+		{matrix.TFBFortunes, "application/json", false},
+	} {
+		h := http.Header{"Server": {"x"}, "Date": {"Wed, 01 May 2024 10:00:00 GMT"}, "Content-Type": {tc.contentType}}
+		got := slices.Contains(rules(CheckTFB(matrix.TFB{Test: tc.test, Queries: "1"}, Response{Status: 200, Header: h}, func(s string) string { return s })), RuleContentType)
+		if got == tc.ok {
+			t.Errorf("%s with Content-Type %q: broke content-type = %v, want %v", tc.test, tc.contentType, got, !tc.ok)
+		}
+	}
+}
+
+// TestTFBDate: a Date in any of HTTP's three date forms passes; one
+// missing or in another form breaks the date rule.
+func TestTFBDate(t *testing.T) {
+	for date, ok := range map[string]bool{
+		"Wed, 01 May 2024 10:00:00 GMT":     true,
+		"Wednesday, 01-May-24 10:00:00 GMT": true,
+		"Wed May  1 10:00:00 2024":          true,
+		"":                                  false,
+		"2024-05-01T10:00:00Z":              false,
+		"Wed, 01 May 2024 10:00:00":         false,
+		"1714557600":                        false,
+	} {
+		h := http.Header{"Server": {"x"}, "Content-Type": {"application/json"}}
+		if date != "" {
+			h.Set("Date", date)
+		}
+		got := rules(CheckTFB(matrix.TFB{Test: matrix.TFBDB}, Response{Status: 200, Header: h, Body: []byte(`{"id":1,"randomNumber":2}`)}, nil))
+		if want := []Rule{RuleDate}; ok && got != nil || !ok && !slices.Equal(got, want) {
+			t.Errorf("Date %q: broke %v, want ok = %v", date, got, ok)
+		}
 	}
 }
 

@@ -79,7 +79,8 @@ func Protocol(protocol string, http10 bool, r Response) []string {
 // Check compares r with e, whose {param} references subst resolves.
 // Problems make the cell fail; warnings are kept beside the result (a
 // missing Date or Server header is legal but is work a production server
-// does, so it bears on the comparison).
+// does, so it bears on the comparison; TFB's rules, where e.TFB asks for
+// them, make it a problem).
 func Check(e matrix.Expect, r Response, subst func(string) string) (problems, warnings []string) {
 	if r.Error != "" {
 		return []string{"no answer: " + r.Error}, nil
@@ -115,7 +116,7 @@ func Check(e matrix.Expect, r Response, subst func(string) string) (problems, wa
 		}
 	}
 	for _, h := range []string{"Date", "Server"} {
-		if r.Header.Get(h) == "" {
+		if r.Header.Get(h) == "" && e.TFB == nil { // TFB's rules require both: CheckTFB's problems
 			warnings = append(warnings, fmt.Sprintf("no %s header", h))
 		}
 	}
