@@ -2,14 +2,18 @@
 // makes cells and the results that record them: what a cell is (target,
 // variant, scenario, params, cores, connections, keep-alive, rate,
 // control), the id that names it in every table and comparison, and the
-// baselines of ratio tables. It imports nothing of the harness. Its json
-// tags are part of results.json's schema: changing one changes the schema.
+// baselines of ratio tables. It imports nothing of the harness but the
+// declared axes (package axis). Its json tags are part of results.json's
+// schema: changing one changes the schema.
 package cellid
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/webbench/webbench/harness/axis"
 )
 
 // KV is one param value of a cell.
@@ -34,6 +38,35 @@ type Key struct {
 	Protocol    string // what the generator speaks to the target: "" or ProtoHTTP1 is the default
 	Requests    int64  // the requests axis's count for this cell; 0: the load's duration or count
 	Loadgens    int    // the loadgens axis: how many of the run's generator engines; 0: all of them
+	// Axes are the cell's values of the declared axes (package axis)
+	// that are not the axis's default, by axis name.
+	Axes []KV
+}
+
+// Axis is the cell's value of the declared axis a: its own, or a's
+// default.
+func (k Key) Axis(a axis.Axis) string {
+	for _, kv := range k.Axes {
+		if kv.Name == a.Name {
+			return kv.Value
+		}
+	}
+	return a.Default
+}
+
+// WithAxis is k with its value of the declared axis a set to v (dropped
+// when v is a's default), the axes kept by name.
+func (k Key) WithAxis(a axis.Axis, v string) Key {
+	axes := slices.DeleteFunc(slices.Clone(k.Axes), func(kv KV) bool { return kv.Name == a.Name })
+	if v != a.Default {
+		axes = append(axes, KV{Name: a.Name, Value: v})
+		slices.SortFunc(axes, func(x, y KV) int { return strings.Compare(x.Name, y.Name) })
+	}
+	if len(axes) == 0 {
+		axes = nil
+	}
+	k.Axes = axes
+	return k
 }
 
 // Protocols a cell is measured over: cleartext HTTP/1.1 (the default),
@@ -96,10 +129,11 @@ func (k Key) ScenarioName() string {
 }
 
 // ID names a cell uniquely within a run:
-// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][/n<requests>][/<k>lg][/<generator>][/<protocol>][/together|/unpinned][ (control)],
+// target[:variant]/scenario[?k=v]/<cpus>cpu/c<conns>[/close][/r<rate>][/n<requests>][/<k>lg][/<generator>][/<protocol>][/together|/unpinned][/<axis>=<value>…][ (control)],
 // the generator and the protocol shown unless they are the default, the
 // request count only when the requests axis sets it, the generator engines
-// (/1lg, /2lg) only when the loadgens axis sets them.
+// (/1lg, /2lg) only when the loadgens axis sets them, a declared axis only
+// where its value is not the default.
 func (k Key) ID() string {
 	id := fmt.Sprintf("%s/%s/%dcpu/c%d", k.TargetName(), k.ScenarioName(), k.CPUs, k.Connections)
 	if k.Close {
@@ -126,6 +160,9 @@ func (k Key) ID() string {
 	case PinNone:
 		id += "/unpinned"
 	}
+	for _, kv := range k.Axes {
+		id += "/" + kv.Name + "=" + kv.Value
+	}
 	if k.Control {
 		id += " (control)"
 	}
@@ -135,8 +172,8 @@ func (k Key) ID() string {
 // Relative names the baseline of a ratio table: each cell is compared with
 // the cell that differs from it only in this one thing (its scenario, its
 // variant, its target, its connection count, its protocol, its request
-// count or its number of generator engines) having this value. Exactly one
-// field is set.
+// count, its number of generator engines, or a declared axis) having this
+// value. Exactly one field is set, but Value, which goes with Axis.
 type Relative struct {
 	Scenario    string `json:"scenario,omitempty"`
 	Variant     string `json:"variant,omitempty"`
@@ -145,6 +182,9 @@ type Relative struct {
 	Protocol    string `json:"protocol,omitempty"`
 	Requests    int64  `json:"requests,omitempty"`
 	Loadgens    int    `json:"loadgens,omitempty"`
+	// Axis and Value name a declared axis (package axis) and its value.
+	Axis  string `json:"axis,omitempty"`
+	Value string `json:"value,omitempty"`
 }
 
 // Dimension and Value are the one thing the baseline differs in.
@@ -162,6 +202,8 @@ func (r Relative) Dimension() (dim, value string) {
 		return "requests", strconv.FormatInt(r.Requests, 10)
 	case r.Loadgens != 0:
 		return "loadgens", strconv.Itoa(r.Loadgens)
+	case r.Axis != "":
+		return r.Axis, r.Value
 	}
 	return "target", r.Target
 }
@@ -184,6 +226,10 @@ func (r Relative) Base(k Key) Key {
 		k.Requests = r.Requests
 	case r.Loadgens != 0:
 		k.Loadgens = r.Loadgens
+	case r.Axis != "":
+		if a, ok := axis.Lookup(r.Axis); ok {
+			k = k.WithAxis(a, r.Value)
+		}
 	default:
 		k.Target = r.Target
 	}

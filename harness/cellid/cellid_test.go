@@ -1,6 +1,10 @@
 package cellid
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/webbench/webbench/harness/axis"
+)
 
 // The id is what resume and compare match cells by: every field that
 // tells two cells apart must change it, and defaults must leave it as
@@ -64,5 +68,37 @@ func TestRelativeBase(t *testing.T) {
 		if got := c.rel.Base(k).ID(); got != c.want {
 			t.Errorf("%+v: base %q, want %q", c.rel, got, c.want)
 		}
+	}
+}
+
+// A declared axis shows in the id only away from its default, after the
+// older axes, by axis name; a relative baseline on it sets or drops the
+// value.
+func TestDeclaredAxis(t *testing.T) {
+	flavour := axis.Axis{Name: "flavour", Doc: "d", Example: "[plain]", Default: "plain", Check: func(string) string { return "" }}
+	colour := axis.Axis{Name: "colour", Doc: "d", Example: "[red]", Default: "", Check: func(string) string { return "" }}
+	axis.Register(flavour)
+	axis.Register(colour)
+	t.Cleanup(func() { axis.Unregister("flavour"); axis.Unregister("colour") })
+	k := Key{Target: "t", Scenario: "s", CPUs: 1, Connections: 2, Pinning: PinNone, Control: true}
+	if got := k.WithAxis(flavour, "plain").ID(); got != "t/s/1cpu/c2/unpinned (control)" {
+		t.Errorf("default value: id %q", got)
+	}
+	both := k.WithAxis(flavour, "sour").WithAxis(colour, "red")
+	if got, want := both.ID(), "t/s/1cpu/c2/unpinned/colour=red/flavour=sour (control)"; got != want {
+		t.Errorf("id %q, want %q", got, want)
+	}
+	if both.Axis(flavour) != "sour" || k.Axis(flavour) != "plain" {
+		t.Errorf("Axis: %q, %q; want sour, plain", both.Axis(flavour), k.Axis(flavour))
+	}
+	base := Relative{Axis: "flavour", Value: "plain"}.Base(both)
+	if got, want := base.ID(), "t/s/1cpu/c2/unpinned/colour=red (control)"; got != want {
+		t.Errorf("baseline %q, want %q", got, want)
+	}
+	if dim, v := (Relative{Axis: "flavour", Value: "plain"}).Dimension(); dim != "flavour" || v != "plain" {
+		t.Errorf("Dimension = %s, %s", dim, v)
+	}
+	if back := base.WithAxis(flavour, "sour"); back.ID() != both.ID() {
+		t.Errorf("set again: %q, want %q", back.ID(), both.ID())
 	}
 }

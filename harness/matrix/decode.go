@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/internal/safefile"
 
 	units "github.com/docker/go-units"
@@ -153,6 +154,7 @@ type (
 		Report      *reportSchema             `yaml:"report" doc:"How the report compares cells." example:"{relative_to: [{target: go-nethttp}]}"`
 		Engines     map[string]engineSchema   `yaml:"engines" check:"names" doc:"Docker engines by name, to put targets and the load generator on two machines; needs placement." example:"{server: {host: 'ssh://bench@10.0.0.5'}, client: {host: 'unix:///var/run/docker.sock'}}"`
 		Placement   *placementSchema          `yaml:"placement" doc:"Which engine runs the targets and which the load generator." example:"{target: server, loadgen: client, link: 10 GbE}"`
+		Axes        declaredSchema            `yaml:"-"` // the declared axes (package axis), each a key of its own
 	}
 	reportSchema struct {
 		RelativeTo []struct {
@@ -231,21 +233,22 @@ type (
 		} `yaml:"expect" check:"required" why:"a scenario must say what a correct answer is" doc:"What a correct answer is: a status, a content type, and at most one of body, json, json_array and tfb." example:"{status: 200, content_type: text/plain, body: 'Hello, World!'}"`
 	}
 	profileSchema struct {
-		Load        *loadSchema   `yaml:"load" doc:"Overrides the file's load key by key." example:"{duration: 2s, warmup: 1s, trials: 1}"`
-		CPUs        []int         `yaml:"cpus" check:"nonempty,unique,min=1,max=4096" doc:"Replaces the cpus axis." example:"[1]"`
-		Connections []int         `yaml:"connections" check:"nonempty,unique,min=1,max=1000000" doc:"Replaces the connections axis." example:"[512, 1024]"`
-		KeepAlive   []bool        `yaml:"keepalive" check:"nonempty,unique" doc:"Replaces the keepalive axis." example:"[false]"`
-		Rate        *rateSchema   `yaml:"rate" check:"nonempty,unique,min=0,max=10000000" doc:"Replaces the rate axis." example:"[1000, 2000]"`
-		SLO         *sloSchema    `yaml:"slo" doc:"Replaces the latency objective." example:"{p99: 10ms}"`
-		Pinning     []string      `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none" doc:"Replaces the pinning axis." example:"[none]"`
-		Protocol    []string      `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c" doc:"Replaces the protocol axis." example:"[http1, https]"`
-		Requests    []int64       `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000" doc:"Replaces the requests axis." example:"[1000000]"`
-		Loadgens    []int         `yaml:"loadgens" check:"nonempty,unique,min=1,max=64" doc:"Replaces the loadgens axis." example:"[1, 2]"`
-		Generator   []string      `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the generator axis." example:"[ab, bombardier]"`
-		Crosscheck  *string       `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the cross-check generator." example:"h2load"`
-		Only        *string       `yaml:"only" check:"str" doc:"The cells the profile measures, in the --only syntax (NAME or TARGET[:VARIANT]/SCENARIO terms, globs allowed, comma-separated); an --only given on the command line replaces it." example:"'serial-*'"`
-		Control     *string       `yaml:"control" check:"str" doc:"Replaces the file's control." example:"serial-go/noprocess"`
-		Report      *reportSchema `yaml:"report" doc:"Replaces the file's report." example:"{relative_to: [{scenario: noprocess}]}"`
+		Load        *loadSchema    `yaml:"load" doc:"Overrides the file's load key by key." example:"{duration: 2s, warmup: 1s, trials: 1}"`
+		CPUs        []int          `yaml:"cpus" check:"nonempty,unique,min=1,max=4096" doc:"Replaces the cpus axis." example:"[1]"`
+		Connections []int          `yaml:"connections" check:"nonempty,unique,min=1,max=1000000" doc:"Replaces the connections axis." example:"[512, 1024]"`
+		KeepAlive   []bool         `yaml:"keepalive" check:"nonempty,unique" doc:"Replaces the keepalive axis." example:"[false]"`
+		Rate        *rateSchema    `yaml:"rate" check:"nonempty,unique,min=0,max=10000000" doc:"Replaces the rate axis." example:"[1000, 2000]"`
+		SLO         *sloSchema     `yaml:"slo" doc:"Replaces the latency objective." example:"{p99: 10ms}"`
+		Pinning     []string       `yaml:"pinning" check:"nonempty,unique,oneof=apart|together|none" doc:"Replaces the pinning axis." example:"[none]"`
+		Protocol    []string       `yaml:"protocol" check:"nonempty,unique,oneof=http1|https|h2|h2c" doc:"Replaces the protocol axis." example:"[http1, https]"`
+		Requests    []int64        `yaml:"requests" check:"nonempty,unique,min=1,max=1000000000000" doc:"Replaces the requests axis." example:"[1000000]"`
+		Loadgens    []int          `yaml:"loadgens" check:"nonempty,unique,min=1,max=64" doc:"Replaces the loadgens axis." example:"[1, 2]"`
+		Generator   []string       `yaml:"generator" check:"nonempty,unique,oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the generator axis." example:"[ab, bombardier]"`
+		Crosscheck  *string        `yaml:"crosscheck" check:"oneof=bombardier|wrk|h2load|ab|openloop" doc:"Replaces the cross-check generator." example:"h2load"`
+		Only        *string        `yaml:"only" check:"str" doc:"The cells the profile measures, in the --only syntax (NAME or TARGET[:VARIANT]/SCENARIO terms, globs allowed, comma-separated); an --only given on the command line replaces it." example:"'serial-*'"`
+		Control     *string        `yaml:"control" check:"str" doc:"Replaces the file's control." example:"serial-go/noprocess"`
+		Report      *reportSchema  `yaml:"report" doc:"Replaces the file's report." example:"{relative_to: [{scenario: noprocess}]}"`
+		Axes        declaredSchema `yaml:"-"` // each replaces that declared axis
 	}
 )
 
@@ -602,10 +605,17 @@ func (d *decoder) walkStruct(n *yaml.Node, t reflect.Type, path string) {
 	for i := range t.NumField() {
 		fields[strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]] = t.Field(i)
 	}
+	axes := fields["-"].Type == reflect.TypeFor[declaredSchema]()
+	delete(fields, "-")
 	seen := d.keys(n, path, "key", func(k, v *yaml.Node) {
 		f, ok := fields[k.Value]
+		if a, declared := axis.Lookup(k.Value); !ok && axes && declared {
+			d.at[join(path, k.Value)] = v
+			d.walkAxis(v, a, join(path, k.Value))
+			return
+		}
 		if !ok {
-			d.errorf(k, join(path, k.Value), "unknown key (known: %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+			d.errorf(k, join(path, k.Value), "unknown key (known: %s)", strings.Join(known(fields, axes), ", "))
 			return
 		}
 		d.at[join(path, k.Value)] = v
@@ -791,6 +801,7 @@ func (d *decoder) matrix(f *fileSchema, m *Matrix) {
 	m.Protocols = f.Protocol
 	m.Requests = f.Requests
 	m.Loadgens, m.LoadgensAt = f.Loadgens, d.positions("loadgens", len(f.Loadgens))
+	m.Axes = d.declared("", nil)
 	setp(&m.Crosscheck, f.Crosscheck)
 	m.Control = d.control(f.Control, "control")
 	d.engines(f, m)
@@ -822,7 +833,7 @@ func (d *decoder) profile(name string, pf profileSchema, m *Matrix) Profile {
 // (WithSettings).
 func (d *decoder) overlay(path string, pf profileSchema, m *Matrix) Profile {
 	p := Profile{Load: m.Load, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, SLO: m.SLO, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests,
-		Loadgens: m.Loadgens, LoadgensAt: m.LoadgensAt, Crosscheck: m.Crosscheck}
+		Loadgens: m.Loadgens, LoadgensAt: m.LoadgensAt, Axes: d.declared(path, m.Axes), Crosscheck: m.Crosscheck}
 	if d.set(join(path, "load")) {
 		d.load(pf.Load, join(path, "load"), &p.Load)
 	}
@@ -1499,4 +1510,69 @@ func KindName(n *yaml.Node) string {
 		return "an alias"
 	}
 	return "nothing"
+}
+
+// known is the keys a mapping of fields takes, with the declared axes'
+// when it has an inline map of them, sorted.
+func known(fields map[string]reflect.StructField, axes bool) []string {
+	keys := slices.Collect(maps.Keys(fields))
+	if axes {
+		for _, a := range axis.All() {
+			keys = append(keys, a.Name)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// walkAxis checks n, the values of declared axis a at path: a non-empty
+// list of distinct strings that a's Check takes, each refused at its
+// position.
+func (d *decoder) walkAxis(n *yaml.Node, a axis.Axis, path string) {
+	d.walk(n, reflect.TypeFor[[]string](), path, "nonempty,unique", "")
+	if n.Kind != yaml.SequenceNode {
+		return
+	}
+	for i, e := range n.Content {
+		if e.Kind != yaml.ScalarNode {
+			continue // walk said so
+		}
+		if why := a.Check(e.Value); why != "" {
+			d.errorf(e, fmt.Sprintf("%s[%d]", path, i), "%s: %s", a.Name, why)
+		}
+	}
+}
+
+// declaredSchema marks a mapping that takes the declared axes (package
+// axis) as keys of its own. The YAML decoder skips it (yaml:"-"): walk
+// checks those keys, and declared reads them from the nodes it kept.
+type declaredSchema struct{}
+
+// declared is the declared axes' values that the mapping at path sets
+// over base's: an axis set replaces base's values.
+func (d *decoder) declared(path string, base map[string][]string) map[string][]string {
+	out := maps.Clone(base)
+	for _, a := range axis.All() {
+		n := deref(d.at[join(path, a.Name)])
+		if n == nil || n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+			continue
+		}
+		values := make([]string, 0, len(n.Content))
+		for _, e := range n.Content {
+			values = append(values, deref(e).Value)
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[a.Name] = values
+	}
+	return out
+}
+
+// deref is the node an alias refers to, or n itself.
+func deref(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/cpuset"
 )
@@ -58,6 +59,9 @@ type Cell struct {
 	// Pipeline is its scenario's requests in flight on each connection;
 	// 0 waits for each answer. Not part of the key: the scenario is.
 	Pipeline int `json:"pipeline,omitempty"`
+	// Axes are its values of the declared axes (package axis) that are
+	// not their default, by axis name.
+	Axes []KV `json:"axes,omitempty"`
 }
 
 // KV is one param value of a cell.
@@ -66,7 +70,7 @@ type KV = cellid.KV
 // Key is the cell's identity, as results record it.
 func (c Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Axes: c.Axes}
 }
 
 // TargetName is "target" or "target:variant".
@@ -272,34 +276,36 @@ func expand(m *Matrix, only Selector, allocate func(t Target, c *Cell, pinning s
 					continue
 				}
 				for _, params := range combinations(s.Params) {
-					for _, cpus := range m.CPUs {
-						for _, conns := range m.Connections {
-							for _, keep := range keepAlive(m) {
-								for _, rate := range rates(m) {
-									for _, n := range requestCounts(m) {
-										for _, k := range loadgenCounts(m) {
-											for _, gen := range generatorsAt(m, rate) {
-												for _, proto := range protocolsOf(m, t) {
-													for _, pin := range Pinnings(m) {
-														c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Loadgens: k, Generator: speaking(m, gen, proto), Pipeline: s.Pipeline}
-														if pin != cellid.PinApart {
-															c.Pinning = pin
-														}
-														if proto != cellid.ProtoHTTP1 {
-															c.Protocol = proto
-														}
-														if !only.Match(c) || !m.ProfileOnly.Match(c) {
-															continue
-														}
-														if err := allocate(t, &c, pin); err != nil {
-															c.Skip = err.Error()
-														} else if c.Placement != "" && pin == cellid.PinApart && slices.Contains(Pinnings(m), cellid.PinTogether) {
-															c.Pinning, c.Skip = "", c.Placement+"; the pinning axis's together cell is that cell"
-														}
-														cells = append(cells, c)
-														if len(m.Control) > 0 && m.Control.Match(c) {
-															c.Control = true
+					for _, axes := range declaredAxes(m) {
+						for _, cpus := range m.CPUs {
+							for _, conns := range m.Connections {
+								for _, keep := range keepAlive(m) {
+									for _, rate := range rates(m) {
+										for _, n := range requestCounts(m) {
+											for _, k := range loadgenCounts(m) {
+												for _, gen := range generatorsAt(m, rate) {
+													for _, proto := range protocolsOf(m, t) {
+														for _, pin := range Pinnings(m) {
+															c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Loadgens: k, Generator: speaking(m, gen, proto), Pipeline: s.Pipeline, Axes: axes}
+															if pin != cellid.PinApart {
+																c.Pinning = pin
+															}
+															if proto != cellid.ProtoHTTP1 {
+																c.Protocol = proto
+															}
+															if !only.Match(c) || !m.ProfileOnly.Match(c) {
+																continue
+															}
+															if err := allocate(t, &c, pin); err != nil {
+																c.Skip = err.Error()
+															} else if c.Placement != "" && pin == cellid.PinApart && slices.Contains(Pinnings(m), cellid.PinTogether) {
+																c.Pinning, c.Skip = "", c.Placement+"; the pinning axis's together cell is that cell"
+															}
 															cells = append(cells, c)
+															if len(m.Control) > 0 && m.Control.Match(c) {
+																c.Control = true
+																cells = append(cells, c)
+															}
 														}
 													}
 												}
@@ -315,6 +321,31 @@ func expand(m *Matrix, only Selector, allocate func(t Target, c *Cell, pinning s
 		}
 	}
 	return cells
+}
+
+// declaredAxes is the declared axes' values as cells take them: every
+// combination of the values m sets (an axis it does not set has its
+// default alone), each without the defaults, as cellid.Key holds them.
+func declaredAxes(m *Matrix) [][]KV {
+	var params []Param
+	for _, a := range axis.All() {
+		values := m.Axes[a.Name]
+		if len(values) == 0 {
+			values = []string{a.Default}
+		}
+		params = append(params, Param{Name: a.Name, Values: values})
+	}
+	out := combinations(params)
+	for i, kvs := range out {
+		out[i] = slices.DeleteFunc(kvs, func(kv KV) bool {
+			a, _ := axis.Lookup(kv.Name)
+			return kv.Value == a.Default
+		})
+		if len(out[i]) == 0 {
+			out[i] = nil
+		}
+	}
+	return out
 }
 
 // CellLoad is the load of cell c: m's, with the requests axis's count in

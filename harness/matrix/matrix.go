@@ -68,30 +68,31 @@ var DefaultLimits = Limits{MemoryBytes: 2 << 30, Pids: 4096}
 
 // Matrix is a decoded, validated matrix file.
 type Matrix struct {
-	File        string             // path as given
-	Dir         string             // folder of the file; build paths are relative to it
-	Version     int                `json:"version"`
-	Images      map[string]string  `json:"images"`
-	Network     Network            `json:"network"`
-	Load        Load               `json:"load"`
-	Limits      Limits             `json:"limits"` // of every target that does not set its own
-	CPUs        []int              `json:"cpus"`
-	Connections []int              `json:"connections"`
-	KeepAlive   []bool             `json:"keepalive"`            // axis: false sends Connection: close on every request
-	Rate        []int              `json:"rate"`                 // axis: requests/s the generator offers; 0 is as fast as it can
-	SLO         []Objective        `json:"slo,omitempty"`        // the latency objective of fixed-rate cells' capacity
-	Generators  []string           `json:"generators,omitempty"` // axis: the load generators (GeneratorNames); empty is [bombardier]
-	Pinning     []string           `json:"pinning,omitempty"`    // axis: apart, together, none; empty is [apart]
-	Protocols   []string           `json:"protocol,omitempty"`   // axis: http1, https, h2, h2c; empty is [http1]
-	Requests    []int64            `json:"requests,omitempty"`   // axis: requests per trial, in place of the load's duration or count
-	Loadgens    []int              `json:"loadgens,omitempty"`   // axis: each cell's load from the first k generator engines; empty is all
-	LoadgensAt  []Error            `json:"-"`                    // where each of Loadgens was set, for CheckLoadgens's errors
-	Crosscheck  string             `json:"crosscheck,omitempty"` // a generator that measures every cell a second time
-	Targets     []Target           `json:"targets"`
-	Scenarios   []Scenario         `json:"scenarios"`
-	Control     Selector           `json:"control,omitempty"`     // cells measured twice, as an A/A control
-	RelativeTo  []Relative         `json:"relative_to,omitempty"` // report: ratio tables against a baseline
-	Profiles    map[string]Profile `json:"-"`
+	File        string              // path as given
+	Dir         string              // folder of the file; build paths are relative to it
+	Version     int                 `json:"version"`
+	Images      map[string]string   `json:"images"`
+	Network     Network             `json:"network"`
+	Load        Load                `json:"load"`
+	Limits      Limits              `json:"limits"` // of every target that does not set its own
+	CPUs        []int               `json:"cpus"`
+	Connections []int               `json:"connections"`
+	KeepAlive   []bool              `json:"keepalive"`            // axis: false sends Connection: close on every request
+	Rate        []int               `json:"rate"`                 // axis: requests/s the generator offers; 0 is as fast as it can
+	SLO         []Objective         `json:"slo,omitempty"`        // the latency objective of fixed-rate cells' capacity
+	Generators  []string            `json:"generators,omitempty"` // axis: the load generators (GeneratorNames); empty is [bombardier]
+	Pinning     []string            `json:"pinning,omitempty"`    // axis: apart, together, none; empty is [apart]
+	Protocols   []string            `json:"protocol,omitempty"`   // axis: http1, https, h2, h2c; empty is [http1]
+	Requests    []int64             `json:"requests,omitempty"`   // axis: requests per trial, in place of the load's duration or count
+	Loadgens    []int               `json:"loadgens,omitempty"`   // axis: each cell's load from the first k generator engines; empty is all
+	LoadgensAt  []Error             `json:"-"`                    // where each of Loadgens was set, for CheckLoadgens's errors
+	Axes        map[string][]string `json:"axes,omitempty"`       // the declared axes' values (package axis), by axis name
+	Crosscheck  string              `json:"crosscheck,omitempty"` // a generator that measures every cell a second time
+	Targets     []Target            `json:"targets"`
+	Scenarios   []Scenario          `json:"scenarios"`
+	Control     Selector            `json:"control,omitempty"`     // cells measured twice, as an A/A control
+	RelativeTo  []Relative          `json:"relative_to,omitempty"` // report: ratio tables against a baseline
+	Profiles    map[string]Profile  `json:"-"`
 	// Engines and Placement put targets and the load generator on two
 	// Docker engines (two machines); none: both on the environment's.
 	Engines   map[string]EngineSpec `json:"-"`
@@ -320,6 +321,7 @@ type Profile struct {
 	Requests    []int64
 	Loadgens    []int
 	LoadgensAt  []Error // where each of Loadgens was set
+	Axes        map[string][]string
 	Crosscheck  string
 	Only        Selector   // cells the profile measures (with --only, both must pick a cell)
 	Control     Selector   // replaces the file's control when set
@@ -374,7 +376,7 @@ func (m *Matrix) WithProfile(name string) (*Matrix, error) {
 func (m *Matrix) with(p Profile) *Matrix {
 	c := *m
 	c.Load, c.CPUs, c.Connections, c.KeepAlive, c.Rate, c.SLO, c.Generators, c.Pinning, c.Protocols, c.Requests, c.Crosscheck = p.Load, p.CPUs, p.Connections, p.KeepAlive, p.Rate, p.SLO, p.Generators, p.Pinning, p.Protocols, p.Requests, p.Crosscheck
-	c.Loadgens, c.LoadgensAt = p.Loadgens, p.LoadgensAt
+	c.Loadgens, c.LoadgensAt, c.Axes = p.Loadgens, p.LoadgensAt, p.Axes
 	if p.Control != nil {
 		c.Control = p.Control
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/invopop/jsonschema"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/cellid"
 )
 
@@ -230,6 +231,10 @@ func (w *walker) object(t reflect.Type, path string) *jsonschema.Schema {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name := strings.Split(f.Tag.Get("yaml"), ",")[0]
+		if f.Type == reflect.TypeFor[declaredSchema]() { // the declared axes' keys
+			w.axes(s, path)
+			continue
+		}
 		at := len(w.keys)
 		w.keys = append(w.keys, Key{})
 		k := w.field(f, join(path, name))
@@ -470,4 +475,27 @@ func (r *Reference) JSONSchema() ([]byte, error) {
 		return nil, fmt.Errorf("unescaping the JSON Schema changed it")
 	}
 	return append([]byte(out), '\n'), nil
+}
+
+// axes adds a key to s, the schema of the mapping at path, for each
+// declared axis (package axis), as the decoder reads it: a list of
+// distinct strings.
+func (w *walker) axes(s *jsonschema.Schema, path string) {
+	for _, a := range axis.All() {
+		f := reflect.StructField{Name: "Axes", Type: reflect.TypeFor[[]string](), Tag: reflect.StructTag(`check:"nonempty,unique"`)}
+		k := w.field(f, join(path, a.Name))
+		k.Doc = "Axis: " + a.Doc
+		if a.Default != "" {
+			k.Doc += " Without it, every cell's is " + a.Default + "."
+		}
+		k.Example, k.schema.Description = a.Example, k.Doc
+		var ex any
+		if err := yaml.Unmarshal([]byte(a.Example), &ex); err == nil && ex != nil {
+			k.schema.Examples = []any{ex}
+		} else if w.err == nil {
+			w.err = fmt.Errorf("%s: example %q is not YAML", k.Path, a.Example)
+		}
+		w.keys = append(w.keys, k)
+		s.Properties.Set(a.Name, k.schema)
+	}
 }

@@ -193,27 +193,28 @@ type Settings struct {
 	// (--trials, --duration, --protocol, --rate, --connections, --set),
 	// each as --set takes it, KEY=VALUE, in the order given; the fields
 	// below hold their outcome.
-	Set         []string          `json:"set,omitempty"`
-	Load        LoadSettings      `json:"load"`
-	CPUs        []int             `json:"cpus"`
-	Connections []int             `json:"connections"`
-	KeepAlive   []bool            `json:"keepalive,omitempty"`
-	Rate        []int             `json:"rate,omitempty"`
-	SLO         []Objective       `json:"slo,omitempty"`        // the latency objective of the capacity tables
-	Generators  []string          `json:"generators,omitempty"` // the generator axis; none: [bombardier]
-	Pinning     []string          `json:"pinning,omitempty"`    // the pinning axis; none: [apart]
-	Protocols   []string          `json:"protocol,omitempty"`   // the protocol axis; none: [http1]
-	Requests    []int64           `json:"requests,omitempty"`   // the requests axis: each cell's count in place of the load's
-	Loadgens    []int             `json:"loadgens,omitempty"`   // the loadgens axis: how many of the generator engines each cell used; none: all
-	Crosscheck  string            `json:"crosscheck,omitempty"` // the generator that measured every cell a second time
-	NoCeiling   bool              `json:"no_ceiling,omitempty"` // run with --no-ceiling: no ceiling measured
-	Images      map[string]string `json:"images"`
-	Targets     []Target          `json:"targets"`
-	Scenarios   []Scenario        `json:"scenarios"`
-	Control     string            `json:"control,omitempty"`     // the cells measured twice (A/A)
-	RelativeTo  []cellid.Relative `json:"relative_to,omitempty"` // baselines of the ratio tables
-	Order       Order             `json:"order"`
-	Seed        uint64            `json:"seed,omitempty"` // of the interleaved order's shuffles
+	Set         []string            `json:"set,omitempty"`
+	Load        LoadSettings        `json:"load"`
+	CPUs        []int               `json:"cpus"`
+	Connections []int               `json:"connections"`
+	KeepAlive   []bool              `json:"keepalive,omitempty"`
+	Rate        []int               `json:"rate,omitempty"`
+	SLO         []Objective         `json:"slo,omitempty"`        // the latency objective of the capacity tables
+	Generators  []string            `json:"generators,omitempty"` // the generator axis; none: [bombardier]
+	Pinning     []string            `json:"pinning,omitempty"`    // the pinning axis; none: [apart]
+	Protocols   []string            `json:"protocol,omitempty"`   // the protocol axis; none: [http1]
+	Requests    []int64             `json:"requests,omitempty"`   // the requests axis: each cell's count in place of the load's
+	Loadgens    []int               `json:"loadgens,omitempty"`   // the loadgens axis: how many of the generator engines each cell used; none: all
+	Axes        map[string][]string `json:"axes,omitempty"`       // the declared axes' values (package axis), by name; an axis not set: its default
+	Crosscheck  string              `json:"crosscheck,omitempty"` // the generator that measured every cell a second time
+	NoCeiling   bool                `json:"no_ceiling,omitempty"` // run with --no-ceiling: no ceiling measured
+	Images      map[string]string   `json:"images"`
+	Targets     []Target            `json:"targets"`
+	Scenarios   []Scenario          `json:"scenarios"`
+	Control     string              `json:"control,omitempty"`     // the cells measured twice (A/A)
+	RelativeTo  []cellid.Relative   `json:"relative_to,omitempty"` // baselines of the ratio tables
+	Order       Order               `json:"order"`
+	Seed        uint64              `json:"seed,omitempty"` // of the interleaved order's shuffles
 	// Blocked: within each round of an interleaved run, the cells compared
 	// trial by trial (an A/A control and its twin, a cell and its
 	// relative_to baseline) ran back to back, blocks and cells within them
@@ -283,6 +284,7 @@ type Cell struct {
 	Protocol    string      `json:"protocol,omitempty"`         // https, h2 or h2c; "": cleartext HTTP/1.1
 	Requests    int64       `json:"requests,omitempty"`         // the requests axis's count per trial; 0: the load's
 	Loadgens    int         `json:"loadgens,omitempty"`         // the loadgens axis: the first k generator engines (Split names them); 0: all
+	Axes        []KV        `json:"axes,omitempty"`             // its values of the declared axes (package axis) but their defaults, by name
 	Pipeline    int         `json:"pipeline,omitempty"`         // its scenario's requests in flight per connection; 0: one, each answer awaited
 	Split       []Share     `json:"split,omitempty"`            // the load's division among several generators; none: one
 	Negotiated  *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
@@ -310,7 +312,7 @@ func (c *Cell) ID() string {
 // Key is the cell's identity as the matrix names it.
 func (c *Cell) Key() cellid.Key {
 	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName(), Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens}
+		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.GeneratorName(), Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Axes: c.Axes}
 }
 
 // Negotiated is what the probe and the target agreed on, before load:

@@ -189,3 +189,24 @@ func TestPerTrial(t *testing.T) {
 		}
 	}
 }
+
+// A cell's values of the declared axes are written as "axes", read back,
+// and part of its id.
+func TestCellAxes(t *testing.T) {
+	dir := t.TempDir()
+	c := &Cell{Target: "a", Scenario: "s", CPUs: 1, Connections: 2, Status: OK, Trials: []Trial{{}}, Axes: []KV{{Name: "flavour", Value: "sour"}}}
+	if err := Write(dir, &Run{Schema: Schema, Cells: []*Cell{c}}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	if !strings.Contains(string(data), `"axes": [`) {
+		t.Errorf("results.json holds no axes:\n%s", data)
+	}
+	back, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Cells[0].ID(); got != "a/s/1cpu/c2/flavour=sour" {
+		t.Errorf("id read back = %q", got)
+	}
+}
