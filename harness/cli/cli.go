@@ -13,7 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,14 +21,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webbench/webbench/harness/baseimage"
-	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/internal/redact"
 	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/progress"
 	"github.com/webbench/webbench/harness/report"
 	"github.com/webbench/webbench/harness/results"
@@ -265,7 +263,7 @@ func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
 		// of one's own must not vanish because a profile's only: predates it.
 		mx.ProfileOnly = nil
 	}
-	switch n := matrix.Count(mx, sel); {
+	switch n := plan.Count(mx, sel); {
 	case n > m.maxCells:
 		return nil, nil, usageErr("%s: the matrix expands to %d cells, more than --max-cells %d", m.file, n, m.maxCells)
 	case n == 0 && m.only != "":
@@ -290,247 +288,6 @@ func (m *matrixFlags) given() string {
 		return ""
 	}
 	return " (with " + strings.Join(given, " ") + ")"
-}
-
-type planOpts struct {
-	mf         matrixFlags
-	ef         engineFlags
-	sequential bool
-	format     string
-}
-
-func (o *planOpts) register(fs *flag.FlagSet) {
-	o.mf.register(fs)
-	o.ef.register(fs)
-	fs.BoolVar(&o.sequential, "sequential", false, "estimate for trials run cell by cell")
-	fs.StringVar(&o.format, "format", "text", "`text|json`: json prints the cells, their cores and skips, and the estimates")
-}
-
-// planCell is one cell of plan --format json.
-type planCell struct {
-	ID          string `json:"id"`
-	Target      string `json:"target"`
-	Scenario    string `json:"scenario"`
-	CPUs        int    `json:"cpus"`
-	Connections int    `json:"connections"`
-	Close       bool   `json:"connection_close,omitempty"`
-	Rate        int    `json:"rate,omitempty"`
-	Generator   string `json:"generator"`
-	CPUSet      string `json:"cpuset"`
-	LoadgenSet  string `json:"loadgen_cpuset"`
-	Skip        string `json:"skip,omitempty"`
-	// ServiceSets are the cores of each service with cores of its own;
-	// Placement what a machine with too few did instead.
-	ServiceSets map[string]string `json:"service_cpusets,omitempty"`
-	Placement   string            `json:"placement,omitempty"`
-}
-
-// serviceSets are the cores of c's services with cores of their own, as
-// text; nil for none.
-func serviceSets(c matrix.Cell) map[string]string {
-	if len(c.Own) == 0 {
-		return nil
-	}
-	out := map[string]string{}
-	for name, set := range c.Own {
-		out[name] = set.String()
-	}
-	return out
-}
-
-// ownCores words the cores of c's services with cores of their own:
-// ", db cpus 1".
-func ownCores(c matrix.Cell) string {
-	var b strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(c.Own)) {
-		fmt.Fprintf(&b, ", %s cpus %s", name, c.Own[name])
-	}
-	return b.String()
-}
-
-// planPlacements says, once for each, what a machine with too few cores
-// did in place of giving every service and the load generator cores of
-// their own, and for how many cells.
-func planPlacements(stdout io.Writer, cells []matrix.Cell) {
-	var notes []string
-	count := map[string]int{}
-	for _, c := range cells {
-		if c.Skip == "" && c.Placement != "" {
-			if count[c.Placement] == 0 {
-				notes = append(notes, c.Placement)
-			}
-			count[c.Placement]++
-		}
-	}
-	for _, n := range notes {
-		fmt.Fprintf(stdout, "placement of %d cell(s): %s\n", count[n], n)
-	}
-}
-
-// planLeftOut says, below the cells that will run, what the profile and
-// --only leave out: a line per reason, not per target.
-func planLeftOut(stdout io.Writer, m *matrix.Matrix, sel matrix.Selector, online []int) {
-	for _, l := range leftOut(m, sel, online) {
-		fmt.Fprintln(stdout, l)
-	}
-}
-
-func plan(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	var o planOpts
-	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	o.register(fs)
-	mf, ef, sequential := &o.mf, &o.ef, &o.sequential
-	if _, err := parseFlags(fs, args, 0, 0, stdout, stderr); err != nil {
-		return err
-	}
-	if o.format != "text" && o.format != "json" {
-		return usageErr("plan: --format must be text or json, got %q", o.format)
-	}
-	jsonOut := stdout
-	if o.format == "json" {
-		stdout = io.Discard // the text goes nowhere; the JSON goes to stdout
-	}
-	online := cpuset.Range(0, runtime.NumCPU())
-	m, sel, err := mf.load()
-	if err != nil {
-		return err
-	}
-	place, err := ef.placed(m)
-	if err != nil {
-		return err
-	}
-	cells := matrix.Expand(m, sel, online)
-	if mc := place.machines; mc != nil {
-		// plan asks no engine: each machine is assumed to have this one's
-		// core count.
-		cells = matrix.ExpandApart(m, sel, online[min(mc.Target.Reserve, len(online)):], online[min(mc.Loadgen.Reserve, len(online)):])
-		gens := fmt.Sprintf("the load generator on %s (%s)", mc.Loadgen.Name, redact.URL(mc.Loadgen.Host))
-		names := map[string]bool{mc.Target.Name: true, mc.Loadgen.Name: true}
-		for _, g := range mc.More {
-			gens += fmt.Sprintf(", one on %s (%s)", g.Name, redact.URL(g.Host))
-			names[g.Name] = true
-		}
-		fmt.Fprintf(stdout, "%d engines: targets on %s (%s, reached at %s), %s; plan asks no engine, so the cores below assume each machine has this one's %d CPUs\n\n",
-			len(names), mc.Target.Name, redact.URL(mc.Target.Host), mc.Target.Address, gens, len(online))
-	}
-	runner.Unsupported(m, cells) // what a load generator cannot measure as asked
-	runnable := 0
-	for _, c := range cells {
-		if c.Skip != "" {
-			fmt.Fprintf(stdout, "%-40s skip: %s\n", c.ID(), c.Skip)
-			continue
-		}
-		runnable++
-		fmt.Fprintf(stdout, "%-40s target cpus %s, load generator cpus %s%s\n", c.ID(), c.CPUSet, c.LoadgenSet, ownCores(c))
-	}
-	planPlacements(stdout, cells)
-	planLeftOut(stdout, m, sel, online)
-	how := m.Load.Duration.String()
-	if counts := m.Requests; len(counts) > 0 || m.Load.Requests > 0 {
-		if len(counts) == 0 {
-			counts = []int64{m.Load.Requests}
-		}
-		how = fmt.Sprintf("%v requests (timed at a guessed %d rps)", counts, matrix.GuessedRPS)
-	}
-	book := buildtime.Open(buildtime.Path())
-	visit := func(target string) time.Duration { return book.Visit(target, matrix.VisitOverhead) }
-	est := matrix.EstimateWith(m, cells, visit, matrix.GuessedRPS, !*sequential)
-
-	keys, builds := planTargets(stdout, m, cells)
-	buildTime, learned := planBuildTime(book, keys, len(builds))
-	source := "learned from this machine's builds"
-	if !learned {
-		source = "partly documented defaults"
-	}
-	fmt.Fprintf(stdout, "\nimages: %d base image key(s) (%s) and %d target image(s) plus the load generator; "+
-		"on an empty engine without a registry, building them takes about %s (%s; cached images are not rebuilt, nor those of targets skipped for want of a base image)\n",
-		len(keys), strings.Join(slices.Sorted(maps.Keys(keys)), ", "), len(builds), buildTime.Round(time.Minute), source)
-	fmt.Fprintf(stdout, "%d cells (%d to run, %d skipped on %d CPUs, this machine's count: run asks the engine); %d trial(s) of %s after %s warm-up; estimated %s of measuring plus image builds\n",
-		len(cells), runnable, len(cells)-runnable, len(online), m.Load.Trials, how, m.Load.Warmup, est.Round(time.Second))
-	if o.format != "json" {
-		return nil
-	}
-	return writePlanJSON(jsonOut, cells, runnable, est, buildTime, learned)
-}
-
-// writePlanJSON writes plan's JSON: every cell, how many run, and the
-// estimated measuring and build times.
-func writePlanJSON(w io.Writer, cells []matrix.Cell, runnable int, est, buildTime time.Duration, learned bool) error {
-	out := struct {
-		Cells            []planCell `json:"cells"`
-		Runnable         int        `json:"runnable"`
-		MeasureSeconds   float64    `json:"measure_seconds_estimate"`
-		BuildSeconds     float64    `json:"build_seconds_estimate"`
-		BuildTimeLearned bool       `json:"build_time_learned"`
-	}{Cells: []planCell{}, Runnable: runnable, MeasureSeconds: est.Seconds(), BuildSeconds: buildTime.Seconds(), BuildTimeLearned: learned}
-	for _, c := range cells {
-		out.Cells = append(out.Cells, planCell{ID: c.ID(), Target: c.Target, Scenario: c.Scenario, CPUs: c.CPUs, Connections: c.Connections,
-			Close: c.Close, Rate: c.Rate, Generator: c.Generator, CPUSet: c.CPUSet.String(), LoadgenSet: c.LoadgenSet.String(), Skip: c.Skip,
-			ServiceSets: serviceSets(c), Placement: c.Placement})
-	}
-	return writeJSON(w, out)
-}
-
-// planTargets lists per target its cells and the base images it needs that
-// have no local stand-in: without the engine having them or a registry to
-// pull them from, run will skip its cells (plan asks no engine). It returns
-// the base image keys the run needs and the build folders of the images
-// it would build.
-func planTargets(stdout io.Writer, m *matrix.Matrix, cells []matrix.Cell) (keys map[string]bool, builds []string) {
-	fmt.Fprintln(stdout, "\ntargets:")
-	perTarget := map[string]int{}
-	for _, c := range cells {
-		perTarget[c.Target]++
-	}
-	keys = map[string]bool{"debian": true, "golang": true} // the load generator's
-	for _, t := range m.Targets {
-		if perTarget[t.Name] == 0 {
-			continue
-		}
-		for _, k := range t.Images() {
-			keys[k] = true
-		}
-		line := fmt.Sprintf("  %-24s %3d cell(s), %d image(s) to build", t.Name, perTarget[t.Name], len(t.Services))
-		var risky []string
-		for _, key := range t.Images() {
-			if !baseimage.HasStandIn(key) {
-				risky = append(risky, m.Images[key])
-			}
-		}
-		if len(risky) > 0 {
-			line += "; skipped unless the engine has or can pull " + strings.Join(risky, ", ") + " (no local stand-in)"
-		}
-		fmt.Fprintln(stdout, line)
-		if len(risky) == 0 { // else, without a registry, it is skipped: nothing to build
-			for _, s := range t.Services {
-				if !slices.Contains(builds, s.Build) { // a folder several targets share is built once
-					builds = append(builds, s.Build)
-				}
-			}
-		}
-		for _, img := range t.Undeclared() {
-			fmt.Fprintf(stdout, "  %-24s its Dockerfile names %s in FROM, not under images: skipped unless the engine has it or can pull it; %s\n",
-				"", img, matrix.UndeclaredFix(img))
-		}
-	}
-	return keys, builds
-}
-
-// planBuildTime is how long building the stand-ins of keys, images target
-// images and the load generator takes by book (the estimate run prints,
-// without asking an engine what it has); learned is false when a figure is
-// a documented default.
-func planBuildTime(book *buildtime.Book, keys map[string]bool, images int) (time.Duration, bool) {
-	kinds := []buildtime.Kind{buildtime.Loadgen}
-	for range images {
-		kinds = append(kinds, buildtime.Image)
-	}
-	for k := range keys {
-		if baseimage.HasStandIn(k) {
-			kinds = append(kinds, baseimage.StandInKind(k))
-		}
-	}
-	return book.Estimate(kinds)
 }
 
 type runOpts struct {
@@ -616,7 +373,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := prepareFolder(ctx, eng, *out, m, sel, prev == nil && *force); err != nil {
 		return err
 	}
-	for _, l := range leftOut(m, sel, cpuset.Range(0, runtime.NumCPU())) {
+	for _, l := range plan.LeftOut(m, sel, cpuset.Range(0, runtime.NumCPU())) {
 		fmt.Fprintln(stderr, l)
 	}
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
@@ -685,7 +442,7 @@ func prepareFolder(ctx context.Context, eng *engine.Engine, out string, m *matri
 			return err
 		}
 		var planned []string
-		for _, c := range matrix.Expand(m, sel, cpuset.Range(0, info.NCPU)) {
+		for _, c := range plan.Cells(m, sel, cpuset.Range(0, info.NCPU)) {
 			planned = append(planned, c.ID())
 		}
 		if err := guardTracked(ctx, out, planned); err != nil {

@@ -533,17 +533,17 @@ func TestReportStopsOnFirstSignal(t *testing.T) {
 	}
 }
 
-// plan lists each service's own cores beside the cell's and says once,
-// with how many cells, what a machine with too few cores did instead.
-func TestPlanPlacements(t *testing.T) {
-	cells := []matrix.Cell{
-		{Target: "d", Scenario: "s", CPUs: 1, Connections: 8, Pinning: "together", Placement: "the generator shares core 0", Own: map[string]cpuset.Set{"db": {1}}},
-		{Target: "d", Scenario: "q", CPUs: 1, Connections: 8, Pinning: "together", Placement: "the generator shares core 0", Own: map[string]cpuset.Set{"db": {1}}},
-		{Target: "d", Scenario: "r", CPUs: 1, Connections: 8, Placement: "never said", Skip: "too few cores"},
+// plan lists each service's own cores beside the cell's (plan.New says,
+// and its tests check, what a machine with too few cores did instead).
+func TestPlanOwnCores(t *testing.T) {
+	c := matrix.Cell{Target: "d", Scenario: "s", CPUs: 1, Connections: 8, Own: map[string]cpuset.Set{"db": {1}, "cache": {2, 3}}}
+	if got, want := ownCores(c), ", cache cpus 2-3, db cpus 1"; got != want {
+		t.Errorf("own cores %q, want %q", got, want)
 	}
-	var b strings.Builder
-	planPlacements(&b, cells)
-	if got := b.String(); got != "placement of 2 cell(s): the generator shares core 0\n" || ownCores(cells[0]) != ", db cpus 1" {
-		t.Errorf("placements %q, own cores %q", got, ownCores(cells[0]))
+	if got := serviceSets(c); len(got) != 2 || got["db"] != "1" || got["cache"] != "2-3" {
+		t.Errorf("service sets %v, want db 1 and cache 2-3", got)
+	}
+	if ownCores(matrix.Cell{}) != "" || serviceSets(matrix.Cell{}) != nil {
+		t.Error("a cell without services of their own has own cores")
 	}
 }

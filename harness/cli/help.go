@@ -31,7 +31,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"plan", "", "validate and expand the matrix, list the cells and an estimate; no Docker",
-			func(fs *flag.FlagSet) { new(planOpts).register(fs) }, plan},
+			func(fs *flag.FlagSet) { new(planOpts).register(fs) }, planCmd},
 		{"run", "", "build, verify and measure the cells → DIR/results.json, README.md, charts",
 			func(fs *flag.FlagSet) { new(runOpts).register(fs) }, run},
 		{"report", "DIR", "re-render DIR/README.md (or results.csv, report.json) from DIR/results.json; no Docker",

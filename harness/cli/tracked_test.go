@@ -80,17 +80,6 @@ func TestPlanNamesWhatIsLeftOut(t *testing.T) {
 	}
 }
 
-// The targets left out are named in one short line: a first word shared
-// by three or more of them, and by no target kept, is one glob.
-func TestCompactNames(t *testing.T) {
-	all := []string{"go-nethttp", "go-fasthttp", "node-http", "fastcgi-go", "fastcgi-node", "fastcgi-php", "db-go", "db-node", "db-x", "db-y", "aspnetcore"}
-	left := []string{"go-fasthttp", "node-http", "fastcgi-go", "fastcgi-node", "fastcgi-php", "db-go", "db-node", "db-x", "aspnetcore"}
-	want := "go-fasthttp, node-http, fastcgi-* (3), db-go, db-node, db-x, aspnetcore"
-	if got := compactNames(left, all); got != want {
-		t.Errorf("compactNames = %q, want %q", got, want)
-	}
-}
-
 // A target the profile's only: leaves out is measured when --only names
 // it: the README's "your own target" step (make matrix runs the quick
 // profile) once measured go-nethttp alone and said nothing but a
