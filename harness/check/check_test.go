@@ -177,6 +177,43 @@ func TestScenario(t *testing.T) {
 	}
 }
 
+// TestScenarioTFB: a TechEmpower database scenario is asked further as
+// TFB asks it, at each of its values of the queries parameter, then again
+// for a fresh Date; a server that does not clamp 501 to 500 breaches the
+// scenario rule there, naming TFB's count rule.
+func TestScenarioTFB(t *testing.T) {
+	sc := matrix.Scenario{Name: "queries", Path: "/queries?queries={queries}", Params: []matrix.Param{{Name: "queries", Values: []string{"20"}}},
+		Expect: matrix.Expect{Status: 200, ContentType: "application/json", TFB: &matrix.TFB{Test: matrix.TFBQueries, Queries: "{queries}"}}}
+	for _, clamp := range []bool{true, false} {
+		var asked []string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			asked = append(asked, r.URL.RawQuery)
+			n, err := strconv.Atoi(r.URL.Query().Get("queries"))
+			switch {
+			case err != nil:
+				n = 1
+			case clamp || n < 1:
+				n = min(max(n, 1), 500)
+			}
+			w.Header().Set("Server", "test")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "["+strings.TrimSuffix(strings.Repeat(`{"id":1,"randomNumber":2},`, n), ",")+"]")
+		}))
+		fs := Scenario(context.Background(), nil, "http1", srv.URL, sc, nil, timeout)
+		srv.Close()
+		if len(fs) != 1 {
+			t.Fatalf("%d findings, want 1", len(fs))
+		}
+		want(t, fs[0], RuleScenario, clamp)
+		if !clamp && !strings.Contains(fs[0].Seen, "count: queries?queries=501: 501 rows, want 500") {
+			t.Errorf("finding %q, want the count rule at queries=501", fs[0])
+		}
+		if got := strings.Join(asked, " "); got != "queries=20 queries=2 queries=0 queries=foo queries=501 queries= queries=20" {
+			t.Errorf("asked %s, want queries=20, TFB's five values, queries=20 again", got)
+		}
+	}
+}
+
 // tlsServer serves hello over TLS with a certificate from a throwaway
 // authority, offering HTTP/2 or not; it returns its base URL (localhost)
 // and the authority.

@@ -177,7 +177,8 @@ func Speaks(ctx context.Context, dial DialFunc, protocol, base, path string, roo
 
 // Scenario asks every path of sc, one per combination of its params'
 // values, at base in protocol, and checks each answer against sc's
-// expectation: one finding per path.
+// expectation: one finding per path. A TechEmpower database test is asked
+// further as TFB asks it (verify.FollowUp: DateGap more per path).
 func Scenario(ctx context.Context, dial DialFunc, protocol, base string, sc matrix.Scenario, roots *x509.CertPool, timeout time.Duration) []Finding {
 	var out []Finding
 	for _, kvs := range combinations(sc.Params) {
@@ -186,6 +187,16 @@ func Scenario(ctx context.Context, dial DialFunc, protocol, base string, sc matr
 		what := fmt.Sprintf("%s GET %s (%s)", sc.Name, path, protocol)
 		r := Get(ctx, dial, protocol, base+path, roots, timeout)
 		problems, warnings := verify.Check(sc.Expect, r, c.Subst)
+		if len(problems) == 0 && r.Error == "" {
+			get := func(ctx context.Context, url string) (verify.Response, error) {
+				return Get(ctx, dial, protocol, url, roots, timeout), nil
+			}
+			more, err := verify.FollowUp{Get: get}.Check(ctx, sc, c, base+path, r)
+			problems = append(problems, verify.Texts(more)...)
+			if err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
 		switch {
 		case endlessHeaders(r.Error):
 			out = append(out, breach(RuleHeaders, "%s: %v", what, errHeaders))

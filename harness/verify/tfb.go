@@ -72,6 +72,15 @@ type Problem struct {
 
 func (p Problem) String() string { return string(p.Rule) + ": " + p.Detail }
 
+// Texts are ps as Check words its problems.
+func Texts(ps []Problem) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
+}
+
 func problem(r Rule, format string, args ...any) Problem {
 	return Problem{Rule: r, Detail: fmt.Sprintf(format, args...)}
 }

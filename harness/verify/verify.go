@@ -111,9 +111,7 @@ func Check(e matrix.Expect, r Response, subst func(string) string) (problems, wa
 	case e.JSONArray != nil:
 		problems = append(problems, checkArray(*e.JSONArray, r.Body, subst)...)
 	case e.TFB != nil:
-		for _, p := range CheckTFB(*e.TFB, r, subst) {
-			problems = append(problems, p.String())
-		}
+		problems = append(problems, Texts(CheckTFB(*e.TFB, r, subst))...)
 	}
 	for _, h := range []string{"Date", "Server"} {
 		if r.Header.Get(h) == "" && e.TFB == nil { // TFB's rules require both: CheckTFB's problems
