@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/internal/golden"
 	"github.com/webbench/webbench/harness/results"
 )
@@ -262,16 +263,21 @@ func TestGateEmptyOrSkipped(t *testing.T) {
 	}
 }
 
-// B measured by another generator, or at other core counts, shares no
-// cell with A: not comparable, naming the axis.
+// B measured by another generator, at other core counts, or at another
+// value of a declared axis, shares no cell with A: not comparable, naming
+// the axis.
 func TestGateNotComparable(t *testing.T) {
 	a := &results.Run{Cells: []*results.Cell{cell("go", 1, six...)}}
 	wrk := cell("go", 1, six...)
 	wrk.Generator = &results.Generator{Name: "wrk"}
+	axis.Register(axis.Axis{Name: "flavour", Doc: "d", Example: "[sour]", Default: "plain", Check: func(string) string { return "" }})
+	t.Cleanup(func() { axis.Unregister("flavour") })
+	sour := cell("go", 1, six...)
+	sour.Axes = []results.KV{{Name: "flavour", Value: "sour"}}
 	for name, tc := range map[string]struct {
 		b    *results.Cell
 		axis string
-	}{"generator": {wrk, "generator"}, "cores": {cell("go", 2, six...), "cpus"}} {
+	}{"generator": {wrk, "generator"}, "cores": {cell("go", 2, six...), "cpus"}, "a declared axis": {sour, "flavour"}} {
 		c := gateOf(a, &results.Run{Cells: []*results.Cell{tc.b}})
 		if !slices.Equal(kinds(c), []ProblemKind{NotComparable}) || len(c.Problems[0].Differs) != 1 || c.Problems[0].Differs[0].Axis != tc.axis {
 			t.Errorf("%s: %+v", name, c.Problems)

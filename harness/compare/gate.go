@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -200,10 +201,7 @@ func notComparable(name string, first, later *results.Run) (Problem, bool) {
 		}
 	}
 	p := Problem{Kind: NotComparable, Run: name}
-	axes := []struct {
-		name string
-		get  func(*results.Cell) string
-	}{
+	axes := []cellAxis{
 		{"target", func(c *results.Cell) string { return c.Key().TargetName() }},
 		{"scenario", func(c *results.Cell) string { return c.Key().ScenarioName() }},
 		{"generator", func(c *results.Cell) string { return c.GeneratorName() }},
@@ -216,6 +214,9 @@ func notComparable(name string, first, later *results.Run) (Problem, bool) {
 		{"requests", func(c *results.Cell) string { return fmt.Sprint(c.Requests) }},
 		{"loadgens", func(c *results.Cell) string { return fmt.Sprint(c.Loadgens) }},
 	}
+	for _, a := range axis.All() {
+		axes = append(axes, cellAxis{a.Name, func(c *results.Cell) string { return c.Key().Axis(a) }})
+	}
 	for _, ax := range axes {
 		a, b := axisValues(first, ax.get), axisValues(later, ax.get)
 		if !slices.Equal(a, b) {
@@ -223,6 +224,13 @@ func notComparable(name string, first, later *results.Run) (Problem, bool) {
 		}
 	}
 	return p, true
+}
+
+// cellAxis is one axis of a cell, as NotComparable names it, and how
+// to read a cell's value of it.
+type cellAxis struct {
+	name string
+	get  func(*results.Cell) string
 }
 
 // axisValues are the sorted distinct values of one axis over a run's ok

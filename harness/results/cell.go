@@ -12,7 +12,8 @@ import (
 // " (wrk)" when another load generator than the default measured it,
 // " (h2)" when another protocol than cleartext HTTP/1.1 carried it,
 // " (n=1000000)" when the requests axis set its count, " (2 generators)"
-// when the loadgens axis set how many generator engines loaded it, and
+// when the loadgens axis set how many generator engines loaded it,
+// " (name=value)" for each declared axis away from its default, and
 // " (control)" for an A/A control.
 func (c *Cell) Label() string {
 	label := c.Key().TargetName()
@@ -39,6 +40,9 @@ func (c *Cell) Label() string {
 		label += " (together)"
 	case cellid.PinNone:
 		label += " (unpinned)"
+	}
+	for _, kv := range c.Axes {
+		label += " (" + kv.Name + "=" + kv.Value + ")"
 	}
 	if c.Control {
 		label += " (control)"

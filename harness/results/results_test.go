@@ -191,7 +191,7 @@ func TestPerTrial(t *testing.T) {
 }
 
 // A cell's values of the declared axes are written as "axes", read back,
-// and part of its id.
+// and part of its id and of its label in tables.
 func TestCellAxes(t *testing.T) {
 	dir := t.TempDir()
 	c := &Cell{Target: "a", Scenario: "s", CPUs: 1, Connections: 2, Status: OK, Trials: []Trial{{}}, Axes: []KV{{Name: "flavour", Value: "sour"}}}
@@ -208,5 +208,8 @@ func TestCellAxes(t *testing.T) {
 	}
 	if got := back.Cells[0].ID(); got != "a/s/1cpu/c2/flavour=sour" {
 		t.Errorf("id read back = %q", got)
+	}
+	if got := back.Cells[0].Label(); got != "a (flavour=sour)" {
+		t.Errorf("label = %q, want the axis's value named", got)
 	}
 }
