@@ -51,7 +51,7 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 	for _, v := range vs {
 		top[keyOf(v.c)] = max(top[keyOf(v.c)], v.c.Rate)
 	}
-	for _, ce := range r.out.Ceilings { // measured before a resume
+	for _, ce := range r.ledger.out.Ceilings { // measured before a resume
 		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning, ce.Protocol, ce.Pipeline, ce.Loadgens}
 		r.state.ceilings[k], seen[k] = ce.RPS, true
 	}
@@ -77,8 +77,8 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 			r.state.ceilings[k] = ce.RPS
 			fmt.Fprintf(r.opt.Log, "%s ceiling on %d core(s), c%d%s: %s rps\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), numfmt.Sig(ce.RPS))
 		}
-		r.out.Ceilings = append(r.out.Ceilings, ce)
-		r.save()
+		r.ledger.out.Ceilings = append(r.ledger.out.Ceilings, ce)
+		r.ledger.save()
 	}
 	return nil
 }
@@ -239,14 +239,14 @@ func (r *runner) reach(ctx context.Context) error {
 			lg.name, redact.URL(lg.host), tg.name, redact.URL(tg.host), url, err, tg.name)
 	}
 	id := s.members()[0].id
-	r.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng.Containers, id)
+	r.ledger.out.Environment.CPUModel = cpuModelIn(ctx, tg.eng.Containers, id)
 	var names []string
 	for i, g := range r.sides.gens {
 		if names = append(names, g.name); g == tg {
-			r.out.Environment.Machines[i+1].CPUModel = r.out.Environment.CPUModel
+			r.ledger.out.Environment.Machines[i+1].CPUModel = r.ledger.out.Environment.CPUModel
 		}
 	}
-	r.out.Environment.Machines[0].CPUModel = r.out.Environment.CPUModel
+	r.ledger.out.Environment.Machines[0].CPUModel = r.ledger.out.Environment.CPUModel
 	r.gen.MaxNoFile = hardNoFile(ctx, tg.eng.Containers, id)
 	fmt.Fprintf(r.opt.Log, "engine %s reaches the targets' machine (engine %s) at %s\n", strings.Join(names, ", "), tg.name, tg.address)
 	return nil

@@ -26,7 +26,7 @@ type visit struct {
 	rc     *results.Cell
 	index  int  // position in the expansion order
 	done   bool // failed, or all trials run
-	listed bool // in r.out.Cells
+	listed bool // in r.ledger.out.Cells
 }
 
 // prepareTarget readies a target for its build: when none of its cells
@@ -37,13 +37,13 @@ func (r *runner) prepareTarget(t matrix.Target, cells []matrix.Cell) (*buildJob,
 	for _, c := range cells {
 		if c.Skip == "" {
 			runnable++
-			if _, done := r.keptCell(c); !done {
+			if _, done := r.ledger.keptCell(c); !done {
 				todo++
 			}
 		}
 	}
 	if runnable == 0 {
-		r.recordUnrun(cells, results.Skipped, "")
+		r.ledger.recordUnrun(cells, results.Skipped, "")
 		return nil, nil
 	}
 	if todo == 0 { // resumed, and every cell of the target is measured
@@ -74,29 +74,6 @@ func (r *runner) targetBases(ctx context.Context, t matrix.Target) (map[string]*
 		}
 	}
 	return bases, ""
-}
-
-// recordUnrun records cells that cannot run, with status and reason (a
-// skipped cell keeps its own), without building anything; what a resumed
-// run measured whole stays as it was.
-func (r *runner) recordUnrun(cells []matrix.Cell, status results.Status, reason string) {
-	for _, c := range cells {
-		rc, done := r.keptCell(c)
-		switch {
-		case done && c.Skip == "":
-			continue
-		case rc != nil: // partly measured: listed already
-			rc.Status, rc.Reason, rc.Summary, rc.TrialsAsked, rc.Why = status, reason, nil, 0, ""
-			continue
-		}
-		rc = newCell(c)
-		if c.Skip != "" {
-			rc.Status, rc.Reason = results.Skipped, c.Skip
-		} else {
-			rc.Status, rc.Reason = status, reason
-		}
-		r.record(rc)
-	}
 }
 
 // buildServices builds each service of j's target on the targets' engine,
@@ -207,10 +184,10 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 		if c.Skip != "" {
 			rc := newCell(c)
 			rc.Status, rc.Reason = results.Skipped, c.Skip
-			r.record(rc)
+			r.ledger.record(rc)
 			continue
 		}
-		if rc, done := r.keptCell(c); rc != nil {
+		if rc, done := r.ledger.keptCell(c); rc != nil {
 			out = append(out, &visit{t: t, c: c, rc: rc, listed: true, done: done})
 			continue
 		}
@@ -231,20 +208,6 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 	return out
 }
 
-// keptCell is the cell a resumed run measured, and whether it is done: ok
-// with every trial (resume keeps no failed cell; a partly measured one,
-// saved after each trial, gets its other trials).
-func (r *runner) keptCell(c matrix.Cell) (rc *results.Cell, done bool) {
-	rc = r.kept[c.ID()]
-	if rc == nil {
-		return nil, false
-	}
-	return rc, r.whole(rc)
-}
-
-// whole says whether a kept cell has every trial the matrix asks.
-func (r *runner) whole(rc *results.Cell) bool { return len(rc.Trials) >= r.opt.Matrix.Load.Trials }
-
 // schedule runs the runnable cells: each with all its trials in turn
 // (sequential), or in rounds, trial k of every cell per round, in an order
 // shuffled per round from the recorded seed (interleaved), so that the
@@ -259,7 +222,7 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 	for _, v := range vs {
 		v.index = index[v.c.ID()]
 	}
-	defer r.sortCells(index)
+	defer r.ledger.sortCells(index)
 	if !r.order.interleave {
 		for _, v := range vs {
 			if v.done {
@@ -289,12 +252,6 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 		}
 	}
 	return nil
-}
-
-// sortCells puts the recorded cells back in expansion order, so results.json
-// lists them the same way whatever order they ran in.
-func (r *runner) sortCells(index map[string]int) {
-	slices.SortStableFunc(r.out.Cells, func(a, b *results.Cell) int { return index[a.ID()] - index[b.ID()] })
 }
 
 // visit runs trials trials of v (the first being trial number first) and
@@ -338,43 +295,14 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 		v.rc.Summary = nil
 		v.done = true
 	} else {
-		r.measured(v.rc)
+		r.ledger.measured(v.rc)
 		v.done = first+trials > r.opt.Matrix.Load.Trials
 		r.timing.bookVisit(r.opt.Matrix, v.c, trials, time.Since(start))
 	}
-	r.list(v)
-	r.save()
+	r.ledger.list(v)
+	r.ledger.save()
 	r.opt.Progress.Done(v.rc, units)
 	return nil
-}
-
-// list puts v's cell among the run's cells, once.
-func (r *runner) list(v *visit) {
-	if !v.listed {
-		r.out.Cells = append(r.out.Cells, v.rc)
-		v.listed = true
-	}
-}
-
-// savedTrial writes results.json once a trial of v is recorded, its cell
-// partial (ok with its last trial), so that a run killed in a later trial
-// (SIGKILL, a second Ctrl-C: nothing saves then) loses that trial alone:
-// --resume keeps the trials recorded, and the cell is done only with
-// every trial (whole). A visit that fails afterwards records the cell
-// failed.
-func (r *runner) savedTrial(v *visit) {
-	r.measured(v.rc)
-	r.list(v)
-	r.save()
-}
-
-// measured sets the status of rc, whose trials so far all passed: partial
-// (with the trials asked) until it has every trial, then ok.
-func (r *runner) measured(rc *results.Cell) {
-	rc.Status, rc.TrialsAsked, rc.Why = results.Measured(len(rc.Trials), r.opt.Matrix.Load.Trials), 0, ""
-	if rc.Status == results.Partial {
-		rc.TrialsAsked = r.opt.Matrix.Load.Trials
-	}
 }
 
 func newCell(c matrix.Cell) *results.Cell {
@@ -529,7 +457,7 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 		if err := r.measureTrial(ctx, s, c, rc, tool, spec, judge, k); err != nil {
 			return err
 		}
-		r.savedTrial(v)
+		r.ledger.savedTrial(v)
 	}
 	if err := s.running(ctx, "during the trials"); err != nil {
 		return err
@@ -541,7 +469,9 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 // (its size is what the bytes read under load are held to: a Connection:
 // close answer carries other headers than a keep-alive one, and an answer
 // to ab's HTTP/1.0 request other framing than one to an HTTP/1.1 request),
-// and checks it against the scenario and the cell's protocol.
+// and checks it against the scenario and the cell's protocol. A
+// TechEmpower database test is asked further as TFB asks it
+// (verify.FollowUp: its queries values, and again DateGap later).
 func (r *runner) verifyCell(ctx context.Context, c matrix.Cell, sc matrix.Scenario, tool loadgen.Tool, url string, rc *results.Cell) (verify.Response, error) {
 	http10 := loadgen.AsksHTTP10(tool)
 	kind := probeHTTP
@@ -551,7 +481,8 @@ func (r *runner) verifyCell(ctx context.Context, c matrix.Cell, sc matrix.Scenar
 	if http10 {
 		kind |= probeHTTP10
 	}
-	resp, err := r.gen.Probe(ctx, url, Ask{Kind: kind, Timeout: r.opt.Matrix.Load.Timeout, Protocol: cellid.Proto(c.Protocol)})
+	ask := Ask{Kind: kind, Timeout: r.opt.Matrix.Load.Timeout, Protocol: cellid.Proto(c.Protocol)}
+	resp, err := r.gen.Probe(ctx, url, ask)
 	if err != nil {
 		return resp, err
 	}
@@ -559,6 +490,14 @@ func (r *runner) verifyCell(ctx context.Context, c matrix.Cell, sc matrix.Scenar
 	if resp.Error == "" {
 		problems = append(problems, verify.Protocol(cellid.Proto(c.Protocol), http10, resp)...)
 		rc.Negotiated = resp.Negotiated
+	}
+	if len(problems) == 0 && sc.Expect.TFB != nil { // what TFB asks beyond one answer
+		get := func(ctx context.Context, u string) (verify.Response, error) { return r.gen.Probe(ctx, u, ask) }
+		more, err := verify.FollowUp{Get: get}.Check(ctx, sc, c, url, resp)
+		if err != nil {
+			return resp, err
+		}
+		problems = verify.Texts(more)
 	}
 	rc.Warnings = append(rc.Warnings, warnings...)
 	if len(problems) > 0 {

@@ -111,7 +111,7 @@ func (r *runner) prepareTargets(ctx context.Context, cells []matrix.Cell, startG
 	}
 	for i, j := range jobs {
 		if loadgenErr != nil {
-			r.recordUnrun(j.cells, results.Failed, loadgenErr.Error())
+			r.ledger.recordUnrun(j.cells, results.Failed, loadgenErr.Error())
 			continue
 		}
 		slots[j.slot] = r.finishBuild(j, built[i])
@@ -208,14 +208,14 @@ func (b *buildTurns) release() { <-b.slots }
 // and become visits when it did not.
 func (r *runner) finishBuild(j *buildJob, b builtTarget) []*visit {
 	for key, base := range b.bases {
-		r.out.Images[key] = base
+		r.ledger.out.Images[key] = base
 	}
 	switch {
 	case b.skipped != "":
-		r.recordUnrun(j.cells, results.Skipped, b.skipped)
+		r.ledger.recordUnrun(j.cells, results.Skipped, b.skipped)
 		return nil
 	case b.failed != "":
-		r.recordUnrun(j.cells, results.Failed, b.failed)
+		r.ledger.recordUnrun(j.cells, results.Failed, b.failed)
 		return nil
 	}
 	return r.visitsOf(j.t, j.cells, b.img)

@@ -13,35 +13,35 @@ import (
 	"github.com/webbench/webbench/harness/results"
 )
 
-// resume takes over an earlier run's results: the environment it started
-// in, its seed and order, its ceilings, and its cells ok with every trial
+// resume takes over an earlier run's results, of matrix m: the
+// environment it started in, its seed and order (which the runner takes
+// too), its ceilings, and its cells ok with every trial
 // or with some (interleaved, or killed in the middle of a cell's trials:
 // they get the rest); failed cells are measured again, skipped ones judged
 // again.
-func (r *runner) resume(prev *results.Run, cells map[string]bool) {
-	env := r.out.Environment
-	r.out.Environment = prev.Environment
-	r.out.Environment.Resumed = append(prev.Environment.Resumed, env.StartedAt)
-	r.out.Environment.HarnessVersion = env.HarnessVersion
-	r.out.Images = prev.Images
-	if r.out.Images == nil {
-		r.out.Images = map[string]*results.BaseImage{}
+func (l *ledger) resume(prev *results.Run, cells map[string]bool, m *matrix.Matrix) {
+	env := l.out.Environment
+	l.out.Environment = prev.Environment
+	l.out.Environment.Resumed = append(prev.Environment.Resumed, env.StartedAt)
+	l.out.Environment.HarnessVersion = env.HarnessVersion
+	l.out.Images = prev.Images
+	if l.out.Images == nil {
+		l.out.Images = map[string]*results.BaseImage{}
 	}
-	r.out.Matrix.Order, r.out.Matrix.Seed = prev.Matrix.Order, prev.Matrix.Seed
-	r.order.interleave, r.order.seed = prev.Matrix.Order == results.Interleaved, prev.Matrix.Seed
-	r.out.Matrix.Blocked, r.order.blocked = prev.Matrix.Blocked, prev.Matrix.Blocked
-	r.out.Ceilings = slices.DeleteFunc(slices.Clone(prev.Ceilings), func(c results.Ceiling) bool { return c.Error != "" })
-	kept, warnings := keptCells(prev.Cells, r.opt.Matrix, cells)
-	r.kept = map[string]*results.Cell{}
+	l.out.Matrix.Order, l.out.Matrix.Seed = prev.Matrix.Order, prev.Matrix.Seed
+	l.out.Matrix.Blocked = prev.Matrix.Blocked
+	l.out.Ceilings = slices.DeleteFunc(slices.Clone(prev.Ceilings), func(c results.Ceiling) bool { return c.Error != "" })
+	kept, warnings := keptCells(prev.Cells, m, cells)
+	l.kept = map[string]*results.Cell{}
 	for _, c := range kept {
-		r.kept[c.ID()] = c
-		r.measured(c) // partial or ok by the trials this run asks
+		l.kept[c.ID()] = c
+		l.measured(c) // partial or ok by the trials this run asks
 	}
-	r.out.Cells = append(r.out.Cells, kept...)
+	l.out.Cells = append(l.out.Cells, kept...)
 	for _, w := range warnings {
-		fmt.Fprintln(r.opt.Log, w)
+		fmt.Fprintln(l.log, w)
 	}
-	r.out.Warnings = append(r.out.Warnings, warnings...)
+	l.out.Warnings = append(l.out.Warnings, warnings...)
 }
 
 // keptCells is what a resume keeps of an earlier run's cells, in their
@@ -66,15 +66,15 @@ func keptCells(prev []*results.Cell, m *matrix.Matrix, made map[string]bool) (ke
 }
 
 // keptImages refuses a resume whose partly measured cells ran on images
-// the targets' engine no longer has (the run was made on another engine,
+// target, the targets' engine, no longer has (the run was made on another engine,
 // or its images were removed since): their remaining trials would measure
 // another build, or fail one by one and take the kept cells' figures with
 // them. Cells measured whole need no image and are not asked about.
-func (r *runner) keptImages(ctx context.Context) error {
+func (l *ledger) keptImages(ctx context.Context, target *side) error {
 	var gone []string
-	for _, id := range slices.Sorted(maps.Keys(r.kept)) {
-		c := r.kept[id]
-		if c.Image == nil || r.whole(c) {
+	for _, id := range slices.Sorted(maps.Keys(l.kept)) {
+		c := l.kept[id]
+		if c.Image == nil || l.whole(c) {
 			continue
 		}
 		refs := slices.Sorted(maps.Values(c.Image.Services))
@@ -82,7 +82,7 @@ func (r *runner) keptImages(ctx context.Context) error {
 			refs = []string{c.Image.ID}
 		}
 		for _, ref := range slices.Compact(refs) {
-			_, _, ok, err := r.sides.target.eng.Images.ImageLabels(ctx, ref)
+			_, _, ok, err := target.eng.Images.ImageLabels(ctx, ref)
 			if err != nil {
 				return err
 			}
@@ -96,8 +96,8 @@ func (r *runner) keptImages(ctx context.Context) error {
 		return nil
 	}
 	engine := "the targets' engine"
-	if r.sides.target.name != "" {
-		engine += " " + r.sides.target.name
+	if target.name != "" {
+		engine += " " + target.name
 	}
 	return fmt.Errorf("cannot resume: %d cell(s) measured in part ran on images %s no longer has: %s. "+
 		"Their remaining trials would measure another build (the run was made on another engine, or its images were removed since), "+

@@ -154,6 +154,7 @@ func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*result
 	if r.opt.Progress == nil {
 		r.opt.Progress = nopProgress{}
 	}
+	r.ledger = &ledger{trials: opt.Matrix.Load.Trials, outDir: opt.OutDir, log: r.opt.Log, progress: r.opt.Progress}
 	return r.run(ctx)
 }
 
@@ -194,8 +195,7 @@ type runner struct {
 	gen     startedGenerator // the load generator, once started
 	order   order            // of the trials
 	id      string           // of the run, in its objects' names and labels
-	out     *results.Run
-	kept    map[string]*results.Cell // by id: cells an earlier run measured, when resuming
+	ledger  *ledger          // the results, as written to results.json
 	state   visitState
 	timing  timing // the run's estimate and its actual, per phase, and this machine's build times
 }
@@ -231,7 +231,6 @@ type visitState struct {
 	leftover error                  // a container a visit could not remove: the next visit must not run
 	ceilings map[ceilingKey]float64 // the load generator's ceiling RPS
 	certs    *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
-	unsaved  error                  // why the last write of results.json failed; nil when it succeeded
 }
 
 // UnsavedError is a run whose results.json could not be written at its
@@ -298,11 +297,11 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	// left alone.
 	for _, s := range r.sides.distinct() {
 		r.reap(ctx, s)
-		r.out.Warnings = append(r.out.Warnings, r.foreignContainers(ctx, s)...)
+		r.ledger.out.Warnings = append(r.ledger.out.Warnings, r.foreignContainers(ctx, s)...)
 	}
 	defer r.cleanup(ctx)
 	r.settleOrder(cells)
-	if err := r.keptImages(ctx); err != nil {
+	if err := r.ledger.keptImages(ctx, r.sides.target); err != nil {
 		return nil, err // before anything is written: the run's folder stays as it was
 	}
 	standinLog, err := r.buildLog("standins")
@@ -446,7 +445,7 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 func (r *runner) begin(selection string) {
 	host, _ := os.Hostname()
 	info := r.sides.target.info
-	r.out = &results.Run{
+	r.ledger.out = &results.Run{
 		Schema: results.Schema,
 		Environment: results.Environment{
 			Label: r.opt.Label, Hostname: host, CPUModel: CPUModel(), OnlineCPUs: info.NCPU, Kernel: info.Kernel,
@@ -458,19 +457,19 @@ func (r *runner) begin(selection string) {
 		Images:    map[string]*results.BaseImage{},
 		Cells:     []*results.Cell{},
 	}
-	r.out.Matrix.NoCeiling = r.opt.NoCeiling
+	r.ledger.out.Matrix.NoCeiling = r.opt.NoCeiling
 	if r.sides.machines != nil {
-		r.out.Environment.Hostname = info.Name
-		r.out.Environment.Link = r.sides.machines.Link
-		r.out.Environment.Machines = []results.Machine{machine(results.RoleTarget, r.sides.target)}
+		r.ledger.out.Environment.Hostname = info.Name
+		r.ledger.out.Environment.Link = r.sides.machines.Link
+		r.ledger.out.Environment.Machines = []results.Machine{machine(results.RoleTarget, r.sides.target)}
 		for _, s := range r.sides.gens {
-			r.out.Environment.Machines = append(r.out.Environment.Machines, machine(results.RoleLoadgen, s))
+			r.ledger.out.Environment.Machines = append(r.ledger.out.Environment.Machines, machine(results.RoleLoadgen, s))
 		}
 	}
 }
 
 // settleOrder settles the order of trials (interleaved rounds, or cell by cell)
-// and takes over what a run being resumed measured.
+// and takes over what a run being resumed measured, and its order.
 func (r *runner) settleOrder(cells []matrix.Cell) {
 	r.order.interleave = !r.opt.Sequential && r.opt.Matrix.Load.Trials > 1
 	if r.order.interleave {
@@ -478,11 +477,11 @@ func (r *runner) settleOrder(cells []matrix.Cell) {
 		if r.order.seed == 0 {
 			r.order.seed = mathrand.Uint64()
 		}
-		r.out.Matrix.Order, r.out.Matrix.Seed = results.Interleaved, r.order.seed
+		r.ledger.out.Matrix.Order, r.ledger.out.Matrix.Seed = results.Interleaved, r.order.seed
 		r.order.blocked = !r.opt.Unblocked
-		r.out.Matrix.Blocked = r.order.blocked
+		r.ledger.out.Matrix.Blocked = r.order.blocked
 	} else {
-		r.out.Matrix.Order = results.Sequential
+		r.ledger.out.Matrix.Order = results.Sequential
 	}
 	if prev := r.opt.Resume; prev != nil {
 		made := map[string]bool{}
@@ -491,7 +490,9 @@ func (r *runner) settleOrder(cells []matrix.Cell) {
 				made[c.ID()] = true
 			}
 		}
-		r.resume(prev, made)
+		r.ledger.resume(prev, made, r.opt.Matrix)
+		r.order.interleave, r.order.seed = prev.Matrix.Order == results.Interleaved, prev.Matrix.Seed
+		r.order.blocked = prev.Matrix.Blocked
 	}
 }
 
@@ -521,9 +522,9 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 		if c.Skip == "" && r.order.interleave {
 			per = r.opt.Matrix.Load.Trials
 		}
-		if old := r.kept[c.ID()]; old != nil {
+		if old := r.ledger.kept[c.ID()]; old != nil {
 			switch {
-			case old.Status == results.Failed || r.whole(old):
+			case old.Status == results.Failed || r.ledger.whole(old):
 				per = 0
 			case r.order.interleave:
 				per -= min(len(old.Trials), per)
@@ -560,15 +561,15 @@ func (r *runner) createNetwork(ctx context.Context) error {
 func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run, error) {
 	// From the start: a run killed before it saved anything else (builds
 	// take minutes) leaves a results.json that --resume takes.
-	r.save()
+	r.ledger.save()
 	stop := func(err error) (*results.Run, error) {
 		if ctx.Err() != nil {
-			r.out.Interrupted = true
+			r.ledger.out.Interrupted = true
 		} else {
-			r.out.Stopped = err.Error()
+			r.ledger.out.Stopped = err.Error()
 		}
-		r.save()
-		return r.out, err
+		r.ledger.save()
+		return r.ledger.out, err
 	}
 	started := time.Now()
 	defer func() { r.timing.builds = time.Since(started) - r.timing.cells }()
@@ -584,31 +585,31 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 	var stopped stopRun
 	switch {
 	case errors.As(err, &stopped):
-		r.out.Stopped = stopped.Error()
-		r.save()
-		return r.out, stopped.err
+		r.ledger.out.Stopped = stopped.Error()
+		r.ledger.save()
+		return r.ledger.out, stopped.err
 	case err != nil:
-		r.out.Interrupted = true
-		r.save()
-		return r.out, err
+		r.ledger.out.Interrupted = true
+		r.ledger.save()
+		return r.ledger.out, err
 	}
 	measuring := time.Now()
 	defer func() { r.timing.cells = time.Since(measuring) }()
 	if err := r.measureCeilings(ctx, runnable); err != nil {
-		r.out.Interrupted = true
-		r.save()
-		return r.out, err
+		r.ledger.out.Interrupted = true
+		r.ledger.save()
+		return r.ledger.out, err
 	}
 	if err := r.schedule(ctx, cells, runnable); err != nil {
 		return stop(err)
 	}
 	now := time.Now().UTC().Truncate(time.Second)
-	r.out.FinishedAt = &now
-	r.save()
-	if r.state.unsaved != nil {
-		return r.out, &UnsavedError{Err: r.state.unsaved}
+	r.ledger.out.FinishedAt = &now
+	r.ledger.save()
+	if r.ledger.unsaved != nil {
+		return r.ledger.out, &UnsavedError{Err: r.ledger.unsaved}
 	}
-	return r.out, nil
+	return r.ledger.out, nil
 }
 
 // reap removes from s's engine what killed earlier runs left.
@@ -722,33 +723,6 @@ func (r *runner) labels(role, target, cell string) map[string]string {
 	return l
 }
 
-// save writes results.json; a failure to write is reported but does not
-// stop the run: the next visit tries again.
-func (r *runner) save() {
-	// What engines and targets said may carry a host as it was given,
-	// password included: results.json is committed.
-	r.out.Stopped = redact.Text(r.out.Stopped)
-	for _, c := range r.out.Cells {
-		c.Reason = redact.Text(c.Reason)
-		for i, w := range c.Warnings {
-			c.Warnings[i] = redact.Text(w)
-		}
-	}
-	for i, w := range r.out.Warnings {
-		r.out.Warnings[i] = redact.Text(w)
-	}
-	r.state.unsaved = results.Write(r.opt.OutDir, r.out)
-	if r.state.unsaved != nil {
-		fmt.Fprintf(r.opt.Log, "error: writing results: %v\n", r.state.unsaved)
-	}
-}
-
-func (r *runner) record(c *results.Cell) {
-	r.out.Cells = append(r.out.Cells, c)
-	r.save()
-	r.opt.Progress.Done(c, 1)
-}
-
 // startGenerator starts the run's load generator on the cores of the first
 // cell to run, for the tools the run's cells use, and records what it
 // runs; running is false when no cell runs.
@@ -782,8 +756,8 @@ func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (runni
 	for _, tool := range tools {
 		used = append(used, tool.Name()+" "+r.gen.Versions[tool.Name()])
 	}
-	r.out.Environment.LoadGenerator = strings.Join(used, ", ")
-	r.gen.models(r.out.Environment.Machines)
+	r.ledger.out.Environment.LoadGenerator = strings.Join(used, ", ")
+	r.gen.models(r.ledger.out.Environment.Machines)
 	return true, nil
 }
 
@@ -798,7 +772,7 @@ func (r *runner) containerGenerator(home *side) *containerGenerator {
 	return &containerGenerator{
 		spec: generatorSpec(r.id, r.network.name, r.labels("loadgen", "", ""), files, env),
 		home: home, targets: r.sides.target,
-		build: loadgenBuild{log: r.opt.Log, logTo: r.buildLog, times: r.timing.book, images: r.out.Images, copy: copy},
+		build: loadgenBuild{log: r.opt.Log, logTo: r.buildLog, times: r.timing.book, images: r.ledger.out.Images, copy: copy},
 	}
 }
 
