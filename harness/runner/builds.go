@@ -13,6 +13,7 @@ import (
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/plan"
 )
 
 // buildEstimate says, before anything is built, which stand-ins and images
@@ -208,9 +209,9 @@ func (r *runner) recalibrate(ctx context.Context, cells []matrix.Cell, elapsed t
 // learned from its earlier visits, else the documented default.
 func (t *timing) visitOverhead(target string) time.Duration {
 	if t.book == nil {
-		return matrix.VisitOverhead
+		return plan.VisitOverhead
 	}
-	return t.book.Visit(target, matrix.VisitOverhead)
+	return t.book.Visit(target, plan.VisitOverhead)
 }
 
 // bookVisit teaches this machine's record what a visit of c's target took

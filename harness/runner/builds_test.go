@@ -11,6 +11,7 @@ import (
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -78,10 +79,10 @@ func TestVisitOverheadLearned(t *testing.T) {
 	if d := tm.visitOverhead(cells[0].Target); d != 7*time.Second {
 		t.Errorf("visit overhead of %s: %v, want the 7 s beyond its warm-up and trial", cells[0].Target, d)
 	}
-	if d := tm.visitOverhead("b"); d != matrix.VisitOverhead {
+	if d := tm.visitOverhead("b"); d != plan.VisitOverhead {
 		t.Errorf("visit overhead of b, never visited: %v, want the default", d)
 	}
-	perVisit := matrix.EstimateWith(m, cells[:1], tm.visitOverhead, matrix.GuessedRPS, false)
+	perVisit := plan.EstimateWith(m, cells[:1], tm.visitOverhead, plan.GuessedRPS, false)
 	if perVisit != 9*time.Second {
 		t.Errorf("estimate of a's cell: %v, want the 9 s its visit took", perVisit)
 	}

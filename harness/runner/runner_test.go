@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -937,45 +936,6 @@ func TestResumeDistrusts(t *testing.T) {
 		if tc.name != "not in the matrix" && tc.name != "a second copy" && len(f.loads()) != 3 {
 			t.Errorf("%s: %d trials measured again, want cell a's 3", tc.name, len(f.loads()))
 		}
-	}
-}
-
-// The generators a matrix may name are the load generator's Tools, and a
-// cell a tool cannot measure as asked is skipped naming the setting.
-func TestGeneratorsAreTools(t *testing.T) {
-	names := slices.Sorted(maps.Keys(loadgen.Tools))
-	if got := slices.Sorted(slices.Values(matrix.GeneratorNames)); !slices.Equal(got, names) {
-		t.Errorf("matrix.GeneratorNames %v, loadgen.Tools %v", got, names)
-	}
-	m := &matrix.Matrix{Load: matrix.Defaults, Scenarios: []matrix.Scenario{{Name: "s", Expect: matrix.Expect{Status: 200}}}}
-	m.Load.Requests, m.Load.Duration = 1000, 0
-	cells := []matrix.Cell{{Scenario: "s", Connections: 8, Generator: "wrk"}, {Scenario: "s", Connections: 8, Generator: "ab"},
-		{Scenario: "s", Connections: 8, Generator: "h2load", Close: true}, {Scenario: "s", Connections: 8, Generator: "bombardier"}}
-	Unsupported(m, cells)
-	for i, want := range []string{"no request count", "", "Connection: close", ""} {
-		if got := cells[i].Skip; (want == "") != (got == "") || !strings.Contains(got, want) {
-			t.Errorf("%s: skip %q, want %q", cells[i].Generator, got, want)
-		}
-	}
-}
-
-// A pipelined cell goes to its tool pipelined: the tools that cannot
-// pipeline skip it, naming the depth; wrk and h2load take it.
-func TestPipelinedCellsSkipWhatCannotPipeline(t *testing.T) {
-	m := &matrix.Matrix{Load: matrix.Defaults, Scenarios: []matrix.Scenario{{Name: "s", Pipeline: 16, Expect: matrix.Expect{Status: 200}}}}
-	m.Load.Duration = 2 * time.Second
-	var cells []matrix.Cell
-	for _, gen := range []string{"wrk", "h2load", "bombardier"} {
-		cells = append(cells, matrix.Cell{Scenario: "s", Connections: 8, Generator: gen, Pipeline: 16})
-	}
-	Unsupported(m, cells)
-	for i, want := range []string{"", "", "bombardier cannot pipeline (scenario pipeline: 16)"} {
-		if got := cells[i].Skip; (want == "") != (got == "") || !strings.Contains(got, want) {
-			t.Errorf("%s: skip %q, want %q", cells[i].Generator, got, want)
-		}
-	}
-	if s := specOf(m, cells[0], "http://t/", 200); s.Pipeline != 16 {
-		t.Errorf("spec %+v, want pipeline 16", s)
 	}
 }
 
