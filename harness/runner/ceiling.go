@@ -3,20 +3,15 @@ package runner
 import (
 	"context"
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/cellid"
-	"github.com/webbench/webbench/harness/cpuset"
-	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/internal/redact"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
-	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -99,7 +94,7 @@ func (r *runner) ceilingEstimate(cells []matrix.Cell) time.Duration {
 			one = append(one, c)
 		}
 	}
-	return plan.Estimate(r.opt.Matrix, one, plan.VisitOverhead, plan.GuessedRPS, false)
+	return matrix.Estimate(r.opt.Matrix, one, matrix.VisitOverhead, matrix.GuessedRPS, false)
 }
 
 // loadgensText names a ceiling's generator engines when the loadgens
@@ -123,7 +118,7 @@ func closeText(close bool) string {
 
 func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
-		Generator: c.Generator, NetworkMode: results.Network(r.network.mode), Pinning: c.Pinning, Protocol: c.Protocol, Pipeline: c.Pipeline, Loadgens: c.Loadgens}
+		Generator: c.Generator, NetworkMode: results.Network(r.stage.network.mode), Pinning: c.Pinning, Protocol: c.Protocol, Pipeline: c.Pipeline, Loadgens: c.Loadgens}
 	r.gen.use(len(r.sides.gensOf(c)))
 	if _, err := r.gen.Pin(ctx, c.LoadgenSet.String()); err != nil {
 		return ce, err
@@ -143,8 +138,8 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 		ce.Rate = rate
 	}
 	ce.Split = r.splitOf(c)
-	s, url, err := r.startFixed(ctx, c.CPUSet, cellid.Proto(c.Protocol))
-	defer r.remove(ctx, s)
+	s, url, err := r.stage.startFixed(ctx, c.CPUSet, cellid.Proto(c.Protocol), r.opt.Matrix.Load.ReadyTimeout)
+	defer r.stage.remove(ctx, s)
 	if err != nil {
 		return ce, err
 	}
@@ -181,35 +176,6 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 	return ce, nil
 }
 
-// startFixed starts the fixed-response server in the load generator's image
-// on the targets' engine, on cores, the way a target runs, and waits until
-// the load generator gets its answer; it returns the server's URL as the
-// load generator reaches it. The stack holds the container for the caller
-// to remove, even when starting fails.
-func (r *runner) startFixed(ctx context.Context, cores cpuset.Set, protocol string) (stack, string, error) {
-	host := "127.0.0.1"
-	switch {
-	case r.sides.target.address != "": // two machines: the targets' machine's host network
-		host = r.sides.target.address
-	case r.network.mode == matrix.NetworkBridge:
-		host = "ceiling"
-	}
-	r.state.visits++
-	d := &deployment{eng: r.sides.target.eng}
-	s := stack{d}
-	err := d.start(ctx, &member{service: "ceiling", alias: "ceiling"}, engine.ContainerSpec{
-		Name: fmt.Sprintf("webbench-%s-v%d-ceiling", r.id, r.state.visits), Image: r.gen.ServerImage, Cmd: []string{"ceiling"},
-		Env: fixedEnv(protocol), Files: r.serverFiles(protocol), CPUSet: cores.String(), Network: r.targetNetwork(),
-		Aliases: []string{"ceiling"}, Labels: r.labels("ceiling", "", ""),
-		Memory: matrix.DefaultLimits.MemoryBytes, Pids: matrix.DefaultLimits.Pids,
-	}, false)
-	if err != nil {
-		return s, "", err
-	}
-	url := fmt.Sprintf("%s://%s/", scheme(protocol), net.JoinHostPort(host, strconv.Itoa(ceilingPort)))
-	return s, url, s.ready(ctx, readiness(r.gen, s, url, protocol), r.opt.Matrix.Load.ReadyTimeout)
-}
-
 // fixedEnv is the fixed-response server's environment: its port, the
 // protocol it serves and, over TLS, the run's certificate.
 func fixedEnv(protocol string) []string {
@@ -226,8 +192,8 @@ func fixedEnv(protocol string) []string {
 // limit. Its error names both ends.
 func (r *runner) reach(ctx context.Context) error {
 	tg, lg := r.sides.target, r.sides.load
-	s, url, err := r.startFixed(ctx, tg.usable()[:1], cellid.ProtoHTTP1)
-	defer r.remove(ctx, s)
+	s, url, err := r.stage.startFixed(ctx, tg.usable()[:1], cellid.ProtoHTTP1, r.opt.Matrix.Load.ReadyTimeout)
+	defer r.stage.remove(ctx, s)
 	if err == nil {
 		lg, err = r.reachedBy(ctx, url)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
-	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/verify"
 )
@@ -347,51 +346,6 @@ const (
 	execGrace = 30 * time.Second
 )
 
-// deploy starts every replica of every service of t in order, each
-// service one deployment. What it started is in the stack even when it
-// fails, for the caller to remove.
-func (r *runner) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc *results.Cell) (stack, error) {
-	r.state.visits++
-	nofile, _ := r.gen.noFile(t.Limits.NoFile)
-	lay := layout(t, r.network.mode)
-	var s stack
-	for _, svc := range t.Services {
-		d := &deployment{eng: r.sides.target.eng, limits: t.Limits}
-		s = append(s, d)
-		labels := r.labels("target", t.Name, c.ID())
-		labels[engine.LabelService] = svc.Name
-		for _, p := range lay[svc.Name] {
-			m := &member{service: svc.Name, alias: p.alias}
-			if svc.Name != t.Entry && svc.Port > 0 {
-				m.addr = r.fromLoadgen(p)
-			}
-			// Unique per visit, so that a leftover of one visit is never
-			// taken for the next one's container.
-			name := fmt.Sprintf("webbench-%s-v%d-%s", r.id, r.state.visits, p.alias)
-			err := d.start(ctx, m, engine.ContainerSpec{
-				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.ServiceSet(svc.Name).String(), Files: r.serverFiles(c.Protocol),
-				Network: r.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: labels,
-				Memory: t.Limits.MemoryBytes, Pids: t.Limits.Pids, NoFile: nofile,
-			}, true)
-			if err != nil {
-				return s, fmt.Errorf("service %s: %w", m.alias, err)
-			}
-		}
-	}
-	return s, nil
-}
-
-// remove removes a visit's stack; what it could not remove is kept, so
-// that no later visit runs beside it.
-func (r *runner) remove(ctx context.Context, s stack) {
-	for _, d := range s {
-		if err := d.close(ctx); err != nil {
-			fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
-			r.state.leftover = errors.Join(r.state.leftover, err)
-		}
-	}
-}
-
 // runCell starts fresh containers of v's target for its cell, warms them
 // up and runs trials trials (numbered from first), saving after each, then,
 // for TFB's updates test, holds them to what the database shows written
@@ -401,8 +355,8 @@ func (r *runner) remove(ctx context.Context, s stack) {
 func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err error) {
 	t, c, rc := v.t, v.c, v.rc
 	sc := r.scenario(c.Scenario)
-	if r.state.leftover != nil {
-		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.state.leftover)
+	if r.stage.leftover != nil {
+		return fmt.Errorf("not measured beside what an earlier visit left running: %v", r.stage.leftover)
 	}
 	r.gen.use(len(r.sides.gensOf(c)))
 	cores, err := r.gen.Pin(ctx, c.LoadgenSet.String())
@@ -412,19 +366,19 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 	rc.LoadgenCPUSet = cores // where the engine says the generator runs
 	r.opt.Progress.Phase(c, "start")
 	started := time.Now()
-	s, err := r.deploy(ctx, t, c, rc)
-	defer r.remove(ctx, s)
+	s, err := r.stage.deploy(ctx, t, c, rc)
+	defer r.stage.remove(ctx, s)
 	defer func() { err = s.withDatabaseLogs(ctx, err) }() // before the removal
 	if err != nil {
 		return err
 	}
-	url := fmt.Sprintf("%s://%s%s", scheme(c.Protocol), r.fromLoadgen(layout(t, r.network.mode)[t.Entry][0]), c.Subst(sc.Path))
+	url := fmt.Sprintf("%s://%s%s", scheme(c.Protocol), r.stage.fromLoadgen(layout(t, r.stage.network.mode)[t.Entry][0]), c.Subst(sc.Path))
 
 	r.opt.Progress.Phase(c, "ready")
 	if err := s.ready(ctx, readiness(r.gen, s, url, cellid.Proto(c.Protocol)), r.opt.Matrix.Load.ReadyTimeout); err != nil {
 		return err
 	}
-	rc.Image.RuntimeVersion = r.runtimeVersions(ctx, s)
+	rc.Image.RuntimeVersion = r.stage.runtimeVersions(ctx, s)
 
 	r.opt.Progress.Phase(c, "verify")
 	tool := loadgen.Tools[c.Generator]
@@ -449,7 +403,7 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 	if err := warm(ctx, r.gen, tool, spec, r.opt.Matrix.Load.Warmup); err != nil {
 		return err
 	}
-	writes, err := r.watchWrites(ctx, s, sc, rc)
+	writes, err := r.stage.watchWrites(ctx, s, sc, rc)
 	if err != nil {
 		return err
 	}
@@ -567,7 +521,40 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 
 // spec is the load of cell c at url, whose scenario expects status expect.
 func (r *runner) spec(c matrix.Cell, url string, expect int) loadgen.Spec {
-	return plan.Spec(r.opt.Matrix, c, url, expect)
+	return specOf(r.opt.Matrix, c, url, expect)
+}
+
+func specOf(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec {
+	load := matrix.CellLoad(m, c)
+	return loadgen.Spec{URL: url, Connections: c.Connections, Duration: load.Duration, Requests: load.Requests,
+		Timeout: load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: cellid.Proto(c.Protocol),
+		Pipeline: c.Pipeline}
+}
+
+// Unsupported marks the cells whose load generator cannot measure them as
+// the matrix asks (wrk given a request count, ab a duration, h2load
+// keep-alive off…) as skipped, naming the setting; plan and run both call
+// it, so that plan lists what run will skip.
+func Unsupported(m *matrix.Matrix, cells []matrix.Cell) {
+	for i, c := range cells {
+		if c.Skip != "" {
+			continue
+		}
+		tool, ok := loadgen.Tools[c.Generator]
+		if !ok {
+			cells[i].Skip = fmt.Sprintf("no load generator %q", c.Generator)
+			continue
+		}
+		expect := 200
+		for _, sc := range m.Scenarios {
+			if sc.Name == c.Scenario {
+				expect = sc.Expect.Status
+			}
+		}
+		if why := tool.Unsupported(specOf(m, c, "", expect)); why != "" {
+			cells[i].Skip = why
+		}
+	}
 }
 
 // trialError is a failure of measured trial n.
@@ -579,24 +566,6 @@ type trialError struct {
 
 func (e *trialError) Error() string { return fmt.Sprintf("trial %d: %v", e.n, e.err) }
 func (e *trialError) Unwrap() error { return e.err }
-
-// runtimeVersions joins the distinct "runtime:" lines of the first replica
-// of each service, in start order (e.g. "nginx/1.22.1 + go1.26.8").
-func (r *runner) runtimeVersions(ctx context.Context, s stack) string {
-	var out []string
-	seen := map[string]bool{}
-	for _, m := range s.members() {
-		if seen[m.service] {
-			continue
-		}
-		seen[m.service] = true
-		logs, err := r.sides.target.eng.Containers.Logs(ctx, m.id, 200)
-		if v := runtimeVersion(logs); err == nil && v != "" && !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	return strings.Join(out, " + ")
-}
 
 // trial runs one measured run of the load generator; the samplers, running for the
 // whole cell, say what CPU the target's containers (summed) and the load

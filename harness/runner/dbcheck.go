@@ -49,12 +49,12 @@ type writeWatch struct {
 
 // watchWrites is, for a cell of TFB's updates test, World as the db
 // service holds it before the trials; nil for any other cell.
-func (r *runner) watchWrites(ctx context.Context, s stack, sc matrix.Scenario, rc *results.Cell) (*writeWatch, error) {
+func (st *stage) watchWrites(ctx context.Context, s stack, sc matrix.Scenario, rc *results.Cell) (*writeWatch, error) {
 	if sc.Expect.TFB == nil || sc.Expect.TFB.Test != matrix.TFBUpdates {
 		return nil, nil
 	}
 	if _, m := s.service(dbService); m != nil { // its first replica
-		return startWatch(ctx, psqlWorld(r.sides.target.eng.Containers, m), len(rc.Trials))
+		return startWatch(ctx, psqlWorld(st.target.eng.Containers, m), len(rc.Trials))
 	}
 	return nil, fmt.Errorf("updates: the target has no service named %q whose database the harness can read, so whether its updates were written cannot be checked", dbService)
 }

@@ -24,9 +24,9 @@ func (p place) addr() string { return net.JoinHostPort(p.host, strconv.Itoa(p.po
 // fromLoadgen is where the load generator reaches p: where the services
 // reach it, or, with two engines, the targets' machine's address and p's
 // port (every replica there is on that machine's host network).
-func (r *runner) fromLoadgen(p place) string {
-	if r.sides.target.address != "" {
-		return net.JoinHostPort(r.sides.target.address, strconv.Itoa(p.port))
+func (st *stage) fromLoadgen(p place) string {
+	if st.target.address != "" {
+		return net.JoinHostPort(st.target.address, strconv.Itoa(p.port))
 	}
 	return p.addr()
 }

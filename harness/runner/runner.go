@@ -26,7 +26,6 @@ import (
 
 	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/buildtime"
-	"github.com/webbench/webbench/harness/certs"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/internal/redact"
@@ -34,7 +33,6 @@ import (
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
-	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -155,6 +153,7 @@ func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*result
 	if r.opt.Progress == nil {
 		r.opt.Progress = nopProgress{}
 	}
+	r.stage = &stage{target: r.sides.target, gen: &r.gen, log: r.opt.Log}
 	r.ledger = &ledger{trials: opt.Matrix.Load.Trials, outDir: opt.OutDir, log: r.opt.Log, progress: r.opt.Progress}
 	return r.run(ctx)
 }
@@ -190,15 +189,14 @@ func (s *side) where() string {
 func (s *side) usable() cpuset.Set { return usable(s.info.NCPU, s.reserve) }
 
 type runner struct {
-	opt     Options          // Matrix, Log and Progress are never nil
-	sides   sides            // where the targets and the load generator run
-	network network          // the run's network
-	gen     startedGenerator // the load generator, once started
-	order   order            // of the trials
-	id      string           // of the run, in its objects' names and labels
-	ledger  *ledger          // the results, as written to results.json
-	state   visitState
-	timing  timing // the run's estimate and its actual, per phase, and this machine's build times
+	opt    Options          // Matrix, Log and Progress are never nil
+	sides  sides            // where the targets and the load generator run
+	gen    startedGenerator // the load generator, once started
+	order  order            // of the trials
+	stage  *stage           // the targets' engine, as the run's containers use it
+	ledger *ledger          // the results, as written to results.json
+	state  visitState
+	timing timing // the run's estimate and its actual, per phase, and this machine's build times
 }
 
 // sides are the targets' side and the load generator's: one side on one
@@ -228,10 +226,7 @@ type startedGenerator struct {
 
 // visitState is what the run's visits leave for the next ones.
 type visitState struct {
-	visits   int                    // cell visits started, for unique container names
-	leftover error                  // a container a visit could not remove: the next visit must not run
 	ceilings map[ceilingKey]float64 // the load generator's ceiling RPS
-	certs    *certs.Set             // the run's throwaway TLS authority and server certificate; nil: no TLS cell
 }
 
 // UnsavedError is a run whose results.json could not be written at its
@@ -269,9 +264,9 @@ func (r *runner) infraGone(ctx context.Context) error {
 			return err
 		}
 	}
-	if r.network.id != "" {
-		if ok, err := r.sides.target.eng.Host.NetworkExists(ctx, r.network.id); err == nil && !ok {
-			return fmt.Errorf("the run's network %s vanished (removed by someone, or the engine restarted)", r.network.name)
+	if r.stage.network.id != "" {
+		if ok, err := r.sides.target.eng.Host.NetworkExists(ctx, r.stage.network.id); err == nil && !ok {
+			return fmt.Errorf("the run's network %s vanished (removed by someone, or the engine restarted)", r.stage.network.name)
 		}
 	}
 	return nil
@@ -279,7 +274,7 @@ func (r *runner) infraGone(ctx context.Context) error {
 
 // run takes the run through its phases, in order.
 func (r *runner) run(ctx context.Context) (*results.Run, error) {
-	r.id = newID()
+	r.stage.id = newID()
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -314,7 +309,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	r.estimate(ctx, cells)
 	defer r.opt.Progress.Finish()
 	defer r.timing.report(r.opt.Log)
-	if err := r.createNetwork(ctx); err != nil {
+	if err := r.stage.createNetwork(ctx); err != nil {
 		return nil, err
 	}
 	return r.measure(ctx, cells)
@@ -341,9 +336,9 @@ func (r *runner) connect(ctx context.Context) error {
 			return err
 		}
 	}
-	r.network.mode = r.opt.Matrix.Network
+	r.stage.network.mode = r.opt.Matrix.Network
 	if r.opt.Network != "" {
-		r.network.mode = r.opt.Network
+		r.stage.network.mode = r.opt.Network
 	}
 	if r.sides.machines == nil {
 		return nil
@@ -359,11 +354,11 @@ func (r *runner) connect(ctx context.Context) error {
 			}
 		}
 	}
-	if r.network.mode != matrix.NetworkHost {
+	if r.stage.network.mode != matrix.NetworkHost {
 		// Two machines: no namespace or bridge spans them, and a published
 		// port would put docker-proxy in the path.
-		fmt.Fprintf(r.opt.Log, "two engines: targets and the load generator use their machines' host networks (network mode %s does not span machines)\n", r.network.mode)
-		r.network.mode = matrix.NetworkHost
+		fmt.Fprintf(r.opt.Log, "two engines: targets and the load generator use their machines' host networks (network mode %s does not span machines)\n", r.stage.network.mode)
+		r.stage.network.mode = matrix.NetworkHost
 	}
 	return nil
 }
@@ -384,11 +379,11 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 	} else {
 		cells = matrix.Expand(r.opt.Matrix, sel, r.sides.target.usable())
 	}
-	plan.Unsupported(r.opt.Matrix, cells)
+	Unsupported(r.opt.Matrix, cells)
 	r.spreadCells(cells)
-	selection := Selection(r.opt.Matrix, r.opt.Only, r.network.mode, cells)
+	selection := Selection(r.opt.Matrix, r.opt.Only, r.stage.network.mode, cells)
 	if prev := r.opt.Resume; prev != nil && prev.Selection != selection {
-		return nil, "", fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.opt.Matrix, r.opt.Only, r.network.mode))
+		return nil, "", fmt.Errorf("cannot resume: %s", SelectionDiff(prev, r.opt.Matrix, r.opt.Only, r.stage.network.mode))
 	}
 	for _, c := range cells {
 		if c.Skip == "" {
@@ -451,7 +446,7 @@ func (r *runner) begin(selection string) {
 		Environment: results.Environment{
 			Label: r.opt.Label, Hostname: host, CPUModel: CPUModel(), OnlineCPUs: info.NCPU, Kernel: info.Kernel,
 			OS: info.OS, DockerVersion: info.ServerVersion, DockerAPI: info.APIVersion, StorageDriver: info.Driver,
-			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: results.Network(r.network.mode),
+			HarnessVersion: r.opt.HarnessVersion, StartedAt: time.Now().UTC().Truncate(time.Second), NetworkMode: results.Network(r.stage.network.mode),
 		},
 		Matrix:    SettingsOf(r.opt.Matrix, r.opt.Only),
 		Selection: selection,
@@ -535,26 +530,9 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	}
 	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
-	r.timing.estCells = plan.EstimateWith(r.opt.Matrix, r.timing.likely(cells), r.timing.visitOverhead, plan.GuessedRPS, r.order.interleave) +
+	r.timing.estCells = matrix.EstimateWith(r.opt.Matrix, r.timing.likely(cells), r.timing.visitOverhead, matrix.GuessedRPS, r.order.interleave) +
 		r.ceilingEstimate(r.timing.likely(cells))
 	r.opt.Progress.Start(units, r.timing.estBuilds+r.timing.estCells)
-}
-
-// createNetwork makes the run's bridge network, in bridge mode.
-func (r *runner) createNetwork(ctx context.Context) error {
-	switch r.network.mode {
-	case matrix.NetworkHost:
-		r.network.name = "host"
-	case matrix.NetworkShared:
-		r.network.name = "none"
-	default:
-		r.network.name = "webbench-" + r.id
-		var err error
-		if r.network.id, err = r.sides.target.eng.Host.CreateNetwork(ctx, r.network.name, r.labels("network", "", "")); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // measure starts the load generator, builds each target, measures the
@@ -657,15 +635,6 @@ func machine(role string, s *side) results.Machine {
 		DockerVersion: info.ServerVersion, StorageDriver: info.Driver}
 }
 
-// targetNetwork is the network mode of target containers: in shared mode
-// the load generator's namespace, else the run's network.
-func (r *runner) targetNetwork() string {
-	if r.network.mode == matrix.NetworkShared {
-		return r.gen.Namespace
-	}
-	return r.network.name
-}
-
 // foreignContainers warns of running containers on s's engine that are
 // not this run's and may use its cores there: pinned to one of them, or
 // not pinned at all.
@@ -677,7 +646,7 @@ func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 	}
 	var out []string
 	for _, c := range running {
-		if c.Labels[engine.LabelRun] == r.id {
+		if c.Labels[engine.LabelRun] == r.stage.id {
 			continue
 		}
 		set, err := cpuset.Parse(c.CPUSet)
@@ -703,7 +672,7 @@ func (r *runner) cleanup(ctx context.Context) {
 			fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
 		}
 	}
-	if err := r.sides.target.eng.Host.RemoveNetwork(cctx, r.network.id); err != nil {
+	if err := r.sides.target.eng.Host.RemoveNetwork(cctx, r.stage.network.id); err != nil {
 		fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
 	}
 	for _, s := range r.sides.distinct() {
@@ -711,17 +680,6 @@ func (r *runner) cleanup(ctx context.Context) {
 			s.resolver.Close()
 		}
 	}
-}
-
-func (r *runner) labels(role, target, cell string) map[string]string {
-	l := map[string]string{engine.LabelRun: r.id, engine.LabelRole: role}
-	if target != "" {
-		l[engine.LabelTarget] = target
-	}
-	if cell != "" {
-		l[engine.LabelCell] = cell
-	}
-	return l
 }
 
 // startGenerator starts the run's load generator on the cores of the first
@@ -745,7 +703,7 @@ func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (runni
 	if set == nil {
 		return false, nil // nothing will run
 	}
-	if err := r.makeCerts(cells); err != nil {
+	if err := r.stage.makeCerts(cells, r.opt.Matrix.Targets); err != nil {
 		return false, err
 	}
 	if r.gen.Generator == nil {
@@ -765,13 +723,13 @@ func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (runni
 // containerGenerator is a load generator as a container on home, the
 // load generator's engine or a further generator's.
 func (r *runner) containerGenerator(home *side) *containerGenerator {
-	files, env := r.caFiles()
+	files, env := r.stage.caFiles()
 	copy := r.opt.Copy
 	if home != r.sides.load {
 		copy = nil // the first generator puts its image on the targets' engine
 	}
 	return &containerGenerator{
-		spec: generatorSpec(r.id, r.network.name, r.labels("loadgen", "", ""), files, env),
+		spec: generatorSpec(r.stage.id, r.stage.network.name, r.stage.labels("loadgen", "", ""), files, env),
 		home: home, targets: r.sides.target,
 		build: loadgenBuild{log: r.opt.Log, logTo: r.buildLog, times: r.timing.book, images: r.ledger.out.Images, copy: copy},
 	}

@@ -24,9 +24,9 @@ const (
 )
 
 // makeCerts makes the run's throwaway authority and server certificate
-// when a cell to measure speaks TLS; the certificate names every host the
+// when a cell to measure speaks TLS (of targets, the matrix's); the certificate names every host the
 // load generator reaches a target or the ceiling's server at.
-func (r *runner) makeCerts(cells []matrix.Cell) error {
+func (st *stage) makeCerts(cells []matrix.Cell, targets []matrix.Target) error {
 	tlsTargets := map[string]bool{}
 	for _, c := range cells {
 		if c.Skip == "" && cellid.TLS(c.Protocol) {
@@ -37,42 +37,42 @@ func (r *runner) makeCerts(cells []matrix.Cell) error {
 		return nil
 	}
 	names := []string{"localhost", "127.0.0.1", "::1", "ceiling"}
-	if r.sides.target.address != "" {
-		names = append(names, r.sides.target.address)
+	if st.target.address != "" {
+		names = append(names, st.target.address)
 	}
-	for _, t := range r.opt.Matrix.Targets {
+	for _, t := range targets {
 		if tlsTargets[t.Name] {
-			host, _, err := net.SplitHostPort(r.fromLoadgen(layout(t, r.network.mode)[t.Entry][0]))
+			host, _, err := net.SplitHostPort(st.fromLoadgen(layout(t, st.network.mode)[t.Entry][0]))
 			if err != nil {
 				return err
 			}
 			names = append(names, host)
 		}
 	}
-	set, err := certs.New(r.id, names, time.Now())
+	set, err := certs.New(st.id, names, time.Now())
 	if err != nil {
 		return fmt.Errorf("the run's certificates: %w", err)
 	}
-	r.state.certs = set
+	st.certs = set
 	return nil
 }
 
 // caFiles is the authority for the load generator's container; none when
 // no cell speaks TLS.
-func (r *runner) caFiles() ([]engine.File, []string) {
-	if r.state.certs == nil {
+func (st *stage) caFiles() ([]engine.File, []string) {
+	if st.certs == nil {
 		return nil, nil
 	}
-	return []engine.File{{Path: caPath, Data: r.state.certs.CA}}, []string{"SSL_CERT_FILE=" + caPath}
+	return []engine.File{{Path: caPath, Data: st.certs.CA}}, []string{"SSL_CERT_FILE=" + caPath}
 }
 
 // serverFiles are the certificate and key of a container serving protocol;
 // none for a cleartext one.
-func (r *runner) serverFiles(protocol string) []engine.File {
-	if r.state.certs == nil || !cellid.TLS(protocol) {
+func (st *stage) serverFiles(protocol string) []engine.File {
+	if st.certs == nil || !cellid.TLS(protocol) {
 		return nil
 	}
-	return []engine.File{{Path: certPath, Data: r.state.certs.Cert}, {Path: keyPath, Data: r.state.certs.Key}}
+	return []engine.File{{Path: certPath, Data: st.certs.Cert}, {Path: keyPath, Data: st.certs.Key}}
 }
 
 // scheme is the URL scheme of protocol.
