@@ -12,6 +12,7 @@ import (
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
+	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/stats"
 )
@@ -94,7 +95,7 @@ func (r *runner) ceilingEstimate(cells []matrix.Cell) time.Duration {
 			one = append(one, c)
 		}
 	}
-	return matrix.Estimate(r.opt.Matrix, one, matrix.VisitOverhead, matrix.GuessedRPS, false)
+	return plan.Estimate(r.opt.Matrix, one, plan.VisitOverhead, plan.GuessedRPS, false)
 }
 
 // loadgensText names a ceiling's generator engines when the loadgens

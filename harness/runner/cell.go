@@ -15,6 +15,7 @@ import (
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/results"
 	"github.com/webbench/webbench/harness/verify"
 )
@@ -521,40 +522,7 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 
 // spec is the load of cell c at url, whose scenario expects status expect.
 func (r *runner) spec(c matrix.Cell, url string, expect int) loadgen.Spec {
-	return specOf(r.opt.Matrix, c, url, expect)
-}
-
-func specOf(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec {
-	load := matrix.CellLoad(m, c)
-	return loadgen.Spec{URL: url, Connections: c.Connections, Duration: load.Duration, Requests: load.Requests,
-		Timeout: load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: cellid.Proto(c.Protocol),
-		Pipeline: c.Pipeline}
-}
-
-// Unsupported marks the cells whose load generator cannot measure them as
-// the matrix asks (wrk given a request count, ab a duration, h2load
-// keep-alive off…) as skipped, naming the setting; plan and run both call
-// it, so that plan lists what run will skip.
-func Unsupported(m *matrix.Matrix, cells []matrix.Cell) {
-	for i, c := range cells {
-		if c.Skip != "" {
-			continue
-		}
-		tool, ok := loadgen.Tools[c.Generator]
-		if !ok {
-			cells[i].Skip = fmt.Sprintf("no load generator %q", c.Generator)
-			continue
-		}
-		expect := 200
-		for _, sc := range m.Scenarios {
-			if sc.Name == c.Scenario {
-				expect = sc.Expect.Status
-			}
-		}
-		if why := tool.Unsupported(specOf(m, c, "", expect)); why != "" {
-			cells[i].Skip = why
-		}
-	}
+	return plan.Spec(r.opt.Matrix, c, url, expect)
 }
 
 // trialError is a failure of measured trial n.

@@ -33,6 +33,7 @@ import (
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -379,7 +380,7 @@ func (r *runner) expand() ([]matrix.Cell, string, error) {
 	} else {
 		cells = matrix.Expand(r.opt.Matrix, sel, r.sides.target.usable())
 	}
-	Unsupported(r.opt.Matrix, cells)
+	plan.Unsupported(r.opt.Matrix, cells)
 	r.spreadCells(cells)
 	selection := Selection(r.opt.Matrix, r.opt.Only, r.stage.network.mode, cells)
 	if prev := r.opt.Resume; prev != nil && prev.Selection != selection {
@@ -530,7 +531,7 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	}
 	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
-	r.timing.estCells = matrix.EstimateWith(r.opt.Matrix, r.timing.likely(cells), r.timing.visitOverhead, matrix.GuessedRPS, r.order.interleave) +
+	r.timing.estCells = plan.EstimateWith(r.opt.Matrix, r.timing.likely(cells), r.timing.visitOverhead, plan.GuessedRPS, r.order.interleave) +
 		r.ceilingEstimate(r.timing.likely(cells))
 	r.opt.Progress.Start(units, r.timing.estBuilds+r.timing.estCells)
 }

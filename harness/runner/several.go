@@ -10,6 +10,7 @@ import (
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -110,7 +111,7 @@ func (r *runner) spreadCells(cells []matrix.Cell) {
 func (r *runner) unspread(c matrix.Cell) string {
 	tool := loadgen.Tools[c.Generator]
 	gens := r.sides.gensOf(c)
-	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(gens))
+	specs, err := shareSpecs(plan.Spec(r.opt.Matrix, c, "", 200), len(gens))
 	if err != nil {
 		return fmt.Sprintf("its load cannot be divided among %d load generators: %v", len(gens), err)
 	}
@@ -179,7 +180,7 @@ func (r *runner) splitOf(c matrix.Cell) []results.Share {
 		return nil
 	}
 	gens := r.sides.gensOf(c)
-	specs, err := shareSpecs(specOf(r.opt.Matrix, c, "", 200), len(gens))
+	specs, err := shareSpecs(plan.Spec(r.opt.Matrix, c, "", 200), len(gens))
 	if err != nil {
 		return nil // spreadCells skipped the cell
 	}
