@@ -6,7 +6,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/cellid"
@@ -596,50 +595,4 @@ func (sel Selector) Match(c Cell) bool {
 func glob(pattern, name string) bool {
 	ok, _ := path.Match(pattern, name)
 	return ok
-}
-
-// Inputs of a run's estimate, measured on this project's 2-core VM.
-const (
-	// VisitOverhead is one cell visit's wall time beyond warm-up and trials:
-	// container start, readiness, verification and removal (`make overhead`
-	// measured 1.5 s per cell).
-	VisitOverhead = 1500 * time.Millisecond
-	// GuessedRPS times a request-count load, whose duration is unknown until
-	// it runs.
-	GuessedRPS = 20000
-)
-
-// MaxEstimate is the largest estimate reported.
-const MaxEstimate = 10000 * time.Hour
-
-// Estimate is the expected wall time of running cells, counting container
-// start, readiness, verification and removal as perVisitOverhead. With
-// interleaved trials each trial is its own visit (fresh containers, its own
-// warm-up). A request-count load has no known duration; it is counted at
-// the given guess of requests/s.
-func Estimate(m *Matrix, cells []Cell, perVisitOverhead time.Duration, guessRPS float64, interleaved bool) time.Duration {
-	return EstimateWith(m, cells, func(string) time.Duration { return perVisitOverhead }, guessRPS, interleaved)
-}
-
-// EstimateWith is Estimate with each target's own overhead per visit.
-func EstimateWith(m *Matrix, cells []Cell, overhead func(target string) time.Duration, guessRPS float64, interleaved bool) time.Duration {
-	// In float seconds: a large matrix must not overflow time.Duration.
-	var total float64
-	trials := float64(m.Load.Trials)
-	for _, c := range cells {
-		if c.Skip != "" {
-			continue
-		}
-		visit := (overhead(c.Target) + m.Load.Warmup).Seconds()
-		trial := m.Load.Duration
-		if n := CellLoad(m, c).Requests; n > 0 {
-			trial = time.Duration(float64(n) / guessRPS * float64(time.Second))
-		}
-		if interleaved && m.Load.Trials > 1 {
-			total += trials * (visit + trial.Seconds())
-		} else {
-			total += visit + trials*trial.Seconds()
-		}
-	}
-	return time.Duration(min(total, MaxEstimate.Seconds()) * float64(time.Second))
 }

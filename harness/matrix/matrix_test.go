@@ -216,20 +216,6 @@ func TestSelector(t *testing.T) {
 	}
 }
 
-func TestEstimate(t *testing.T) {
-	m, _ := parse(t, good)
-	cells := Expand(m, nil, cpuset.Range(0, 2)) // 2-cpu cells skipped
-	got := Estimate(m, cells, time.Second, 1000, false)
-	// 6 runnable cells × (1s + 3s warm-up + 3 × 10s).
-	if want := 6 * 34 * time.Second; got != want {
-		t.Errorf("Estimate = %v, want %v", got, want)
-	}
-	// Interleaved: 6 cells × 3 visits × (1s + 3s + 10s).
-	if got, want := Estimate(m, cells, time.Second, 1000, true), 6*3*14*time.Second; got != want {
-		t.Errorf("interleaved Estimate = %v, want %v", got, want)
-	}
-}
-
 const studies = `version: 1
 images: {debian: debian:bookworm-slim, golang: golang:1.26-bookworm, nginx: nginx:1.27}
 load: {requests: 1000, aggregate: best}
