@@ -3,8 +3,12 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/webbench/webbench/harness/internal/safefile"
+	"github.com/webbench/webbench/harness/results"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -16,23 +20,40 @@ import (
 	"github.com/webbench/webbench/harness/plan"
 )
 
+// builder builds a run's images on the targets' engine, several at once,
+// and says beforehand what it will build and about how long that takes
+// here: the targets' images, on the base images resolved for them (a
+// stand-in when the engine lacks one), and the load generator's, which
+// it only estimates (the generator builds it). Each build's log is a file
+// of the run's logs folder; what builds took teaches timing's book.
+type builder struct {
+	m            *matrix.Matrix
+	target, load *side // the targets' engine's side and the load generator's
+	copies       bool  // the run copies images to the targets' engine from the generator's (Options.Copy)
+	noPull       bool  // never try a registry for a base image
+	outDir       string
+	log          io.Writer
+	progress     Progress
+	timing       *timing // the run's estimates and this machine's build times
+}
+
 // buildEstimate says, before anything is built, which stand-ins and images
 // the run will build (cached ones excluded) and about how long that takes
 // on this machine, and returns that time for the run's estimate. A base
 // image that a pull provides instead makes it an overestimate.
-func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say bool) time.Duration {
-	runs, keys, unlikely := r.likelyBuilt(ctx, cells)
+func (bd *builder) buildEstimate(ctx context.Context, cells []matrix.Cell, say bool) time.Duration {
+	runs, keys, unlikely := bd.likelyBuilt(ctx, cells)
 	var kinds []buildtime.Kind
 	for k := range keys {
-		kinds = append(kinds, r.sides.target.resolver.Pending(ctx, k)...)
+		kinds = append(kinds, bd.target.resolver.Pending(ctx, k)...)
 	}
 	standIns := len(kinds)
-	used := func(key string) string { return r.likelyBase(ctx, r.sides.target, key) }
-	if r.loadgenPending(ctx) {
+	used := func(key string) string { return bd.likelyBase(ctx, bd.target, key) }
+	if bd.loadgenPending(ctx) {
 		kinds = append(kinds, buildtime.Loadgen)
 	}
 	built := map[string]bool{} // a folder several targets share is built once, then cached
-	for _, t := range r.opt.Matrix.Targets {
+	for _, t := range bd.m.Targets {
 		if !runs[t.Name] {
 			continue
 		}
@@ -45,7 +66,7 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 			for _, key := range svc.Images {
 				args[strings.ToUpper(key)+"_IMAGE"] = used(key)
 			}
-			cached, err := r.sides.target.eng.Images.Cached(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: imageTag(t, svc), BuildArgs: args})
+			cached, err := bd.target.eng.Images.Cached(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: imageTag(t, svc), BuildArgs: args})
 			if err != nil || !cached {
 				kinds = append(kinds, buildtime.Image)
 			}
@@ -54,19 +75,19 @@ func (r *runner) buildEstimate(ctx context.Context, cells []matrix.Cell, say boo
 	if len(kinds) == 0 {
 		return 0
 	}
-	total, learned := r.timing.book.Estimate(kinds)
-	r.timing.learned = learned
+	total, learned := bd.timing.book.Estimate(kinds)
+	bd.timing.learned = learned
 	if !say {
 		return total
 	}
-	fmt.Fprintln(r.opt.Log, buildsEstimate{StandIns: standIns, Images: len(kinds) - standIns, Total: total, Learned: learned, Unlikely: unlikely})
+	fmt.Fprintln(bd.log, buildsEstimate{StandIns: standIns, Images: len(kinds) - standIns, Total: total, Learned: learned, Unlikely: unlikely})
 	return total
 }
 
 // likelyBase is what image key's build argument will most likely be on
 // s's engine, which decides an image's hash.
-func (r *runner) likelyBase(ctx context.Context, s *side, key string) string {
-	ref := r.opt.Matrix.Images[key]
+func (bd *builder) likelyBase(ctx context.Context, s *side, key string) string {
+	ref := bd.m.Images[key]
 	if ref == "" {
 		ref = LoadgenImages[key]
 	}
@@ -77,21 +98,21 @@ func (r *runner) likelyBase(ctx context.Context, s *side, key string) string {
 // image: where its engine lacks it, or, on two engines, where the
 // targets' engine lacks it and nothing copies it there from the
 // generator's (a copy is no build).
-func (r *runner) loadgenPending(ctx context.Context) bool {
+func (bd *builder) loadgenPending(ctx context.Context) bool {
 	files, err := loadgenContext()
 	if err != nil {
 		return false
 	}
 	cached := func(s *side) bool {
 		spec := engine.BuildSpec{Context: files, Dockerfile: "docker/loadgen/Dockerfile", Tag: "webbench/loadgen:latest",
-			BuildArgs: map[string]string{"DEBIAN_IMAGE": r.likelyBase(ctx, s, "debian"), "GOLANG_IMAGE": r.likelyBase(ctx, s, "golang")}}
+			BuildArgs: map[string]string{"DEBIAN_IMAGE": bd.likelyBase(ctx, s, "debian"), "GOLANG_IMAGE": bd.likelyBase(ctx, s, "golang")}}
 		ok, err := s.eng.Images.Cached(ctx, spec)
 		return err == nil && ok
 	}
-	if !cached(r.sides.load) {
+	if !cached(bd.load) {
 		return true
 	}
-	return r.sides.load != r.sides.target && r.opt.Copy == nil && !cached(r.sides.target)
+	return bd.load != bd.target && !bd.copies && !cached(bd.target)
 }
 
 // buildsEstimate is what the run says it will build before measuring, and
@@ -119,7 +140,7 @@ func (e buildsEstimate) String() string {
 // target whose base image the engine lacks and that has no stand-in will
 // most likely be skipped (no registry): it is not counted (where a pull
 // provides the image, that is an underestimate), and unlikely counts it.
-func (r *runner) likelyBuilt(ctx context.Context, cells []matrix.Cell) (runs, keys map[string]bool, unlikely int) {
+func (bd *builder) likelyBuilt(ctx context.Context, cells []matrix.Cell) (runs, keys map[string]bool, unlikely int) {
 	keys = map[string]bool{"debian": true, "golang": true} // the load generator's
 	runs = map[string]bool{}
 	for _, c := range cells {
@@ -127,16 +148,16 @@ func (r *runner) likelyBuilt(ctx context.Context, cells []matrix.Cell) (runs, ke
 			runs[c.Target] = true
 		}
 	}
-	for _, t := range r.opt.Matrix.Targets {
+	for _, t := range bd.m.Targets {
 		if !runs[t.Name] {
 			continue
 		}
 		for _, k := range t.Images() {
-			if ref := r.opt.Matrix.Images[k]; !baseimage.HasStandIn(k) {
-				if _, _, ok, _ := r.sides.target.eng.Images.ImageLabels(ctx, ref); !ok {
+			if ref := bd.m.Images[k]; !baseimage.HasStandIn(k) {
+				if _, _, ok, _ := bd.target.eng.Images.ImageLabels(ctx, ref); !ok {
 					runs[t.Name] = false
 					unlikely++
-					r.timing.unlikely[t.Name] = true
+					bd.timing.unlikely[t.Name] = true
 					break
 				}
 			}
@@ -194,14 +215,14 @@ func (t *timing) report(w io.Writer) {
 // this machine had never built has calibrated the defaults (the first
 // stand-in step, on an empty engine): what is left to build, at this
 // machine's measured speed.
-func (r *runner) recalibrate(ctx context.Context, cells []matrix.Cell, elapsed time.Duration) {
-	from, factor, ok := r.timing.book.Calibration()
-	if !ok || r.timing.learned || r.timing.estBuilds == 0 || r.timing.hasRevised {
+func (bd *builder) recalibrate(ctx context.Context, cells []matrix.Cell, elapsed time.Duration) {
+	from, factor, ok := bd.timing.book.Calibration()
+	if !ok || bd.timing.learned || bd.timing.estBuilds == 0 || bd.timing.hasRevised {
 		return
 	}
-	left := r.buildEstimate(ctx, cells, false)
-	r.timing.revised, r.timing.hasRevised = elapsed+left, true
-	fmt.Fprintf(r.opt.Log, "builds left: about %s, %s in all (the first %s build here took %.2f× its default; the other defaults are scaled by that)\n",
+	left := bd.buildEstimate(ctx, cells, false)
+	bd.timing.revised, bd.timing.hasRevised = elapsed+left, true
+	fmt.Fprintf(bd.log, "builds left: about %s, %s in all (the first %s build here took %.2f× its default; the other defaults are scaled by that)\n",
 		left.Round(time.Second), (elapsed + left).Round(time.Second), from, factor)
 }
 
@@ -223,4 +244,128 @@ func (t *timing) bookVisit(m *matrix.Matrix, c matrix.Cell, trials int, took tim
 		return
 	}
 	t.book.RecordVisit(c.Target, took-load.Warmup-time.Duration(trials)*load.Duration)
+}
+
+// targetBases resolves the base images t's services are built on, or says
+// why t cannot be built. It runs beside other targets' builds: the bases
+// it saw are recorded in the run by finishBuild.
+func (bd *builder) targetBases(ctx context.Context, t matrix.Target) (map[string]*results.BaseImage, string) {
+	bases := map[string]*results.BaseImage{}
+	for _, key := range t.Images() {
+		b := bd.target.resolver.Resolve(ctx, key)
+		bases[key] = b
+		if b.Used == "" {
+			return bases, fmt.Sprintf("base image %s (%s) unavailable: %s (the engine's words: base_images.%s.error in results.json)",
+				key, b.Official, results.ShortCause(b.Error), key)
+		}
+	}
+	// A base a Dockerfile names directly (FROM python:3.12-slim) is not the
+	// harness's to stand in for: the engine has it, or pulls it, or the
+	// target is skipped naming it and the fix, before any build.
+	for _, ref := range t.Undeclared() {
+		if why := bd.undeclaredBase(ctx, ref); why != "" {
+			return nil, fmt.Sprintf("its Dockerfile names %s in FROM, which is not under images: and %s; %s", ref, why, matrix.UndeclaredFix(ref))
+		}
+	}
+	return bases, ""
+}
+
+// buildServices builds each service of j's target on the targets' engine,
+// on the base images resolved for it, in its turn; builds of one context
+// wait for each other, so that the second is served from the first's
+// cache. It runs beside other targets' builds, so it changes nothing of
+// the runner's: what it did is in the result, for finishBuild to record.
+func (bd *builder) buildServices(ctx context.Context, j *buildJob, turns *buildTurns) (b builtTarget) {
+	t := j.t
+	bases, why := bd.targetBases(ctx, t)
+	b.bases = bases
+	if why != "" {
+		if b.err = ctx.Err(); b.err == nil {
+			b.skipped = why
+		}
+		return b
+	}
+	if !turns.take(ctx) {
+		b.err = ctx.Err()
+		return b
+	}
+	defer turns.release()
+	b.img = &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
+	slices.SortFunc(b.img.Bases, func(x, y *results.BaseImage) int { return strings.Compare(x.Key, y.Key) })
+	for _, svc := range t.Services {
+		args := map[string]string{}
+		for _, key := range svc.Images {
+			args[strings.ToUpper(key)+"_IMAGE"] = bases[key].Used
+		}
+		name, tag := t.Name, imageTag(t, svc)
+		if len(t.Services) > 1 {
+			name = t.Name + "-" + svc.Name
+		}
+		logf, err := bd.buildLog(name)
+		if err != nil {
+			b.err = err
+			return b
+		}
+		unlock := turns.same.lock(svc.Build)
+		started := time.Now()
+		if b.began.IsZero() {
+			b.began = started
+		}
+		built, err := bd.target.eng.Images.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
+			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
+		unlock()
+		logf.Close()
+		if err != nil {
+			if ctx.Err() != nil {
+				b.err = ctx.Err()
+				return b
+			}
+			what := "build failed"
+			if len(t.Services) > 1 {
+				what = "build of service " + svc.Name + " failed"
+			}
+			b.failed = fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err)
+			return b
+		}
+		if !built.Cached && !built.Warm { // a warm rebuild teaches nothing about a first one
+			b.took = append(b.took, imageBuild{tag, time.Since(started)})
+		}
+		b.img.Services[svc.Name] = built.ID
+		if size, err := bd.target.eng.Images.ImageSize(ctx, built.ID); err == nil {
+			if b.img.Sizes == nil {
+				b.img.Sizes = map[string]int64{}
+			}
+			b.img.Sizes[svc.Name] = size
+		}
+	}
+	b.img.ID = b.img.Services[t.Entry]
+	return b
+}
+
+// undeclaredBase says why ref, a base image no images key declares, is not
+// to be had ("" when the engine has it or pulled it).
+func (bd *builder) undeclaredBase(ctx context.Context, ref string) string {
+	_, _, have, err := bd.target.eng.Images.ImageLabels(ctx, ref)
+	switch {
+	case err != nil:
+		return "the engine could not be asked for it: " + results.ShortCause(err.Error())
+	case have:
+		return ""
+	case bd.noPull:
+		return "the engine does not have it (--no-pull)"
+	}
+	if err := bd.target.eng.Images.Pull(ctx, ref); err != nil {
+		return "the engine does not have it and could not pull it (" + results.ShortCause(err.Error()) + ")"
+	}
+	return ""
+}
+
+// buildLog makes the log of build name, logs/build-NAME.log in the run's
+// folder.
+func (bd *builder) buildLog(name string) (*os.File, error) {
+	dir := filepath.Join(bd.outDir, "logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return safefile.Create(filepath.Join(dir, "build-"+name+".log")) // a linked log is refused, not truncated
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -51,120 +49,6 @@ func (r *runner) prepareTarget(t matrix.Target, cells []matrix.Cell) (*buildJob,
 		return nil, r.visitsOf(t, cells, nil)
 	}
 	return &buildJob{t: t, cells: cells, done: make(chan builtTarget, 1)}, nil
-}
-
-// targetBases resolves the base images t's services are built on, or says
-// why t cannot be built. It runs beside other targets' builds: the bases
-// it saw are recorded in the run by finishBuild.
-func (r *runner) targetBases(ctx context.Context, t matrix.Target) (map[string]*results.BaseImage, string) {
-	bases := map[string]*results.BaseImage{}
-	for _, key := range t.Images() {
-		b := r.sides.target.resolver.Resolve(ctx, key)
-		bases[key] = b
-		if b.Used == "" {
-			return bases, fmt.Sprintf("base image %s (%s) unavailable: %s (the engine's words: base_images.%s.error in results.json)",
-				key, b.Official, results.ShortCause(b.Error), key)
-		}
-	}
-	// A base a Dockerfile names directly (FROM python:3.12-slim) is not the
-	// harness's to stand in for: the engine has it, or pulls it, or the
-	// target is skipped naming it and the fix, before any build.
-	for _, ref := range t.Undeclared() {
-		if why := r.undeclaredBase(ctx, ref); why != "" {
-			return nil, fmt.Sprintf("its Dockerfile names %s in FROM, which is not under images: and %s; %s", ref, why, matrix.UndeclaredFix(ref))
-		}
-	}
-	return bases, ""
-}
-
-// buildServices builds each service of j's target on the targets' engine,
-// on the base images resolved for it, in its turn; builds of one context
-// wait for each other, so that the second is served from the first's
-// cache. It runs beside other targets' builds, so it changes nothing of
-// the runner's: what it did is in the result, for finishBuild to record.
-func (r *runner) buildServices(ctx context.Context, j *buildJob, turns *buildTurns) (b builtTarget) {
-	t := j.t
-	bases, why := r.targetBases(ctx, t)
-	b.bases = bases
-	if why != "" {
-		if b.err = ctx.Err(); b.err == nil {
-			b.skipped = why
-		}
-		return b
-	}
-	if !turns.take(ctx) {
-		b.err = ctx.Err()
-		return b
-	}
-	defer turns.release()
-	b.img = &results.Image{Bases: slices.Collect(maps.Values(bases)), Services: map[string]string{}}
-	slices.SortFunc(b.img.Bases, func(x, y *results.BaseImage) int { return strings.Compare(x.Key, y.Key) })
-	for _, svc := range t.Services {
-		args := map[string]string{}
-		for _, key := range svc.Images {
-			args[strings.ToUpper(key)+"_IMAGE"] = bases[key].Used
-		}
-		name, tag := t.Name, imageTag(t, svc)
-		if len(t.Services) > 1 {
-			name = t.Name + "-" + svc.Name
-		}
-		logf, err := r.buildLog(name)
-		if err != nil {
-			b.err = err
-			return b
-		}
-		unlock := turns.same.lock(svc.Build)
-		started := time.Now()
-		if b.began.IsZero() {
-			b.began = started
-		}
-		built, err := r.sides.target.eng.Images.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
-			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
-		unlock()
-		logf.Close()
-		if err != nil {
-			if ctx.Err() != nil {
-				b.err = ctx.Err()
-				return b
-			}
-			what := "build failed"
-			if len(t.Services) > 1 {
-				what = "build of service " + svc.Name + " failed"
-			}
-			b.failed = fmt.Sprintf("%s (log: %s): %v", what, logf.Name(), err)
-			return b
-		}
-		if !built.Cached && !built.Warm { // a warm rebuild teaches nothing about a first one
-			b.took = append(b.took, imageBuild{tag, time.Since(started)})
-		}
-		b.img.Services[svc.Name] = built.ID
-		if size, err := r.sides.target.eng.Images.ImageSize(ctx, built.ID); err == nil {
-			if b.img.Sizes == nil {
-				b.img.Sizes = map[string]int64{}
-			}
-			b.img.Sizes[svc.Name] = size
-		}
-	}
-	b.img.ID = b.img.Services[t.Entry]
-	return b
-}
-
-// undeclaredBase says why ref, a base image no images key declares, is not
-// to be had ("" when the engine has it or pulled it).
-func (r *runner) undeclaredBase(ctx context.Context, ref string) string {
-	_, _, have, err := r.sides.target.eng.Images.ImageLabels(ctx, ref)
-	switch {
-	case err != nil:
-		return "the engine could not be asked for it: " + results.ShortCause(err.Error())
-	case have:
-		return ""
-	case r.opt.NoPull:
-		return "the engine does not have it (--no-pull)"
-	}
-	if err := r.sides.target.eng.Images.Pull(ctx, ref); err != nil {
-		return "the engine does not have it and could not pull it (" + results.ShortCause(err.Error()) + ")"
-	}
-	return ""
 }
 
 // imageTag is the tag of a service's image: webbench/target-<target>, or

@@ -97,7 +97,7 @@ func (r *runner) prepareTargets(ctx context.Context, cells []matrix.Cell, startG
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // an interrupt stops the builds still running
 	warmed := r.warmGenerator(ctx, len(jobs) > 0)
-	built, err := r.awaitBuilds(ctx, jobs, cells)
+	built, err := r.builds.awaitBuilds(ctx, jobs, cells)
 	<-warmed
 	if err != nil {
 		return nil, err
@@ -129,29 +129,29 @@ func (s stopRun) Unwrap() error { return s.err }
 
 // awaitBuilds builds the jobs' images and waits for them all, in order;
 // the estimate of what is left is revised once the first is built.
-func (r *runner) awaitBuilds(ctx context.Context, jobs []*buildJob, cells []matrix.Cell) ([]builtTarget, error) {
+func (bd *builder) awaitBuilds(ctx context.Context, jobs []*buildJob, cells []matrix.Cell) ([]builtTarget, error) {
 	started := time.Now()
-	r.startBuilds(ctx, jobs)
+	bd.startBuilds(ctx, jobs)
 	built := make([]builtTarget, len(jobs))
 	var took []imageBuild
 	began := time.Now()
 	for i, j := range jobs {
-		r.opt.Progress.Phase(j.cells[0], "build "+j.t.Name)
+		bd.progress.Phase(j.cells[0], "build "+j.t.Name)
 		if built[i] = <-j.done; built[i].err != nil {
 			return nil, built[i].err
 		}
 		for _, ib := range built[i].took {
-			fmt.Fprintf(r.opt.Log, "built image %s in %s\n", ib.tag, ib.took.Round(time.Second))
+			fmt.Fprintf(bd.log, "built image %s in %s\n", ib.tag, ib.took.Round(time.Second))
 		}
 		if i == 0 {
-			r.recalibrate(ctx, cells, time.Since(started))
+			bd.recalibrate(ctx, cells, time.Since(started))
 		}
 		took = append(took, built[i].took...)
 		if b := built[i].began; !b.IsZero() && b.Before(began) {
 			began = b
 		}
 	}
-	r.bookBuilds(took, time.Since(began)) // the stand-ins before it are booked as such
+	bd.bookBuilds(took, time.Since(began)) // the stand-ins before it are booked as such
 	return built, nil
 }
 
@@ -178,10 +178,10 @@ func (r *runner) warmGenerator(ctx context.Context, builds bool) <-chan struct{}
 
 // startBuilds builds the jobs' images, buildParallel targets at a time,
 // each once its base images are resolved.
-func (r *runner) startBuilds(ctx context.Context, jobs []*buildJob) {
+func (bd *builder) startBuilds(ctx context.Context, jobs []*buildJob) {
 	turns := &buildTurns{slots: make(chan struct{}, buildParallel)}
 	for _, j := range jobs {
-		go func() { j.done <- r.buildServices(ctx, j, turns) }()
+		go func() { j.done <- bd.buildServices(ctx, j, turns) }()
 	}
 }
 
@@ -228,7 +228,7 @@ func (r *runner) finishBuild(j *buildJob, b builtTarget) []*visit {
 // is booked once, at its mean: the phase's time (its wall time, or the
 // builds' sum when they ran one after another) over the images built.
 // Booked image by image, the figure would be the last few images' alone.
-func (r *runner) bookBuilds(took []imageBuild, wall time.Duration) {
+func (bd *builder) bookBuilds(took []imageBuild, wall time.Duration) {
 	if len(took) == 0 {
 		return
 	}
@@ -236,7 +236,7 @@ func (r *runner) bookBuilds(took []imageBuild, wall time.Duration) {
 	for _, ib := range took {
 		sum += ib.took
 	}
-	r.timing.book.Record(buildtime.Image, min(sum, wall)/time.Duration(len(took)))
+	bd.timing.book.Record(buildtime.Image, min(sum, wall)/time.Duration(len(took)))
 }
 
 // lineWriter serialises writes to w: the run's log, written by builds

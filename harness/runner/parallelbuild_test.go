@@ -62,14 +62,13 @@ func TestBookBuildsShares(t *testing.T) {
 		// the slow one built first: the mean, not the small last ones
 		{"unlike images", []time.Duration{100 * time.Second, 10 * time.Second, 10 * time.Second}, 120 * time.Second, 40 * time.Second},
 	} {
-		r := &runner{}
-		r.timing.book = buildtime.Open(filepath.Join(t.TempDir(), "times.json"))
+		b := &builder{timing: &timing{book: buildtime.Open(filepath.Join(t.TempDir(), "times.json"))}}
 		var took []imageBuild
 		for i, d := range tc.took {
 			took = append(took, imageBuild{string(rune('a' + i)), d})
 		}
-		r.bookBuilds(took, tc.wall)
-		got, learned := r.timing.book.Guess(buildtime.Image)
+		b.bookBuilds(took, tc.wall)
+		got, learned := b.timing.book.Guess(buildtime.Image)
 		if !learned || got.Round(time.Second) != tc.want {
 			t.Errorf("%s: booked %s (learned %v), want %s", tc.name, got, learned, tc.want)
 		}
@@ -134,11 +133,12 @@ scenarios:
 		BuildTimes: buildtime.Open(filepath.Join(t.TempDir(), "build-times.json"))}}
 	r.sides, _ = placeSides(f.engine(), r.opt)
 	r.resolvers(io.Discard)
+	b := &builder{m: m, target: r.sides.target, load: r.sides.load, outDir: r.opt.OutDir, log: io.Discard, timing: &r.timing}
 	turns := &buildTurns{slots: make(chan struct{}, 1)}
 	w := make(chan builtTarget, 1)
-	go func() { w <- r.buildServices(context.Background(), &buildJob{t: m.Targets[0]}, turns) }()
+	go func() { w <- b.buildServices(context.Background(), &buildJob{t: m.Targets[0]}, turns) }()
 	<-standIn
-	d := r.buildServices(context.Background(), &buildJob{t: m.Targets[1]}, turns)
+	d := b.buildServices(context.Background(), &buildJob{t: m.Targets[1]}, turns)
 	wb := <-w
 	if waited {
 		t.Error("d's image did not begin while w's stand-in built: w held the only turn while it waited on its base")

@@ -19,7 +19,6 @@ import (
 	"maps"
 	mathrand "math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -29,7 +28,6 @@ import (
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/internal/redact"
-	"github.com/webbench/webbench/harness/internal/safefile"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/lock"
 	"github.com/webbench/webbench/harness/matrix"
@@ -155,6 +153,8 @@ func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*result
 		r.opt.Progress = nopProgress{}
 	}
 	r.stage = &stage{target: r.sides.target, gen: &r.gen, log: r.opt.Log}
+	r.builds = &builder{m: opt.Matrix, target: r.sides.target, load: r.sides.load, copies: r.opt.Copy != nil, noPull: opt.NoPull,
+		outDir: opt.OutDir, log: r.opt.Log, progress: r.opt.Progress, timing: &r.timing}
 	r.ledger = &ledger{trials: opt.Matrix.Load.Trials, outDir: opt.OutDir, log: r.opt.Log, progress: r.opt.Progress}
 	return r.run(ctx)
 }
@@ -197,7 +197,8 @@ type runner struct {
 	stage  *stage           // the targets' engine, as the run's containers use it
 	ledger *ledger          // the results, as written to results.json
 	state  visitState
-	timing timing // the run's estimate and its actual, per phase, and this machine's build times
+	timing timing   // the run's estimate and its actual, per phase, and this machine's build times
+	builds *builder // of the run's images
 }
 
 // sides are the targets' side and the load generator's: one side on one
@@ -301,7 +302,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if err := r.ledger.keptImages(ctx, r.sides.target); err != nil {
 		return nil, err // before anything is written: the run's folder stays as it was
 	}
-	standinLog, err := r.buildLog("standins")
+	standinLog, err := r.builds.buildLog("standins")
 	if err != nil {
 		return nil, err
 	}
@@ -530,7 +531,7 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 		units += per
 	}
 	r.timing.unlikely = map[string]bool{}
-	r.timing.estBuilds = r.buildEstimate(ctx, cells, true)
+	r.timing.estBuilds = r.builds.buildEstimate(ctx, cells, true)
 	r.timing.estCells = plan.EstimateWith(r.opt.Matrix, r.timing.likely(cells), r.timing.visitOverhead, plan.GuessedRPS, r.order.interleave) +
 		r.ceilingEstimate(r.timing.likely(cells))
 	r.opt.Progress.Start(units, r.timing.estBuilds+r.timing.estCells)
@@ -732,7 +733,7 @@ func (r *runner) containerGenerator(home *side) *containerGenerator {
 	return &containerGenerator{
 		spec: generatorSpec(r.stage.id, r.stage.network.name, r.stage.labels("loadgen", "", ""), files, env),
 		home: home, targets: r.sides.target,
-		build: loadgenBuild{log: r.opt.Log, logTo: r.buildLog, times: r.timing.book, images: r.ledger.out.Images, copy: copy},
+		build: loadgenBuild{log: r.opt.Log, logTo: r.builds.buildLog, times: r.timing.book, images: r.ledger.out.Images, copy: copy},
 	}
 }
 
@@ -751,14 +752,6 @@ func (g *startedGenerator) noFile(want int64) (int64, string) {
 		return most, fmt.Sprintf("limits.nofile %d is above this engine's hard limit; the target got %d", want, most)
 	}
 	return want, ""
-}
-
-func (r *runner) buildLog(name string) (*os.File, error) {
-	dir := filepath.Join(r.opt.OutDir, "logs")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	return safefile.Create(filepath.Join(dir, "build-"+name+".log")) // a linked log is refused, not truncated
 }
 
 func roundTo(x float64, decimals int) float64 {
