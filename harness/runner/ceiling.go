@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -30,27 +31,45 @@ type ceilingKey struct {
 	loadgens    int // the loadgens axis's k: a cell is judged against its own generators' ceiling
 }
 
+// ceilings are the load generator's ceilings a run measures, once per
+// ceilingKey its cells use, against the fixed-response server on the
+// targets' engine (the stage's), and keeps for its cells to be judged by;
+// what it measured goes to the ledger as it goes.
+type ceilings struct {
+	rps      map[ceilingKey]float64 // the ceiling RPS of each key measured
+	m        *matrix.Matrix
+	skip     bool // Options.NoCeiling: no ceiling is measured
+	sides    *sides
+	gen      *startedGenerator
+	stage    *stage
+	ledger   *ledger
+	log      io.Writer
+	progress Progress
+	spec     func(c matrix.Cell, url string, expect int) loadgen.Spec // the load of a cell
+	split    func(c matrix.Cell) []results.Share                      // how a cell's load is divided among generators
+}
+
 func keyOf(c matrix.Cell) ceilingKey {
 	return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close, c.Pinning, c.Protocol, c.Pipeline, c.Loadgens}
 }
 
-// measureCeilings measures, once per (cores, connections, generator
+// measure measures, once per (cores, connections, generator
 // engines) the run's cells use, what the load generator can draw from the
 // fixed-response server in its image, running on the target's cores and
 // loaded exactly like a target: the ceiling no target can pass here. It returns an error only
 // when the run is interrupted; a ceiling that cannot be measured says why.
-func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
-	r.state.ceilings = map[ceilingKey]float64{}
-	if r.opt.NoCeiling {
+func (cs *ceilings) measure(ctx context.Context, vs []*visit) error {
+	cs.rps = map[ceilingKey]float64{}
+	if cs.skip {
 		return nil
 	}
 	seen, top := map[ceilingKey]bool{}, map[ceilingKey]int{}
 	for _, v := range vs {
 		top[keyOf(v.c)] = max(top[keyOf(v.c)], v.c.Rate)
 	}
-	for _, ce := range r.ledger.out.Ceilings { // measured before a resume
+	for _, ce := range cs.ledger.out.Ceilings { // measured before a resume
 		k := ceilingKey{ce.GeneratorName(), ce.CPUs, ce.Connections, ce.Close, ce.Pinning, ce.Protocol, ce.Pipeline, ce.Loadgens}
-		r.state.ceilings[k], seen[k] = ce.RPS, true
+		cs.rps[k], seen[k] = ce.RPS, true
 	}
 	for _, v := range vs {
 		k := keyOf(v.c)
@@ -58,33 +77,33 @@ func (r *runner) measureCeilings(ctx context.Context, vs []*visit) error {
 			continue
 		}
 		seen[k] = true
-		r.opt.Progress.Phase(v.c, "load generator ceiling")
+		cs.progress.Phase(v.c, "load generator ceiling")
 		c := v.c
 		c.Rate = top[k]
-		ce, err := r.ceiling(ctx, c)
+		ce, err := cs.ceiling(ctx, c)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
 			ce.Error = err.Error()
-			fmt.Fprintf(r.opt.Log, "warning: %s ceiling on %d core(s), c%d%s: %v\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), err)
+			fmt.Fprintf(cs.log, "warning: %s ceiling on %d core(s), c%d%s: %v\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), err)
 		} else if ce.AtLeast > 0 {
-			fmt.Fprintf(r.opt.Log, "%s ceiling on %d core(s), c%d%s: above %s rps (it sustained the run's highest rate)\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), numfmt.Count(int64(ce.AtLeast)))
+			fmt.Fprintf(cs.log, "%s ceiling on %d core(s), c%d%s: above %s rps (it sustained the run's highest rate)\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), numfmt.Count(int64(ce.AtLeast)))
 		} else {
-			r.state.ceilings[k] = ce.RPS
-			fmt.Fprintf(r.opt.Log, "%s ceiling on %d core(s), c%d%s: %s rps\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), numfmt.Sig(ce.RPS))
+			cs.rps[k] = ce.RPS
+			fmt.Fprintf(cs.log, "%s ceiling on %d core(s), c%d%s: %s rps\n", k.gen, k.cpus, k.conns, closeText(k.close)+loadgensText(k.loadgens), numfmt.Sig(ce.RPS))
 		}
-		r.ledger.out.Ceilings = append(r.ledger.out.Ceilings, ce)
-		r.ledger.save()
+		cs.ledger.out.Ceilings = append(cs.ledger.out.Ceilings, ce)
+		cs.ledger.save()
 	}
 	return nil
 }
 
-// ceilingEstimate is about how long measuring the ceilings of cells takes:
+// estimate is about how long measuring the ceilings of cells takes:
 // one visit per (cores, connections, keep-alive), warmed up and measured
 // like a cell run sequentially.
-func (r *runner) ceilingEstimate(cells []matrix.Cell) time.Duration {
-	if r.opt.NoCeiling {
+func (cs *ceilings) estimate(cells []matrix.Cell) time.Duration {
+	if cs.skip {
 		return 0
 	}
 	keys := map[ceilingKey]bool{}
@@ -95,7 +114,7 @@ func (r *runner) ceilingEstimate(cells []matrix.Cell) time.Duration {
 			one = append(one, c)
 		}
 	}
-	return plan.Estimate(r.opt.Matrix, one, plan.VisitOverhead, plan.GuessedRPS, false)
+	return plan.Estimate(cs.m, one, plan.VisitOverhead, plan.GuessedRPS, false)
 }
 
 // loadgensText names a ceiling's generator engines when the loadgens
@@ -117,11 +136,14 @@ func closeText(close bool) string {
 	return ""
 }
 
-func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
+// ceiling measures the load generator's ceiling for c's key: the
+// fixed-response server started on c's target cores and loaded as c's
+// target would be, the median of the matrix's trials.
+func (cs *ceilings) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, error) {
 	ce := results.Ceiling{CPUs: c.CPUs, CPUSet: c.CPUSet.String(), Connections: c.Connections, Close: c.Close,
-		Generator: c.Generator, NetworkMode: results.Network(r.stage.network.mode), Pinning: c.Pinning, Protocol: c.Protocol, Pipeline: c.Pipeline, Loadgens: c.Loadgens}
-	r.gen.use(len(r.sides.gensOf(c)))
-	if _, err := r.gen.Pin(ctx, c.LoadgenSet.String()); err != nil {
+		Generator: c.Generator, NetworkMode: results.Network(cs.stage.network.mode), Pinning: c.Pinning, Protocol: c.Protocol, Pipeline: c.Pipeline, Loadgens: c.Loadgens}
+	cs.gen.use(len(cs.sides.gensOf(c)))
+	if _, err := cs.gen.Pin(ctx, c.LoadgenSet.String()); err != nil {
 		return ce, err
 	}
 	// The ceiling is load as fast as the generator can: the cell's, at no
@@ -132,35 +154,35 @@ func (r *runner) ceiling(ctx context.Context, c matrix.Cell) (results.Ceiling, e
 	rate := c.Rate
 	c.Rate = 0
 	tool := loadgen.Tools[c.Generator]
-	if why := tool.Unsupported(r.spec(c, "", 200)); why != "" {
-		if c.Rate = rate; rate == 0 || tool.Unsupported(r.spec(c, "", 200)) != "" {
+	if why := tool.Unsupported(cs.spec(c, "", 200)); why != "" {
+		if c.Rate = rate; rate == 0 || tool.Unsupported(cs.spec(c, "", 200)) != "" {
 			return ce, fmt.Errorf("a ceiling is load as fast as the generator can, and %s", why)
 		}
 		ce.Rate = rate
 	}
-	ce.Split = r.splitOf(c)
-	s, url, err := r.stage.startFixed(ctx, c.CPUSet, cellid.Proto(c.Protocol), r.opt.Matrix.Load.ReadyTimeout)
-	defer r.stage.remove(ctx, s)
+	ce.Split = cs.split(c)
+	s, url, err := cs.stage.startFixed(ctx, c.CPUSet, cellid.Proto(c.Protocol), cs.m.Load.ReadyTimeout)
+	defer cs.stage.remove(ctx, s)
 	if err != nil {
 		return ce, err
 	}
-	spec := r.spec(c, url, 200)
-	if err := warm(ctx, r.gen, tool, spec, r.opt.Matrix.Load.Warmup); err != nil {
+	spec := cs.spec(c, url, 200)
+	if err := warm(ctx, cs.gen, tool, spec, cs.m.Load.Warmup); err != nil {
 		return ce, err
 	}
 	var cpu []float64
-	for range r.opt.Matrix.Load.Trials {
+	for range cs.m.Load.Trials {
 		start := time.Now()
-		res, err := r.gen.Run(ctx, tool, spec)
+		res, err := cs.gen.Run(ctx, tool, spec)
 		if err != nil {
 			return ce, err
 		}
 		res = res.Sent() // a send never made is the generator's limit, not the server failing
-		if problem, _ := res.Judge(loadgen.Judge{MaxErrorRate: r.opt.Matrix.Load.MaxErrorRate}); problem != "" {
+		if problem, _ := res.Judge(loadgen.Judge{MaxErrorRate: cs.m.Load.MaxErrorRate}); problem != "" {
 			return ce, fmt.Errorf("the fixed-response server failed: %s", problem)
 		}
 		ce.TrialRPS = append(ce.TrialRPS, roundTo(res.RPS, 1))
-		if cores, ok := r.gen.Usage(r.gen.loadStart(start), time.Now()); ok {
+		if cores, ok := cs.gen.Usage(cs.gen.loadStart(start), time.Now()); ok {
 			cpu = append(cpu, cores)
 		}
 	}
@@ -196,7 +218,7 @@ func (r *runner) reach(ctx context.Context) error {
 	s, url, err := r.stage.startFixed(ctx, tg.usable()[:1], cellid.ProtoHTTP1, r.opt.Matrix.Load.ReadyTimeout)
 	defer r.stage.remove(ctx, s)
 	if err == nil {
-		lg, err = r.reachedBy(ctx, url)
+		lg, err = r.gen.reachedBy(ctx, url, r.opt.Matrix.Load.Timeout, r.sides.load)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -221,24 +243,25 @@ func (r *runner) reach(ctx context.Context) error {
 }
 
 // reachedBy asks the fixed-response server at url for its answer from
-// every load generator in turn; when one does not get it, it returns that
-// generator's side and why.
-func (r *runner) reachedBy(ctx context.Context, url string) (*side, error) {
-	probe := func(g Generator) error {
-		resp, err := g.Probe(ctx, url, Ask{Kind: probeHTTP, Timeout: r.opt.Matrix.Load.Timeout, Protocol: cellid.ProtoHTTP1})
+// every load generator in turn, each probe waiting at most timeout; when
+// one does not get it, it returns that generator's side (first, the load
+// generator's, for one generator) and why.
+func (g *startedGenerator) reachedBy(ctx context.Context, url string, timeout time.Duration, first *side) (*side, error) {
+	probe := func(one Generator) error {
+		resp, err := one.Probe(ctx, url, Ask{Kind: probeHTTP, Timeout: timeout, Protocol: cellid.ProtoHTTP1})
 		if err == nil && resp.Status != 200 {
 			err = fmt.Errorf("answered status %d, not the fixed-response server's 200: is another server listening on port %d of that machine?", resp.Status, ceilingPort)
 		}
 		return err
 	}
-	f, ok := r.gen.Generator.(*fleet)
+	f, ok := g.Generator.(*fleet)
 	if !ok {
-		return r.sides.load, probe(r.gen)
+		return first, probe(g.Generator)
 	}
 	for _, m := range f.members {
 		if err := probe(m.gen); err != nil {
 			return m.side, err
 		}
 	}
-	return r.sides.load, nil
+	return first, nil
 }

@@ -397,7 +397,7 @@ func (r *runner) measureTrial(ctx context.Context, s stack, c matrix.Cell, rc *r
 	}
 	rc.Summary = analysis.Summarize(rc.Trials, results.Aggregate(r.opt.Matrix.Load.Aggregate))
 	if c.Rate == 0 { // at a fixed rate the ceiling says nothing: the rate bounds it
-		analysis.JudgeBound(rc.Summary, r.state.ceilings[keyOf(c)], c.Pinning != "")
+		analysis.JudgeBound(rc.Summary, r.ceilings.rps[keyOf(c)], c.Pinning != "")
 	} else {
 		analysis.JudgeBound(rc.Summary, 0, c.Pinning != "")
 	}

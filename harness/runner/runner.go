@@ -156,6 +156,8 @@ func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*result
 	r.builds = &builder{m: opt.Matrix, target: r.sides.target, load: r.sides.load, copies: r.opt.Copy != nil, noPull: opt.NoPull,
 		outDir: opt.OutDir, log: r.opt.Log, progress: r.opt.Progress, timing: &r.timing}
 	r.ledger = &ledger{trials: opt.Matrix.Load.Trials, outDir: opt.OutDir, log: r.opt.Log, progress: r.opt.Progress}
+	r.ceilings = &ceilings{m: opt.Matrix, skip: opt.NoCeiling, sides: &r.sides, gen: &r.gen, stage: r.stage, ledger: r.ledger,
+		log: r.opt.Log, progress: r.opt.Progress, spec: r.spec, split: r.splitOf}
 	return r.run(ctx)
 }
 
@@ -190,15 +192,15 @@ func (s *side) where() string {
 func (s *side) usable() cpuset.Set { return usable(s.info.NCPU, s.reserve) }
 
 type runner struct {
-	opt    Options          // Matrix, Log and Progress are never nil
-	sides  sides            // where the targets and the load generator run
-	gen    startedGenerator // the load generator, once started
-	order  order            // of the trials
-	stage  *stage           // the targets' engine, as the run's containers use it
-	ledger *ledger          // the results, as written to results.json
-	state  visitState
-	timing timing   // the run's estimate and its actual, per phase, and this machine's build times
-	builds *builder // of the run's images
+	opt      Options          // Matrix, Log and Progress are never nil
+	sides    sides            // where the targets and the load generator run
+	gen      startedGenerator // the load generator, once started
+	order    order            // of the trials
+	stage    *stage           // the targets' engine, as the run's containers use it
+	ledger   *ledger          // the results, as written to results.json
+	timing   timing           // the run's estimate and its actual, per phase, and this machine's build times
+	builds   *builder         // of the run's images
+	ceilings *ceilings        // the load generator's, measured before the cells
 }
 
 // sides are the targets' side and the load generator's: one side on one
@@ -224,11 +226,6 @@ type network struct {
 type startedGenerator struct {
 	Generator // nil until started
 	Started
-}
-
-// visitState is what the run's visits leave for the next ones.
-type visitState struct {
-	ceilings map[ceilingKey]float64 // the load generator's ceiling RPS
 }
 
 // UnsavedError is a run whose results.json could not be written at its
@@ -533,7 +530,7 @@ func (r *runner) estimate(ctx context.Context, cells []matrix.Cell) {
 	r.timing.unlikely = map[string]bool{}
 	r.timing.estBuilds = r.builds.buildEstimate(ctx, cells, true)
 	r.timing.estCells = plan.EstimateWith(r.opt.Matrix, r.timing.likely(cells), r.timing.visitOverhead, plan.GuessedRPS, r.order.interleave) +
-		r.ceilingEstimate(r.timing.likely(cells))
+		r.ceilings.estimate(r.timing.likely(cells))
 	r.opt.Progress.Start(units, r.timing.estBuilds+r.timing.estCells)
 }
 
@@ -576,7 +573,7 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 	}
 	measuring := time.Now()
 	defer func() { r.timing.cells = time.Since(measuring) }()
-	if err := r.measureCeilings(ctx, runnable); err != nil {
+	if err := r.ceilings.measure(ctx, runnable); err != nil {
 		r.ledger.out.Interrupted = true
 		r.ledger.save()
 		return r.ledger.out, err
