@@ -281,7 +281,7 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	held, err := r.lockCores(ctx, cells)
+	held, err := r.sides.lockCores(ctx, r.opt.LockDir, !r.opt.NoWait, r.opt.Log)
 	defer held.Release()
 	if err != nil {
 		return nil, err
@@ -291,8 +291,8 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	// running on the same cores): remove it first. A live run's objects are
 	// left alone.
 	for _, s := range r.sides.distinct() {
-		r.reap(ctx, s)
-		r.ledger.out.Warnings = append(r.ledger.out.Warnings, r.foreignContainers(ctx, s)...)
+		s.reap(ctx, r.opt.Log)
+		r.ledger.out.Warnings = append(r.ledger.out.Warnings, s.foreignContainers(ctx, r.stage.id, r.opt.Log)...)
 	}
 	defer r.cleanup(ctx)
 	r.settleOrder(cells)
@@ -403,20 +403,20 @@ func (h heldCores) Release() {
 }
 
 // lockCores takes, before anything runs, the lock of every core the run
-// uses on each engine (one run at a time on a core of an engine), or
-// waits for them. Two engines that report one host id share one lock set:
+// uses on each engine (one run at a time on a core of an engine), in dir
+// ("" is lock.Dir()), or waits for them when wait is set, saying so in
+// log. Two engines that report one host id share one lock set:
 // they may share the host's cores.
-func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores, error) {
-	dir := r.opt.LockDir
+func (ss *sides) lockCores(ctx context.Context, dir string, wait bool, log io.Writer) (heldCores, error) {
 	if dir == "" {
 		dir = lock.Dir()
 	}
 	byID, firstOf := map[string]cpuset.Set{}, map[string]string{}
 	var ids []string
-	for _, s := range r.sides.distinct() {
+	for _, s := range ss.distinct() {
 		if _, seen := byID[s.info.ID]; seen {
 			if other := byID[s.info.ID]; cpuset.Overlaps(other, s.cores) {
-				fmt.Fprintf(r.opt.Log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
+				fmt.Fprintf(log, "warning: engines %s and %s report one host id and the run's cores overlap (%s and %s): they may share cores\n",
 					firstOf[s.info.ID], s.name, other, s.cores)
 			}
 		} else {
@@ -424,10 +424,10 @@ func (r *runner) lockCores(ctx context.Context, cells []matrix.Cell) (heldCores,
 		}
 		byID[s.info.ID] = cpuset.Union(byID[s.info.ID], s.cores)
 	}
-	say := func(s string) { fmt.Fprintln(r.opt.Log, s) }
+	say := func(s string) { fmt.Fprintln(log, s) }
 	var held heldCores
 	for i := len(ids) - 1; i >= 0; i-- { // the load generator's engine first, as always
-		h, err := lock.Acquire(ctx, dir, ids[i], byID[ids[i]], !r.opt.NoWait, say)
+		h, err := lock.Acquire(ctx, dir, ids[i], byID[ids[i]], wait, say)
 		if err != nil {
 			return held, err
 		}
@@ -590,17 +590,18 @@ func (r *runner) measure(ctx context.Context, cells []matrix.Cell) (*results.Run
 	return r.ledger.out, nil
 }
 
-// reap removes from s's engine what killed earlier runs left.
-func (r *runner) reap(ctx context.Context, s *side) {
+// reap removes from s's engine what killed earlier runs left, saying so
+// in log.
+func (s *side) reap(ctx context.Context, log io.Writer) {
 	gone, err := s.eng.Host.Reap(ctx, false)
 	if err != nil {
-		fmt.Fprintf(r.opt.Log, "warning: reaping leftovers of earlier runs%s: %v\n", s.where(), err)
+		fmt.Fprintf(log, "warning: reaping leftovers of earlier runs%s: %v\n", s.where(), err)
 		return
 	}
 	if len(gone) == 0 {
 		return
 	}
-	fmt.Fprintf(r.opt.Log, "removed leftovers of earlier runs%s: %s\n", s.where(), leftovers(gone))
+	fmt.Fprintf(log, "removed leftovers of earlier runs%s: %s\n", s.where(), leftovers(gone))
 }
 
 // leftovers names what a reap removed: each container and network by
@@ -634,10 +635,11 @@ func machine(role string, s *side) results.Machine {
 		DockerVersion: info.ServerVersion, StorageDriver: info.Driver}
 }
 
-// foreignContainers warns of running containers on s's engine that are
-// not this run's and may use its cores there: pinned to one of them, or
+// foreignContainers warns, in log and in what it returns, of running
+// containers on s's engine that are not run runID's and may use its cores
+// there: pinned to one of them, or
 // not pinned at all.
-func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
+func (s *side) foreignContainers(ctx context.Context, runID string, log io.Writer) []string {
 	cores := s.cores // on one engine, the targets' and the load generator's
 	running, err := s.eng.Host.RunningContainers(ctx)
 	if err != nil {
@@ -645,7 +647,7 @@ func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 	}
 	var out []string
 	for _, c := range running {
-		if c.Labels[engine.LabelRun] == r.stage.id {
+		if c.Labels[engine.LabelRun] == runID {
 			continue
 		}
 		set, err := cpuset.Parse(c.CPUSet)
@@ -657,7 +659,7 @@ func (r *runner) foreignContainers(ctx context.Context, s *side) []string {
 		}
 	}
 	for _, w := range out {
-		fmt.Fprintln(r.opt.Log, "warning:", w)
+		fmt.Fprintln(log, "warning:", w)
 	}
 	return out
 }
