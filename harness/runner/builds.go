@@ -274,7 +274,7 @@ func (bd *builder) targetBases(ctx context.Context, t matrix.Target) (map[string
 // on the base images resolved for it, in its turn; builds of one context
 // wait for each other, so that the second is served from the first's
 // cache. It runs beside other targets' builds, so it changes nothing of
-// the runner's: what it did is in the result, for finishBuild to record.
+// the run's: what it did is in the result, for finishBuild to record.
 func (bd *builder) buildServices(ctx context.Context, j *buildJob, turns *buildTurns) (b builtTarget) {
 	t := j.t
 	bases, why := bd.targetBases(ctx, t)

@@ -23,8 +23,8 @@ import (
 // certificates, and the containers of each visit (a target's, or the
 // ceiling's fixed-response server), numbered so that no two visits'
 // names meet, with what a visit could not remove. It reads the started
-// generator for the namespace a target joins in shared mode and the
-// engine's open-files limit.
+// generator for the namespace a target joins in shared mode, the engine's
+// open-files limit and the fixed-response server's image.
 type stage struct {
 	id       string // of the run, in its objects' names and labels
 	target   *side
