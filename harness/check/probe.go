@@ -182,7 +182,7 @@ func Speaks(ctx context.Context, dial DialFunc, protocol, base, path string, roo
 func Scenario(ctx context.Context, dial DialFunc, protocol, base string, sc matrix.Scenario, roots *x509.CertPool, timeout time.Duration) []Finding {
 	var out []Finding
 	for _, kvs := range combinations(sc.Params) {
-		c := matrix.Cell{Scenario: sc.Name, Params: kvs}
+		c := matrix.Cell{Key: cellid.Key{Scenario: sc.Name, Params: kvs}}
 		path := c.Subst(sc.Path)
 		what := fmt.Sprintf("%s GET %s (%s)", sc.Name, path, protocol)
 		r := Get(ctx, dial, protocol, base+path, roots, timeout)

@@ -438,7 +438,7 @@ func (c *container) rules(ctx context.Context) []Finding {
 		steps = append(steps, step{RuleScenario, func() []Finding { return []Finding{breach(RuleScenario, "it declares no scenario of the matrix")} }})
 		return sequence(steps, func() string { return c.dead(ctx) })
 	}
-	first := matrix.Cell{Scenario: scenarios[0].Name, Params: combinations(scenarios[0].Params)[0]}
+	first := matrix.Cell{Key: cellid.Key{Scenario: scenarios[0].Name, Params: combinations(scenarios[0].Params)[0]}}
 	path := first.Subst(scenarios[0].Path)
 	for _, p := range c.protos {
 		scheme, host := "http", "127.0.0.1"

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/numfmt"
@@ -536,7 +537,7 @@ func TestReportStopsOnFirstSignal(t *testing.T) {
 // plan lists each service's own cores beside the cell's (plan.New says,
 // and its tests check, what a machine with too few cores did instead).
 func TestPlanOwnCores(t *testing.T) {
-	c := matrix.Cell{Target: "d", Scenario: "s", CPUs: 1, Connections: 8, Own: map[string]cpuset.Set{"db": {1}, "cache": {2, 3}}}
+	c := matrix.Cell{Key: cellid.Key{Target: "d", Scenario: "s", CPUs: 1, Connections: 8}, Own: map[string]cpuset.Set{"db": {1}, "cache": {2, 3}}}
 	if got, want := ownCores(c), ", cache cpus 2-3, db cpus 1"; got != want {
 		t.Errorf("own cores %q, want %q", got, want)
 	}

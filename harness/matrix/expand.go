@@ -14,72 +14,27 @@ import (
 
 // Cell is one measurement: a target (in one of its variants) answering a
 // scenario (with one value of each param) on some cores under some number
-// of connections.
+// of connections, and the rest of its key (cellid.Key: its id, its
+// target's and scenario's names), with where it runs on this machine.
 type Cell struct {
-	Target      string     `json:"target"`
-	Variant     string     `json:"variant,omitempty"`
-	Scenario    string     `json:"scenario"`
-	Params      []KV       `json:"params,omitempty"`
-	CPUs        int        `json:"cpus"`
-	Connections int        `json:"connections"`
-	CPUSet      cpuset.Set `json:"-"` // target cores
-	LoadgenSet  cpuset.Set `json:"-"`
+	cellid.Key
+	CPUSet     cpuset.Set // target cores
+	LoadgenSet cpuset.Set
 	// Own are the cores of each service with cores of its own (its
 	// cpus:), apart from CPUSet, on which the target's other services run.
-	Own map[string]cpuset.Set `json:"-"`
+	Own map[string]cpuset.Set
 	// Placement says what a machine with too few cores did in place of
 	// giving the target, each service with cpus: and the load generator
 	// cores of their own; "" when it gave them.
-	Placement string `json:"-"`
-	Skip      string `json:"-"` // reason the cell cannot run on this machine
-	// Rate is the requests/s bombardier holds (-r); 0 is as fast as it can.
-	Rate int `json:"rate,omitempty"`
-	// Close turns keep-alive off: every request carries Connection: close
-	// and opens a new connection, as ApacheBench without -k did.
-	Close bool `json:"connection_close,omitempty"`
-	// Control marks the second, independent measurement of a cell: an A/A
-	// control whose difference from its twin is the machine's noise.
-	Control bool `json:"control,omitempty"`
-	// Generator is the load generator that measures the cell.
-	Generator string `json:"generator,omitempty"`
-	// Pinning is where the generator runs: on cores of its own (apart, ""),
-	// on the target's (together), or with neither pinned (none).
-	Pinning string `json:"pinning,omitempty"`
-	// Protocol is what the generator speaks to the target: https, h2 or
-	// h2c; "" is cleartext HTTP/1.1.
-	Protocol string `json:"protocol,omitempty"`
-	// Requests is the requests axis's count: each trial sends this many
-	// (-n); 0 when the axis is not set and the load says how long to run.
-	Requests int64 `json:"requests,omitempty"`
-	// Loadgens is the loadgens axis's value: the cell's load comes from
-	// the first Loadgens of the run's generator engines; 0 when the axis
-	// is not set and it comes from all of them.
-	Loadgens int `json:"loadgens,omitempty"`
+	Placement string
+	Skip      string // reason the cell cannot run on this machine
 	// Pipeline is its scenario's requests in flight on each connection;
 	// 0 waits for each answer. Not part of the key: the scenario is.
-	Pipeline int `json:"pipeline,omitempty"`
-	// Axes are its values of the declared axes (package axis) that are
-	// not their default, by axis name.
-	Axes []KV `json:"axes,omitempty"`
+	Pipeline int
 }
 
 // KV is one param value of a cell.
 type KV = cellid.KV
-
-// Key is the cell's identity, as results record it.
-func (c Cell) Key() cellid.Key {
-	return cellid.Key{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs,
-		Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control, Generator: c.Generator, Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Axes: c.Axes}
-}
-
-// TargetName is "target" or "target:variant".
-func (c Cell) TargetName() string { return c.Key().TargetName() }
-
-// ScenarioName is "scenario" or "scenario?k=v&k2=v2".
-func (c Cell) ScenarioName() string { return c.Key().ScenarioName() }
-
-// ID names a cell uniquely within a run (see cellid.Key.ID).
-func (c Cell) ID() string { return c.Key().ID() }
 
 // Subst replaces {name} in s with the cell's param values.
 func (c Cell) Subst(s string) string {
@@ -285,7 +240,7 @@ func expand(m *Matrix, only Selector, allocate func(t Target, c *Cell, pinning s
 												for _, gen := range generatorsAt(m, rate) {
 													for _, proto := range protocolsOf(m, t) {
 														for _, pin := range Pinnings(m) {
-															c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Loadgens: k, Generator: speaking(m, gen, proto), Pipeline: s.Pipeline, Axes: axes}
+															c := Cell{Key: cellid.Key{Target: t.Name, Variant: variant, Scenario: s.Name, Params: params, CPUs: cpus, Connections: conns, Close: !keep, Rate: rate, Requests: n, Loadgens: k, Generator: speaking(m, gen, proto), Axes: axes}, Pipeline: s.Pipeline}
 															if pin != cellid.PinApart {
 																c.Pinning = pin
 															}
@@ -495,7 +450,7 @@ func Count(m *Matrix, only Selector) int64 {
 		perCell := mul(perCell, int64(len(protocolsOf(m, t))))
 		for _, variant := range t.variantNames() {
 			for _, s := range m.Scenarios {
-				c := Cell{Target: t.Name, Variant: variant, Scenario: s.Name}
+				c := Cell{Key: cellid.Key{Target: t.Name, Variant: variant, Scenario: s.Name}}
 				if !t.Serves(s.Name) || !only.Match(c) || !m.ProfileOnly.Match(c) {
 					continue
 				}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/internal/redact"
 )
@@ -613,11 +614,11 @@ func TestRelativeTo(t *testing.T) {
 	if want := []Relative{{Target: "two"}}; !reflect.DeepEqual(p.RelativeTo, want) {
 		t.Errorf("profile relative_to %+v, want %+v", p.RelativeTo, want)
 	}
-	c := Cell{Target: "one", Scenario: "json", CPUs: 1, Connections: 64}
-	if got := (Relative{Scenario: "plaintext"}).Base(c.Key()).ID(); got != "one/plaintext/1cpu/c64" {
+	c := Cell{Key: cellid.Key{Target: "one", Scenario: "json", CPUs: 1, Connections: 64}}
+	if got := (Relative{Scenario: "plaintext"}).Base(c.Key).ID(); got != "one/plaintext/1cpu/c64" {
 		t.Errorf("base %s", got)
 	}
-	if got := (Relative{Connections: 256}).Base(c.Key()).ID(); got != "one/json/1cpu/c256" {
+	if got := (Relative{Connections: 256}).Base(c.Key).ID(); got != "one/json/1cpu/c256" {
 		t.Errorf("base by connections %s", got)
 	}
 	if dim, v := (Relative{Connections: 256}).Dimension(); dim != "connections" || v != "256" {
@@ -902,7 +903,7 @@ func TestRequestsAxis(t *testing.T) {
 	if len(m.RelativeTo) != 1 || m.RelativeTo[0].Requests != 1000 {
 		t.Errorf("relative_to %+v", m.RelativeTo)
 	}
-	if base := m.RelativeTo[0].Base(cells[1].Key()); base.ID() != cells[0].ID() {
+	if base := m.RelativeTo[0].Base(cells[1].Key); base.ID() != cells[0].ID() {
 		t.Errorf("the baseline of %s is %s, want %s", cells[1].ID(), base.ID(), cells[0].ID())
 	}
 	// Without the axis a cell runs the load as written, and its id is as before.
@@ -1061,7 +1062,7 @@ func TestLoadgensAxis(t *testing.T) {
 	if n := Count(m, Selector{"one/plaintext"}); n != 4 {
 		t.Errorf("Count %d, want 4 (2 generator counts × 2 connection counts)", n)
 	}
-	if base := m.RelativeTo[0].Base(cells[0].Key()); base.ID() != cells[1].ID() {
+	if base := m.RelativeTo[0].Base(cells[0].Key); base.ID() != cells[1].ID() {
 		t.Errorf("the baseline of %s is %s, want %s", cells[0].ID(), base.ID(), cells[1].ID())
 	}
 	if err := m.CheckLoadgens(2); err != nil {

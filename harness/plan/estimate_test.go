@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/matrix"
 )
 
@@ -12,7 +13,7 @@ import (
 // or once per trial when trials interleave, and skipped cells not at all.
 func TestEstimate(t *testing.T) {
 	m := &matrix.Matrix{Load: matrix.Load{Duration: 10 * time.Second, Warmup: 3 * time.Second, Trials: 3}}
-	cells := []matrix.Cell{{Target: "a"}, {Target: "b"}, {Target: "c", Skip: "too few cores"}}
+	cells := []matrix.Cell{{Key: cellid.Key{Target: "a"}}, {Key: cellid.Key{Target: "b"}}, {Key: cellid.Key{Target: "c"}, Skip: "too few cores"}}
 	// 2 cells × (1 s + 3 s warm-up + 3 × 10 s).
 	if got, want := Estimate(m, cells, time.Second, 1000, false), 2*34*time.Second; got != want {
 		t.Errorf("Estimate = %v, want %v", got, want)
@@ -32,7 +33,7 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("EstimateWith = %v, want %v", got, want)
 	}
 	// A cell of 2000 requests at a guessed 1000/s: trials of 2 s.
-	counted := []matrix.Cell{{Target: "a", Requests: 2000}}
+	counted := []matrix.Cell{{Key: cellid.Key{Target: "a", Requests: 2000}}}
 	if got, want := Estimate(m, counted, time.Second, 1000, false), 10*time.Second; got != want {
 		t.Errorf("request-count Estimate = %v, want %v", got, want)
 	}

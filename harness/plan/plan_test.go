@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/matrix"
 )
@@ -181,12 +182,11 @@ func TestNewApart(t *testing.T) {
 // concern, in the order of their first cell.
 func TestPlacements(t *testing.T) {
 	cells := []matrix.Cell{
-		{Target: "d", Scenario: "s", Placement: "the generator shares core 0"},
-		{Target: "d", Scenario: "q", Placement: "db shares core 1"},
-		{Target: "d", Scenario: "r", Placement: "the generator shares core 0"},
-		{Target: "d", Scenario: "x", Placement: "never said", Skip: "too few cores"},
-		{Target: "d", Scenario: "y"},
-	}
+		{Key: cellid.Key{Target: "d", Scenario: "s"}, Placement: "the generator shares core 0"},
+		{Key: cellid.Key{Target: "d", Scenario: "q"}, Placement: "db shares core 1"},
+		{Key: cellid.Key{Target: "d", Scenario: "r"}, Placement: "the generator shares core 0"},
+		{Key: cellid.Key{Target: "d", Scenario: "x"}, Placement: "never said", Skip: "too few cores"},
+		{Key: cellid.Key{Target: "d", Scenario: "y"}}}
 	got := placements(cells)
 	want := []Placement{{Note: "the generator shares core 0", Cells: 2}, {Note: "db shares core 1", Cells: 1}}
 	if !slices.Equal(got, want) {

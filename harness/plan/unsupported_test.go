@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
 )
@@ -22,9 +23,9 @@ func TestGeneratorsAreTools(t *testing.T) {
 	}
 	m := &matrix.Matrix{Load: matrix.Defaults, Scenarios: []matrix.Scenario{{Name: "s", Expect: matrix.Expect{Status: 200}}}}
 	m.Load.Requests, m.Load.Duration = 1000, 0
-	cells := []matrix.Cell{{Scenario: "s", Connections: 8, Generator: "wrk"}, {Scenario: "s", Connections: 8, Generator: "ab"},
-		{Scenario: "s", Connections: 8, Generator: "h2load", Close: true}, {Scenario: "s", Connections: 8, Generator: "bombardier"},
-		{Scenario: "s", Connections: 8, Generator: "wrk", Skip: "too few cores"}, {Scenario: "s", Connections: 8, Generator: "nope"}}
+	cells := []matrix.Cell{{Key: cellid.Key{Scenario: "s", Connections: 8, Generator: "wrk"}}, {Key: cellid.Key{Scenario: "s", Connections: 8, Generator: "ab"}},
+		{Key: cellid.Key{Scenario: "s", Connections: 8, Generator: "h2load", Close: true}}, {Key: cellid.Key{Scenario: "s", Connections: 8, Generator: "bombardier"}},
+		{Key: cellid.Key{Scenario: "s", Connections: 8, Generator: "wrk"}, Skip: "too few cores"}, {Key: cellid.Key{Scenario: "s", Connections: 8, Generator: "nope"}}}
 	Unsupported(m, cells)
 	for i, want := range []string{"no request count", "", "Connection: close", "", "too few cores", `no load generator "nope"`} {
 		if got := cells[i].Skip; (want == "") != (got == "") || !strings.Contains(got, want) {
@@ -38,7 +39,7 @@ func TestGeneratorsAreTools(t *testing.T) {
 func TestUnsupportedReadsTheScenarioStatus(t *testing.T) {
 	m := &matrix.Matrix{Load: matrix.Defaults, Scenarios: []matrix.Scenario{{Name: "nf", Expect: matrix.Expect{Status: 404}}}}
 	m.Load.Requests, m.Load.Duration = 1000, 0
-	cells := []matrix.Cell{{Scenario: "nf", Connections: 8, Generator: "ab"}, {Scenario: "nf", Connections: 8, Generator: "bombardier"}}
+	cells := []matrix.Cell{{Key: cellid.Key{Scenario: "nf", Connections: 8, Generator: "ab"}}, {Key: cellid.Key{Scenario: "nf", Connections: 8, Generator: "bombardier"}}}
 	Unsupported(m, cells)
 	if !strings.Contains(cells[0].Skip, "404") || cells[1].Skip != "" {
 		t.Errorf("ab: skip %q, want one naming 404; bombardier: skip %q, want none", cells[0].Skip, cells[1].Skip)
@@ -52,7 +53,7 @@ func TestPipelinedCellsSkipWhatCannotPipeline(t *testing.T) {
 	m.Load.Duration = 2 * time.Second
 	var cells []matrix.Cell
 	for _, gen := range []string{"wrk", "h2load", "bombardier"} {
-		cells = append(cells, matrix.Cell{Scenario: "s", Connections: 8, Generator: gen, Pipeline: 16})
+		cells = append(cells, matrix.Cell{Key: cellid.Key{Scenario: "s", Connections: 8, Generator: gen}, Pipeline: 16})
 	}
 	Unsupported(m, cells)
 	for i, want := range []string{"", "", "bombardier cannot pipeline (scenario pipeline: 16)"} {
@@ -70,7 +71,7 @@ func TestPipelinedCellsSkipWhatCannotPipeline(t *testing.T) {
 func TestSpecOfARequestCount(t *testing.T) {
 	m := &matrix.Matrix{Load: matrix.Defaults}
 	m.Load.Duration = 10 * time.Second
-	s := Spec(m, matrix.Cell{Connections: 4, Requests: 5000, Rate: 300, Close: true}, "", 204)
+	s := Spec(m, matrix.Cell{Key: cellid.Key{Connections: 4, Requests: 5000, Rate: 300, Close: true}}, "", 204)
 	if s.Requests != 5000 || s.Duration != 0 || s.Rate != 300 || !s.Close || s.Expect != 204 {
 		t.Errorf("spec %+v, want 5000 requests, no duration, rate 300, close, expect 204", s)
 	}

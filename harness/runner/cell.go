@@ -118,7 +118,7 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 	}
 	keys := make([]cellid.Key, len(vs))
 	for i, v := range vs {
-		keys[i] = v.c.Key()
+		keys[i] = v.c.Key
 	}
 	for k, order := range r.order.rounds(keys, r.opt.Matrix.RelativeTo, r.opt.Matrix.Load.Trials) {
 		round := k + 1

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
@@ -369,7 +370,7 @@ func TestEnvPrecedence(t *testing.T) {
 		},
 		Variants: []matrix.Variant{{Name: "v", Env: map[string]string{"C": "variant"}}}}
 	lay := layout(tg, matrix.NetworkShared)
-	got := env(tg, tg.Services[1], matrix.Cell{Target: "t", Variant: "v", CPUs: 2}, lay["app"][0], lay)
+	got := env(tg, tg.Services[1], matrix.Cell{Key: cellid.Key{Target: "t", Variant: "v", CPUs: 2}}, lay["app"][0], lay)
 	want := []string{"A=target", "APP_ADDRS=127.0.0.1:8080", "B=service", "BACKEND_ADDRS=127.0.0.1:9000,127.0.0.1:9001",
 		"C=variant", "CPUS=2", "PORT=8080"}
 	if !slices.Equal(got, want) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/matrix"
 )
 
@@ -62,7 +63,7 @@ func followUp(t *testing.T, srv tfbServer, test string) ([]Problem, []string) {
 	ts := httptest.NewServer(srv.handler())
 	defer ts.Close()
 	sc := tfbScenarios[test]
-	c := matrix.Cell{Scenario: sc.Name}
+	c := matrix.Cell{Key: cellid.Key{Scenario: sc.Name}}
 	if strings.Contains(sc.Path, "{queries}") {
 		c.Params = []matrix.KV{{Name: "queries", Value: "20"}}
 	}
@@ -199,7 +200,7 @@ func TestCaseURL(t *testing.T) {
 		{"/queries", "5", "foo", "http://h/queries?queries=foo", nil},
 	} {
 		sc := matrix.Scenario{Path: tc.path, Expect: matrix.Expect{TFB: &matrix.TFB{Test: matrix.TFBQueries, Queries: tc.queries}}}
-		c := matrix.Cell{Params: tc.params}
+		c := matrix.Cell{Key: cellid.Key{Params: tc.params}}
 		if got := caseURL(sc, c, "http://h", tc.q); got != tc.want {
 			t.Errorf("caseURL(%s, queries %q) = %s, want %s", tc.path, tc.q, got, tc.want)
 		}
