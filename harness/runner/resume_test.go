@@ -90,7 +90,7 @@ func TestKilledRunResumes(t *testing.T) {
 					cancel()
 				}
 			}
-			runCtx(ctx, t, f, m, Options{Sequential: true, NoCeiling: true, OutDir: out})
+			runCtx(ctx, t, f, m, Options{NoCeiling: true, OutDir: out, Schedule: Schedule{Sequential: true}})
 			prev, err := results.Read(left)
 			if err != nil {
 				t.Fatalf("results.json as the kill left it: %v", err)
@@ -167,7 +167,7 @@ func TestInterruptBeforeMeasuring(t *testing.T) {
 				}
 			}
 			out := t.TempDir()
-			res, err, _ := runCtx(ctx, t, f, m, Options{Seed: 3, OutDir: out})
+			res, err, _ := runCtx(ctx, t, f, m, Options{OutDir: out, Schedule: Schedule{Seed: 3}})
 			if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted {
 				t.Fatalf("err = %v, results %+v: want context.Canceled, marked interrupted", err, res)
 			}
@@ -180,7 +180,7 @@ func TestInterruptBeforeMeasuring(t *testing.T) {
 			if err != nil {
 				t.Fatalf("results.json of the interrupted run: %v", err)
 			}
-			res, err, _ = run(t, newFake(), m, Options{OutDir: out, Resume: prev, Seed: 3})
+			res, err, _ = run(t, newFake(), m, Options{OutDir: out, Resume: prev, Schedule: Schedule{Seed: 3}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -54,16 +54,7 @@ type Options struct {
 	HarnessVersion string
 	Progress       Progress  // nil: no progress display
 	Log            io.Writer // notes for the user (reaped leftovers, stand-in builds); nil discards
-	// Sequential runs every trial of a cell before the next cell. By default
-	// trials are interleaved: round k runs trial k of every cell, in an
-	// order shuffled with Seed (0 picks one; the results record it).
-	Sequential bool
-	Seed       uint64
-	// Unblocked shuffles every cell of a round freely. By default the cells
-	// a ratio compares trial by trial run back to back in each round (see
-	// blocks), so that the machine drifts less between the two trials of a
-	// pair.
-	Unblocked bool
+	Schedule                 // the order of the trials
 	// NoCeiling skips measuring the load generator's ceiling (--no-ceiling;
 	// the fidelity figure, which measures something else, sets it); the
 	// results record it.
@@ -95,6 +86,20 @@ type Options struct {
 	// Reserve is how many of the single engine's lowest-numbered cores no
 	// cell uses (with Machines, each engine's own Reserve counts).
 	Reserve int
+}
+
+// Schedule is the order in which a run measures its trials.
+type Schedule struct {
+	// Sequential runs every trial of a cell before the next cell. By default
+	// trials are interleaved: round k runs trial k of every cell, in an
+	// order shuffled with Seed (0 picks one; the results record it).
+	Sequential bool
+	Seed       uint64
+	// Unblocked shuffles every cell of a round freely. By default the cells
+	// a ratio compares trial by trial run back to back in each round (see
+	// blocks), so that the machine drifts less between the two trials of a
+	// pair.
+	Unblocked bool
 }
 
 // OnMachines returns o set to run on two machines' engines, the load

@@ -116,7 +116,7 @@ func TestInterleavedRounds(t *testing.T) {
 	m := testMatrix(t, twoTargets, "", "a", "b")
 	order := func(seed uint64) []string {
 		f := newFake()
-		res, err, p := run(t, f, m, Options{Seed: seed})
+		res, err, p := run(t, f, m, Options{Schedule: Schedule{Seed: seed}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func TestSequential(t *testing.T) {
 	m := testMatrix(t, twoTargets, "", "a", "b")
 	f := newFake()
 	out := t.TempDir()
-	res, err, p := run(t, f, m, Options{Sequential: true, OutDir: out})
+	res, err, p := run(t, f, m, Options{OutDir: out, Schedule: Schedule{Sequential: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestSequential(t *testing.T) {
 func TestAggregateBest(t *testing.T) {
 	m := testMatrix(t, twoTargets, "best", "a", "b")
 	f := newFake()
-	res, err, _ := run(t, f, m, Options{Sequential: true, Only: "a"})
+	res, err, _ := run(t, f, m, Options{Only: "a", Schedule: Schedule{Sequential: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestFailureReasons(t *testing.T) {
 	for _, sequential := range []bool{false, true} {
 		f := newFake()
 		f.targets["a"] = &fakeTarget{dieOnRun: 2}
-		res, err, p := run(t, f, m, Options{Seed: 3, Sequential: sequential})
+		res, err, p := run(t, f, m, Options{Schedule: Schedule{Seed: 3, Sequential: sequential}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +263,7 @@ func TestFailureReasons(t *testing.T) {
 	// the reason, not the errors the load met.
 	f := newFake()
 	f.targets["a"] = &fakeTarget{dieOnRun: 1, seenLate: 3}
-	res, err, _ := run(t, f, m, Options{Seed: 3})
+	res, err, _ := run(t, f, m, Options{Schedule: Schedule{Seed: 3}})
 	if a := res.Cells[0]; err != nil || a.Status != results.Failed || a.Why != results.WhyTargetStopped {
 		t.Errorf("a, its exit reported late: %s, why %q (%q), err %v: want failed as stopped", a.Status, a.Why, a.Reason, err)
 	}
@@ -271,7 +271,7 @@ func TestFailureReasons(t *testing.T) {
 	f = newFake()
 	f.targets["a"] = &fakeTarget{body: "Goodbye"}
 	f.targets["b"] = &fakeTarget{exitEarly: true}
-	res, err, _ = run(t, f, m, Options{Seed: 3})
+	res, err, _ = run(t, f, m, Options{Schedule: Schedule{Seed: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestCancelCleansUp(t *testing.T) {
 		}
 	}
 	out := t.TempDir()
-	res, err, _ := runCtx(ctx, t, f, m, Options{Seed: 1, OutDir: out})
+	res, err, _ := runCtx(ctx, t, f, m, Options{OutDir: out, Schedule: Schedule{Seed: 1}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -542,7 +542,7 @@ func TestErrorsUnderLoad(t *testing.T) {
 	f := newFake()
 	f.targets["a"] = &fakeTarget{share5xx: 0.5}
 	f.targets["b"] = &fakeTarget{share5xx: 0.0005}
-	res, err, _ := run(t, f, m, Options{Seed: 5})
+	res, err, _ := run(t, f, m, Options{Schedule: Schedule{Seed: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,7 +574,7 @@ func TestCeiling(t *testing.T) {
 	m := testMatrix(t, twoTargets, "", "a", "b")
 	f := newFake()
 	f.targets["b"] = &fakeTarget{delay: 50 * time.Millisecond} // at most 160 rps on 8 connections: far under the ceiling even on a loaded machine, where the in-process ceiling drew 750
-	res, err, _ := run(t, f, m, Options{Seed: 2})
+	res, err, _ := run(t, f, m, Options{Schedule: Schedule{Seed: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,7 +613,7 @@ func interrupted(t *testing.T, m *matrix.Matrix) string {
 		}
 	}
 	out := t.TempDir()
-	if _, err, _ := runCtx(ctx, t, f, m, Options{Seed: 9, OutDir: out}); !errors.Is(err, context.Canceled) {
+	if _, err, _ := runCtx(ctx, t, f, m, Options{OutDir: out, Schedule: Schedule{Seed: 9}}); !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}
 	return out
@@ -639,7 +639,7 @@ func TestResume(t *testing.T) {
 	prev.Matrix.Blocked = false // as a run from before blocking: its resume must keep its order
 
 	f2 := newFake()
-	res, err, p := run(t, f2, m, Options{OutDir: out, Resume: prev, Seed: 9})
+	res, err, p := run(t, f2, m, Options{OutDir: out, Resume: prev, Schedule: Schedule{Seed: 9}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -689,7 +689,7 @@ func TestResumeImageGone(t *testing.T) {
 	}
 	f2 := newFake()
 	f2.missing[prev.Cells[0].Image.ID] = true
-	_, err, _ = run(t, f2, m, Options{OutDir: out, Resume: prev, Seed: 9})
+	_, err, _ = run(t, f2, m, Options{OutDir: out, Resume: prev, Schedule: Schedule{Seed: 9}})
 	if err == nil || !strings.Contains(err.Error(), "cannot resume: 1 cell(s) measured in part ran on images the targets' engine no longer has: "+prev.Cells[0].ID()) {
 		t.Errorf("resume without the kept image: %v", err)
 	}
@@ -716,7 +716,7 @@ func TestInfrastructureVanishes(t *testing.T) {
 			f.gen.Close(context.Background())
 		}
 	}
-	res, err, _ := run(t, f, m, Options{Seed: 1})
+	res, err, _ := run(t, f, m, Options{Schedule: Schedule{Seed: 1}})
 	if gone := (*goneError)(nil); !errors.As(err, &gone) {
 		t.Fatalf("err = %v", err)
 	}
@@ -887,7 +887,7 @@ func TestResumeDistrusts(t *testing.T) {
 	out := t.TempDir()
 	first := newFake()
 	first.span = 0 // a resume keeps only trials that lasted the matrix's duration
-	if _, err, _ := run(t, first, m, Options{Seed: 9, OutDir: out}); err != nil {
+	if _, err, _ := run(t, first, m, Options{OutDir: out, Schedule: Schedule{Seed: 9}}); err != nil {
 		t.Fatal(err)
 	}
 	forge := func(edit func(r *results.Run)) *results.Run {
@@ -919,7 +919,7 @@ func TestResumeDistrusts(t *testing.T) {
 	} {
 		f := newFake()
 		var log strings.Builder
-		res, err, _ := run(t, f, m, Options{OutDir: t.TempDir(), Resume: forge(tc.edit), Seed: 9, Log: &log})
+		res, err, _ := run(t, f, m, Options{OutDir: t.TempDir(), Resume: forge(tc.edit), Log: &log, Schedule: Schedule{Seed: 9}})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -949,7 +949,7 @@ func TestPinningTogether(t *testing.T) {
 	m := testMatrix(t, strings.Replace(twoTargets, "connections: [8]", "connections: [8]\npinning: [apart, together]", 1), "one", "a", "b")
 	f := newFake()
 	f.loadgenCores = 0.99 // would flag every trial generator-bound, apart
-	res, err, _ := run(t, f, m, Options{Only: "a", Seed: 3})
+	res, err, _ := run(t, f, m, Options{Only: "a", Schedule: Schedule{Seed: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1069,7 +1069,7 @@ func TestKeyRedacted(t *testing.T) {
 	f := newFake()
 	f.targets["a"] = &fakeTarget{body: key}
 	f.targets["b"] = &fakeTarget{exitEarly: true, exitLog: "reading $TLS_KEY_FILE\n" + key}
-	res, err, _ := run(t, f, m, Options{Seed: 3})
+	res, err, _ := run(t, f, m, Options{Schedule: Schedule{Seed: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func TestBlockedRounds(t *testing.T) {
 	}
 	split := func(seed uint64, unblocked bool) bool {
 		f := newFake()
-		res, err, _ := run(t, f, m, Options{Seed: seed, Unblocked: unblocked})
+		res, err, _ := run(t, f, m, Options{Schedule: Schedule{Seed: seed, Unblocked: unblocked}})
 		if err != nil {
 			t.Fatal(err)
 		}
