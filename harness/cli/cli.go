@@ -377,7 +377,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, l)
 	}
 	fmt.Fprintf(stderr, "run %s → %s\n", *label, *out)
-	res, err := runner.Run(ctx, runner.Split(eng), runner.Options{Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull, HarnessVersion: version(), Progress: progress.For(stderr), Log: stderr, Resume: prev, NoWait: *noWait, Reserve: place.reserve, NoCeiling: o.noCeiling, Schedule: runner.Schedule{Sequential: *sequential, Seed: *seed, Unblocked: o.unblocked}}.OnMachines(place.machines, runner.Split(lg), copier(eng, lg, stderr), engines.moreEngines(stderr)...))
+	res, err := runner.Run(ctx, runner.Split(eng), runner.Options{
+		Matrix: m, Only: mf.only, OutDir: *out, Label: *label, Network: matrix.Network(*network), NoPull: *noPull,
+		HarnessVersion: version(), Progress: progress.For(stderr), Log: stderr,
+		Schedule: runner.Schedule{Sequential: *sequential, Seed: *seed, Unblocked: o.unblocked},
+		Resume:   prev, NoWait: *noWait, Reserve: place.reserve, NoCeiling: o.noCeiling,
+	}.OnMachines(place.machines, runner.Split(lg), copier(eng, lg, stderr), engines.moreEngines(stderr)...))
 	if res == nil {
 		return err
 	}
