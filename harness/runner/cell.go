@@ -188,7 +188,7 @@ func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 func newCell(c matrix.Cell) *results.Cell {
 	return &results.Cell{Target: c.Target, Variant: c.Variant, Scenario: c.Scenario, Params: c.Params, CPUs: c.CPUs, Generator: &results.Generator{Name: c.Generator},
 		CPUSet: c.CPUSet.String(), LoadgenCPUSet: c.LoadgenSet.String(), Connections: c.Connections, Close: c.Close, Rate: c.Rate, Control: c.Control,
-		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Placement: c.Placement, Pipeline: c.Pipeline}
+		Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Axes: c.Axes, Placement: c.Placement, Pipeline: c.Pipeline}
 }
 
 // serviceCPUSets are the cores each service of t runs on in c, for a

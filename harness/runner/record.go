@@ -19,7 +19,7 @@ func SettingsOf(m *matrix.Matrix, only string) results.Settings {
 		Trials: l.Trials, Timeout: results.Duration(l.Timeout), LoadgenCPUs: l.LoadgenCPUs, ReadyTimeout: results.Duration(l.ReadyTimeout),
 		Aggregate: results.Aggregate(l.Aggregate), MaxErrorRate: l.MaxErrorRate}
 	s := results.Settings{File: filepath.Base(m.File), Path: m.File, Profile: m.Profile, Profiles: m.ProfilesFile, Only: only, Set: m.Set, Control: strings.Join(m.Control, ","),
-		Load: ls, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests, Loadgens: m.Loadgens, Crosscheck: m.Crosscheck, Images: m.Images,
+		Load: ls, CPUs: m.CPUs, Connections: m.Connections, KeepAlive: m.KeepAlive, Rate: m.Rate, Generators: m.Generators, Pinning: m.Pinning, Protocols: m.Protocols, Requests: m.Requests, Loadgens: m.Loadgens, Axes: m.Axes, Crosscheck: m.Crosscheck, Images: m.Images,
 		RelativeTo: m.RelativeTo}
 	for _, o := range m.SLO {
 		s.SLO = append(s.SLO, results.Objective{Percentile: o.Percentile, Max: results.Duration(o.Max)})
