@@ -13,10 +13,12 @@ func TestRegister(t *testing.T) {
 	Register(Axis{Name: "alpha", Doc: "d", Example: "[a]", Default: "x", Check: ok})
 	var names []string
 	for _, a := range All() {
-		names = append(names, a.Name)
+		if a.Name == "alpha" || a.Name == "zeta" || a.Name == Revision.Name {
+			names = append(names, a.Name)
+		}
 	}
-	if got := strings.Join(names, ","); got != "alpha,zeta" {
-		t.Errorf("All = %s, want alpha,zeta: by name, not by declaration", got)
+	if got := strings.Join(names, ","); got != "alpha,revision,zeta" {
+		t.Errorf("All = %s, want alpha,revision,zeta: by name, not by declaration", got)
 	}
 	if a, found := Lookup("alpha"); !found || a.Default != "x" {
 		t.Errorf("Lookup(alpha) = %+v, %v", a, found)
@@ -40,5 +42,13 @@ func TestRegister(t *testing.T) {
 			}()
 			Register(a)
 		}()
+	}
+}
+
+func TestRevisionNames(t *testing.T) {
+	for v, bad := range map[string]bool{"HEAD~1": false, "origin/main": false, "WORKTREE": false, "0123abc": false, "--output=x": true, "a b": true} {
+		if got := Revision.Check(v) != ""; got != bad {
+			t.Errorf("Check(%q) refused = %v, want %v", v, got, bad)
+		}
 	}
 }
