@@ -285,6 +285,7 @@ type Cell struct {
 	Requests    int64       `json:"requests,omitempty"`         // the requests axis's count per trial; 0: the load's
 	Loadgens    int         `json:"loadgens,omitempty"`         // the loadgens axis: the first k generator engines (Split names them); 0: all
 	Axes        []KV        `json:"axes,omitempty"`             // its values of the declared axes (package axis) but their defaults, by name
+	Revision    *Revision   `json:"revision,omitempty"`         // the git revision its target was built from, when the revision axis named one
 	Pipeline    int         `json:"pipeline,omitempty"`         // its scenario's requests in flight per connection; 0: one, each answer awaited
 	Split       []Share     `json:"split,omitempty"`            // the load's division among several generators; none: one
 	Negotiated  *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
@@ -302,6 +303,15 @@ type Cell struct {
 	// Startup is, per visit, the seconds from starting the target's
 	// containers to its first verified answer.
 	Startup []float64 `json:"startup_seconds,omitempty"`
+}
+
+// Revision is a git revision a target was built from: its name as the
+// revision axis gave it, the commit it named, and, for WORKTREE, whether
+// the work tree differed from that commit.
+type Revision struct {
+	Name   string `json:"name"`
+	Commit string `json:"commit,omitempty"` // the full hash; none in a repository without commits
+	Dirty  bool   `json:"dirty,omitempty"`
 }
 
 // ID names the cell (see cellid.Key.ID).

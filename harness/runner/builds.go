@@ -18,6 +18,7 @@ import (
 	"github.com/webbench/webbench/harness/engine"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/plan"
+	"github.com/webbench/webbench/harness/revision"
 )
 
 // builder builds a run's images on the targets' engine, several at once,
@@ -34,7 +35,8 @@ type builder struct {
 	outDir       string
 	log          io.Writer
 	progress     Progress
-	timing       *timing // the run's estimates and this machine's build times
+	timing       *timing                      // the run's estimates and this machine's build times
+	revisions    map[string]revision.Revision // the revision axis's values, resolved, by name
 }
 
 // buildEstimate says, before anything is built, which stand-ins and images
@@ -297,11 +299,16 @@ func (bd *builder) buildServices(ctx context.Context, j *buildJob, turns *buildT
 		for _, key := range svc.Images {
 			args[strings.ToUpper(key)+"_IMAGE"] = bases[key].Used
 		}
-		name, tag := t.Name, imageTag(t, svc)
+		name, tag := t.Name, bd.revisionTag(imageTag(t, svc), j.rev)
 		if len(t.Services) > 1 {
 			name = t.Name + "-" + svc.Name
 		}
-		logf, err := bd.buildLog(name)
+		files, err := bd.contextOf(ctx, j.rev, svc.Build)
+		if err != nil {
+			b.failed = err.Error()
+			return b
+		}
+		logf, err := bd.buildLog(logName(name, j.rev))
 		if err != nil {
 			b.err = err
 			return b
@@ -311,7 +318,7 @@ func (bd *builder) buildServices(ctx context.Context, j *buildJob, turns *buildT
 		if b.began.IsZero() {
 			b.began = started
 		}
-		built, err := bd.target.eng.Images.Build(ctx, engine.BuildSpec{Context: os.DirFS(svc.Build), Tag: tag, BuildArgs: args,
+		built, err := bd.target.eng.Images.Build(ctx, engine.BuildSpec{Context: files, Tag: tag, BuildArgs: args,
 			Labels: map[string]string{engine.LabelRole: "target", engine.LabelTarget: t.Name}, Log: logf})
 		unlock()
 		logf.Close()

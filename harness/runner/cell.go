@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/loadgen"
 	"github.com/webbench/webbench/harness/matrix"
@@ -43,7 +44,7 @@ func (r *runner) prepareTarget(t matrix.Target, cells []matrix.Cell) (*buildJob,
 	if todo == 0 { // resumed, and every cell of the target is measured
 		return nil, r.visitsOf(t, cells, nil)
 	}
-	return &buildJob{t: t, cells: cells, done: make(chan builtTarget, 1)}, nil
+	return &buildJob{t: t, rev: cells[0].Key.Axis(axis.Revision), cells: cells, done: make(chan builtTarget, 1)}, nil
 }
 
 // imageTag is the tag of a service's image: webbench/target-<target>, or
@@ -76,6 +77,7 @@ func (r *runner) visitsOf(t matrix.Target, cells []matrix.Cell, img *results.Ima
 		rc.Split = r.splitOf(c)
 		rc.Generator.Version = r.gen.Versions[c.Generator]
 		rc.Image = &results.Image{ID: img.ID, Bases: img.Bases, Services: img.Services, Sizes: img.Sizes}
+		rc.Revision = r.builds.revisionOf(c)
 		lim := limitsOf(t.Limits)
 		var clamped string
 		lim.NoFile, clamped = r.gen.noFile(lim.NoFile)

@@ -51,6 +51,8 @@ type fakeEngine struct {
 	// then ends fails with its error, as the engine's does); onStart as a
 	// container starts, by its role.
 	onBuild func(tag string)
+	// built, when not nil, is every build's spec by tag.
+	built   map[string]engine.BuildSpec
 	onStart func(role string)
 	runs    map[string]int // runs so far, by target ("ceiling": at the ceiling's server)
 	served  map[string]int // requests the servers answered, by target
@@ -210,6 +212,9 @@ func (f *fakeEngine) Build(ctx context.Context, s engine.BuildSpec) (engine.Buil
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log("build %s", s.Tag)
+	if f.built != nil {
+		f.built[s.Tag] = s
+	}
 	if err := ctx.Err(); err != nil {
 		return engine.Built{}, fmt.Errorf("build %s: %w", s.Tag, err)
 	}

@@ -26,6 +26,7 @@ const buildParallel = 3
 // A buildJob is a target whose runnable cells wait on its images.
 type buildJob struct {
 	t     matrix.Target
+	rev   string // its cells' value of the revision axis: what it is built from ("" the work tree)
 	cells []matrix.Cell
 	slot  int              // the target's place in the matrix's order
 	done  chan builtTarget // buffered: a build never waits on its reader
@@ -87,12 +88,14 @@ func (r *runner) prepareTargets(ctx context.Context, cells []matrix.Cell, startG
 	var slots [][]*visit
 	var jobs []*buildJob
 	for _, t := range r.opt.Matrix.Targets {
-		job, vs := r.prepareTarget(t, byTarget[t.Name])
-		if job != nil {
-			job.slot = len(slots)
-			jobs = append(jobs, job)
+		for _, same := range byRevision(byTarget[t.Name]) {
+			job, vs := r.prepareTarget(t, same)
+			if job != nil {
+				job.slot = len(slots)
+				jobs = append(jobs, job)
+			}
+			slots = append(slots, vs)
 		}
-		slots = append(slots, vs)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // an interrupt stops the builds still running

@@ -286,6 +286,9 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.builds.revisions, err = resolveRevisions(ctx, r.opt.Matrix); err != nil {
+		return nil, err
+	}
 	held, err := r.sides.lockCores(ctx, r.opt.LockDir, !r.opt.NoWait, r.opt.Log)
 	defer held.Release()
 	if err != nil {
