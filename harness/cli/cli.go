@@ -190,6 +190,7 @@ func (m *matrixFlags) registerSettings(fs *flag.FlagSet) {
 	fs.Func("protocol", "the protocol axis `P[,P…]`: http1, https, h2, h2c (over the profile)", m.setting("protocol", "protocol", true))
 	fs.Func("rate", "the rate axis `R[,R…]` in requests/s, 0 as fast as the generator can (over the profile)", m.setting("rate", "rate", true))
 	fs.Func("connections", "the connections axis `C[,C…]` (over the profile)", m.setting("connections", "connections", true))
+	fs.Func("revisions", "the revision axis `REV[,REV…]`: git revisions of the matrix file's repository (WORKTREE: the work tree as it is), each target built from each; the first is the baseline, measured against the others in pairs with an A/A control (over the profile)", m.setting("revisions", "revision", true))
 	fs.Func("loadgens", "the loadgens axis `K[,K…]`: each cell's load from the first K of the run's generator engines (--loadgen-engine a,b), a cell per K (over the profile)", m.setting("loadgens", "loadgens", true))
 	fs.Func("set", "set the matrix key `KEY=VALUE` over the profile, any key a profile takes, VALUE in YAML: load.warmup=2s, connections=[64,256] (repeatable; a later one wins)", func(kv string) error {
 		s, err := matrix.ParseSet(kv)
@@ -251,6 +252,9 @@ func (m *matrixFlags) load() (*matrix.Matrix, matrix.Selector, error) {
 		}
 		mx.Crosscheck = m.crosscheck
 	}
+	if mx, err = plan.Paired(context.Background(), mx); err != nil {
+		return nil, nil, withCode(ExitUsage, fmt.Errorf("%s: %w", m.file, err))
+	}
 	if m.onlyGiven && m.only == "" {
 		return nil, nil, usageErr("--only \"\" names no cell: give NAME or TARGET/SCENARIO globs, comma-separated, or leave --only out to run every cell")
 	}
@@ -296,6 +300,7 @@ type runOpts struct {
 	out, label, network, resume       string
 	noPull, sequential, force, noWait bool
 	noCeiling, unblocked              bool
+	failOnRegression                  bool
 	seed                              uint64
 }
 
@@ -312,6 +317,7 @@ func (o *runOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted or killed run in results folder `DIR`")
 	fs.BoolVar(&o.force, "force", false, "overwrite the results folder if it holds a run")
 	fs.BoolVar(&o.noWait, "no-wait", false, "refuse to start, rather than wait, when another run uses a core this one needs")
+	fs.BoolVar(&o.failOnRegression, "fail-on-regression", false, "exit 1 when a later revision's cell is slower than the first revision's (--revisions) beyond this run's own A/A floor, in requests/s or CPU time per answer")
 	fs.BoolVar(&o.noCeiling, "no-ceiling", false, "do not measure the load generator's ceiling (faster; † then rests on the generator's CPU alone, and the results say so)")
 }
 
@@ -329,16 +335,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *label != "" && !validLabel.MatchString(*label) {
-		// The label names a folder under results/ and is printed in
-		// READMEs: no path separators, no "..", nothing to escape.
-		return usageErr("run: --label %q: use letters, digits, '.', '_' and '-' (not first), at most 100", *label)
-	}
-	if *network != "" && !slices.Contains(matrix.Networks, matrix.Network(*network)) {
-		return usageErr("run: --network must be one of %v, got %q", matrix.Networks, *network)
-	}
 	// Validate before touching Docker.
-	m, sel, err := mf.load() // the runner expands it, with the engine's cores
+	m, sel, err := o.load() // the runner expands it, with the engine's cores
 	if err != nil {
 		return err
 	}
@@ -389,7 +387,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if unsaved := (*runner.UnsavedError)(nil); errors.As(err, &unsaved) {
 		return summarize(stdout, *out, res, err) // no README drawn from what is not on disk
 	}
-	return summarize(stdout, *out, res, errors.Join(err, draw(*out, res, stderr)))
+	err = summarize(stdout, *out, res, errors.Join(err, draw(*out, res, stderr)))
+	if o.failOnRegression && err == nil {
+		err = gate(stdout, res)
+	}
+	return err
+}
+
+// load checks run's own flags and loads the matrix with the rest, all
+// before Docker is touched.
+func (o *runOpts) load() (*matrix.Matrix, matrix.Selector, error) {
+	if o.label != "" && !validLabel.MatchString(o.label) {
+		// The label names a folder under results/ and is printed in
+		// READMEs: no path separators, no "..", nothing to escape.
+		return nil, nil, usageErr("run: --label %q: use letters, digits, '.', '_' and '-' (not first), at most 100", o.label)
+	}
+	if o.network != "" && !slices.Contains(matrix.Networks, matrix.Network(o.network)) {
+		return nil, nil, usageErr("run: --network must be one of %v, got %q", matrix.Networks, o.network)
+	}
+	m, sel, err := o.mf.load()
+	if err == nil && o.failOnRegression {
+		err = checkGate(m)
+	}
+	return m, sel, err
 }
 
 // defaultRunLabel is the label of a run given none: the engine's CPU count

@@ -112,3 +112,29 @@ func TestDeclaredAxisDocumented(t *testing.T) {
 		t.Errorf("documented at %q", paths)
 	}
 }
+
+// A selector term AXIS=VALUE picks the cells with that value of a
+// declared axis, its default included; an undeclared name is no such term.
+func TestSelectAxisValue(t *testing.T) {
+	flavour(t)
+	m, err := parse(t, "flavour: [plain, sour]\n"+good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := Expand(m, nil, cpuset.Set{0, 1, 2, 3})
+	for term, want := range map[string][]string{
+		"flavour=sour":  {"one/plaintext/1cpu/c64/flavour=sour"},
+		"flavour=plain": {"one/plaintext/1cpu/c64"},
+		"colour=red":    nil,
+	} {
+		var got []string
+		for _, c := range cells {
+			if (Selector{term}).Match(c) && c.CPUs == 1 && c.Connections == 64 && c.Target == "one" && c.Scenario == "plaintext" {
+				got = append(got, c.ID())
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s picked %q, want %q", term, got, want)
+		}
+	}
+}

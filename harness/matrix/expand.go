@@ -489,8 +489,9 @@ func combinations(params []Param) [][]KV {
 // Selector picks cells by name. It is a comma-separated list of terms; a
 // cell is picked when any term matches. A term without a slash matches a
 // target, "target:variant" or scenario name (shell glob); a term "T/S"
-// matches target (or target:variant) T and scenario S, each a glob. The
-// empty selector picks every cell.
+// matches target (or target:variant) T and scenario S, each a glob; a
+// term AXIS=VALUE matches the cells with that value of a declared axis
+// (revision=HEAD~1). The empty selector picks every cell.
 type Selector []string
 
 // ParseSelector splits --only's value. "" is no selection (every cell);
@@ -532,7 +533,11 @@ func (sel Selector) Match(c Cell) bool {
 		return true
 	}
 	for _, term := range sel {
-		if strings.Count(term, "/") > 1 { // a cell id, from a control
+		if a, value, ok := axisTerm(term); ok {
+			if c.Key.Axis(a) == value {
+				return true
+			}
+		} else if strings.Count(term, "/") > 1 { // a cell id, from a control
 			if glob(term, c.ID()) {
 				return true
 			}
@@ -545,6 +550,17 @@ func (sel Selector) Match(c Cell) bool {
 		}
 	}
 	return false
+}
+
+// axisTerm reads a selector term AXIS=VALUE naming a declared axis's
+// value (revision=HEAD~1).
+func axisTerm(term string) (axis.Axis, string, bool) {
+	name, value, ok := strings.Cut(term, "=")
+	if !ok || strings.Contains(name, "/") {
+		return axis.Axis{}, "", false
+	}
+	a, declared := axis.Lookup(name)
+	return a, value, declared
 }
 
 func glob(pattern, name string) bool {

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/baseimage"
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cpuset"
@@ -62,7 +63,8 @@ type Plan struct {
 	// the load generator's among them.
 	BaseImages []string
 	// Builds are the build folders of the target images the run would
-	// build, each once however many targets share it.
+	// build, each once however many targets share it, and once per
+	// revision ("folder@rev") on the revision axis.
 	Builds []string
 	// BuildTime is about how long building Builds, the stand-ins of
 	// BaseImages and the load generator takes on an empty engine without
@@ -169,9 +171,12 @@ func placements(cells []matrix.Cell) []Placement {
 // targets fills p.Targets and p.Builds from m and p.Cells, and returns the
 // keys of the base images the run needs.
 func (p *Plan) targets(m *matrix.Matrix) map[string]bool {
-	perTarget := map[string]int{}
+	perTarget, revs := map[string]int{}, map[string][]string{}
 	for _, c := range p.Cells {
 		perTarget[c.Target]++
+		if rev := c.Key.Axis(axis.Revision); !slices.Contains(revs[c.Target], rev) {
+			revs[c.Target] = append(revs[c.Target], rev) // each revision is a build of its own
+		}
 	}
 	keys := map[string]bool{}
 	for _, k := range loadgenImages {
@@ -181,7 +186,7 @@ func (p *Plan) targets(m *matrix.Matrix) map[string]bool {
 		if perTarget[t.Name] == 0 {
 			continue
 		}
-		pt := Target{Name: t.Name, Cells: perTarget[t.Name], Images: len(t.Services)}
+		pt := Target{Name: t.Name, Cells: perTarget[t.Name], Images: len(t.Services) * len(revs[t.Name])}
 		for _, k := range t.Images() {
 			keys[k] = true
 			if !baseimage.HasStandIn(k) {
@@ -190,8 +195,10 @@ func (p *Plan) targets(m *matrix.Matrix) map[string]bool {
 		}
 		if len(pt.Unpulled) == 0 { // else, without a registry, it is skipped: nothing to build
 			for _, s := range t.Services {
-				if !slices.Contains(p.Builds, s.Build) { // a folder several targets share is built once
-					p.Builds = append(p.Builds, s.Build)
+				for _, rev := range revs[t.Name] {
+					if b := revisionBuild(s.Build, rev); !slices.Contains(p.Builds, b) { // a folder several targets share is built once
+						p.Builds = append(p.Builds, b)
+					}
 				}
 			}
 		}

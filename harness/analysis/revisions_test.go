@@ -1,0 +1,81 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/webbench/webbench/harness/results"
+)
+
+// revCell is a cell of revision rev whose trial k answered rps[k]
+// requests a second for 10 s, its target using cores of CPU.
+func revCell(rev string, control bool, cores float64, rps ...float64) *results.Cell {
+	c := &results.Cell{Target: "t", Scenario: "plaintext", CPUs: 1, Connections: 64, Status: results.OK, Control: control,
+		Axes: []results.KV{{Name: "revision", Value: rev}}}
+	for _, x := range rps {
+		c.Trials = append(c.Trials, results.Trial{Result: results.Result{RPS: x, Requests: int64(10 * x), Seconds: 10}, TargetCPUCores: cores})
+	}
+	return c
+}
+
+// revRun is a run of revisions base and head: base, its A/A control, and
+// head, each six trials.
+func revRun(base, control, head *results.Cell) *results.Run {
+	run := &results.Run{Cells: []*results.Cell{base, control, head}}
+	run.Matrix.Axes = map[string][]string{"revision": {"base", "head"}}
+	return run
+}
+
+var (
+	steady = []float64{1000, 1010, 990, 1005, 995, 1000}
+	tenOff = []float64{900, 909, 891, 904, 896, 900} // steady × 0.9, trial by trial
+)
+
+func readingOf(t *testing.T, run *results.Run) Regression {
+	t.Helper()
+	rs := Regressions(run)
+	if len(rs) != 1 || rs[0].Cell != run.Cells[2] {
+		t.Fatalf("Regressions = %+v, want one, of the head cell", rs)
+	}
+	return rs[0]
+}
+
+func TestRegressions(t *testing.T) {
+	cases := []struct {
+		name              string
+		run               *results.Run
+		reading, rps, cpu Reading
+	}{
+		{"identical", revRun(revCell("base", false, 0.5, steady...), revCell("base", true, 0.5, steady...), revCell("head", false, 0.5, steady...)),
+			NoDifference, NoDifference, NoDifference},
+		{"10% fewer requests a second", revRun(revCell("base", false, 0.5, steady...), revCell("base", true, 0.5, steady...), revCell("head", false, 0.5, tenOff...)),
+			Slower, Slower, Slower}, // the same CPU for fewer answers: more per answer
+		{"the same rate on 20% more CPU", revRun(revCell("base", false, 0.5, steady...), revCell("base", true, 0.5, steady...), revCell("head", false, 0.6, steady...)),
+			Slower, NoDifference, Slower},
+		{"10% more requests a second", revRun(revCell("base", false, 0.5, tenOff...), revCell("base", true, 0.5, tenOff...), revCell("head", false, 0.5, steady...)),
+			Faster, Faster, Faster},
+		// The A/A control moved ±15% by itself: 10% is within that.
+		{"within the floor", revRun(revCell("base", false, 0.5, steady...), revCell("base", true, 0.5, 850, 1160, 860, 1150, 855, 1165), revCell("head", false, 0.5, tenOff...)),
+			NoDifference, NoDifference, NoDifference},
+	}
+	for _, c := range cases {
+		r := readingOf(t, c.run)
+		if r.Reading != c.reading || r.RPSReads != c.rps || r.CPUReads != c.cpu {
+			t.Errorf("%s: reading %s (rps %s, cpu %s), want %s (rps %s, cpu %s); rps %+v cpu %+v", c.name, r.Reading, r.RPSReads, r.CPUReads, c.reading, c.rps, c.cpu, r.RPS, r.CPU)
+		}
+	}
+}
+
+// Too few trials, or a cell or baseline that did not end ok, cannot tell.
+func TestRegressionsCannotTell(t *testing.T) {
+	few := revRun(revCell("base", false, 0.5, 1000, 1000, 1000), revCell("base", true, 0.5, 1000, 1000, 1000), revCell("head", false, 0.5, 500, 500, 500))
+	failed := revRun(revCell("base", false, 0.5, steady...), revCell("base", true, 0.5, steady...), revCell("head", false, 0.5, tenOff...))
+	failed.Cells[0].Status = results.Failed
+	for name, run := range map[string]*results.Run{"three trials": few, "baseline failed": failed} {
+		if r := readingOf(t, run); r.Reading != CannotTell || r.Why == "" {
+			t.Errorf("%s: %s (%q), want cannot tell, saying why", name, r.Reading, r.Why)
+		}
+	}
+	if rs := Regressions(&results.Run{Cells: []*results.Cell{revCell("base", false, 0.5, steady...)}}); rs != nil {
+		t.Errorf("a run without two revisions: %+v", rs)
+	}
+}
