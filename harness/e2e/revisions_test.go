@@ -76,7 +76,8 @@ func spinRepo(t *testing.T) (string, []string) {
 // target files, into one image), each later cell is measured beside the
 // baseline's with the baseline's A/A control, and the gate reads them. Its
 // exit code is 1 exactly when it printed a slower cell: how fast each
-// revision is on this machine is no assertion here.
+// revision is on this machine is no assertion here. The example
+// workflow's comment step (.ci/bench-comment) quotes what the run read.
 func TestRevisionsGate(t *testing.T) {
 	connect(t)
 	path, commits := spinRepo(t)
@@ -118,6 +119,12 @@ func TestRevisionsGate(t *testing.T) {
 	}
 	if a, b, c := byRev["HEAD~2"].Image.ID, byRev["HEAD~1"].Image.ID, byRev["HEAD"].Image.ID; a != b || a == c {
 		t.Errorf("images %s, %s, %s: want the first two one image (the same target files), the third another", a, b, c)
+	}
+	comment := filepath.Join(t.TempDir(), "comment.md")
+	if out, err := exec.Command(filepath.Join(repoRoot(t), ".ci", "bench-comment"), out, comment).CombinedOutput(); err != nil {
+		t.Errorf(".ci/bench-comment: %v\n%s", err, out)
+	} else if body := readFile(t, comment); !strings.Contains(body, "revision=HEAD~1") || !strings.Contains(body, "The baseline is `HEAD~2`") {
+		t.Errorf("the comment does not quote the run's revisions section:\n%s", body)
 	}
 	readings := regexp.MustCompile(`(?m)^  (slower|faster|no difference shown|cannot tell): spin/plaintext/1cpu/c16/revision=HEAD(~1)?[: (]`).FindAllString(text, -1)
 	if len(readings) != 2 || !strings.Contains(readFile(t, filepath.Join(out, "README.md")), "## Relative to revision `HEAD~2`") {

@@ -92,6 +92,7 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	for _, rel := range run.Matrix.RelativeTo {
 		relativeTable(b, run, rel)
 	}
+	revisionsSection(b, run)
 	notOK(b, run)
 	_, err := io.WriteString(w, b.String())
 	return err
