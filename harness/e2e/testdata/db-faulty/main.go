@@ -2,7 +2,9 @@
 // for real and breaks two of TFB's rules that the database itself can
 // tell: its fortunes page is rendered with text/template, so the
 // <script> fortune goes out unescaped; its updates read the rows and answer
-// them with new random numbers but never write them back.
+// them with new random numbers but never write them back. It keeps the
+// rules the answers alone show (a Server header, among others), so that
+// only those two fail it.
 package main
 
 import (
@@ -53,6 +55,7 @@ func main() {
 		}
 		list = append(list, fortune{0, "Additional fortune added at request time."})
 		slices.SortFunc(list, func(a, b fortune) int { return strings.Compare(a.Message, b.Message) })
+		w.Header().Set("Server", "db-faulty")
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		page.Execute(w, list)
 	})
@@ -69,6 +72,7 @@ func main() {
 			}
 			out[i].RandomNumber = int32(rand.IntN(10000) + 1) // answered, never written
 		}
+		w.Header().Set("Server", "db-faulty")
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(out)
 	})
