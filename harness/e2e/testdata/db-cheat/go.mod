@@ -1,0 +1,3 @@
+module dbcheat
+
+go 1.26
