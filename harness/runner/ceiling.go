@@ -53,11 +53,11 @@ func keyOf(c matrix.Cell) ceilingKey {
 	return ceilingKey{c.Generator, c.CPUs, c.Connections, c.Close, c.Pinning, c.Protocol, c.Pipeline, c.Loadgens}
 }
 
-// measure measures, once per (cores, connections, generator
-// engines) the run's cells use, what the load generator can draw from the
-// fixed-response server in its image, running on the target's cores and
-// loaded exactly like a target: the ceiling no target can pass here. It returns an error only
-// when the run is interrupted; a ceiling that cannot be measured says why.
+// measure measures, once per ceilingKey the run's cells use, what the
+// load generator can draw from the fixed-response server in its image,
+// running on the target's cores and loaded exactly like a target: the
+// ceiling no target can pass here. It returns an error only when the run
+// is interrupted; a ceiling that cannot be measured says why.
 func (cs *ceilings) measure(ctx context.Context, vs []*visit) error {
 	cs.rps = map[ceilingKey]float64{}
 	if cs.skip {
@@ -99,9 +99,9 @@ func (cs *ceilings) measure(ctx context.Context, vs []*visit) error {
 	return nil
 }
 
-// estimate is about how long measuring the ceilings of cells takes:
-// one visit per (cores, connections, keep-alive), warmed up and measured
-// like a cell run sequentially.
+// estimate is about how long measuring the ceilings of cells takes: one
+// visit per ceilingKey, warmed up and measured like a cell run
+// sequentially.
 func (cs *ceilings) estimate(cells []matrix.Cell) time.Duration {
 	if cs.skip {
 		return 0

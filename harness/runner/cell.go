@@ -206,8 +206,8 @@ func serviceCPUSets(t matrix.Target, c matrix.Cell) map[string]string {
 	return out
 }
 
-// scenarioNamed is m's scenario name (one of only its name when m has
-// none so named).
+// scenarioNamed is m's scenario called name (one with only that name
+// when m has none so called).
 func scenarioNamed(m *matrix.Matrix, name string) matrix.Scenario {
 	for _, s := range m.Scenarios {
 		if s.Name == name {

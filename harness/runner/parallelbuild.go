@@ -23,12 +23,13 @@ import (
 // turn that another could use.
 const buildParallel = 3
 
-// A buildJob is a target whose runnable cells wait on its images.
+// A buildJob is a target, built from one revision, whose runnable cells
+// wait on its images.
 type buildJob struct {
 	t     matrix.Target
 	rev   string // its cells' value of the revision axis: what it is built from ("" the work tree)
 	cells []matrix.Cell
-	slot  int              // the target's place in the matrix's order
+	slot  int              // its place in the matrix's order, a target's revisions in turn
 	done  chan builtTarget // buffered: a build never waits on its reader
 }
 

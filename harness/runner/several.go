@@ -62,7 +62,8 @@ func sideOf(eng Engine, spec matrix.EngineSpec) *side {
 	return &side{eng: eng, name: spec.Name, host: spec.Host, address: spec.Address, reserve: spec.Reserve}
 }
 
-// several says whether a cell's load comes from several generators.
+// several says whether the run has several load generators (a cell may
+// use fewer: gensOf).
 func (ss *sides) several() bool { return len(ss.gens) > 1 }
 
 // gensOf are the generators c's load comes from: the first c.Loadgens of
