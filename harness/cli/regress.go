@@ -7,7 +7,7 @@ import (
 	"github.com/webbench/webbench/harness/analysis"
 	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/matrix"
-	"github.com/webbench/webbench/harness/numfmt"
+	"github.com/webbench/webbench/harness/report"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -45,12 +45,9 @@ func regressionLine(r analysis.Regression) string {
 	if r.Reading == analysis.CannotTell {
 		return line + " (" + r.Why + ")"
 	}
-	ratio := func(p analysis.PairedRatio) string {
-		return fmt.Sprintf("%s× (%s…%s)", numfmt.Sig(p.Ratio), numfmt.Sig(p.Lo), numfmt.Sig(p.Hi))
-	}
-	line += fmt.Sprintf(": requests/s %s %s", ratio(r.RPS), r.RPSReads)
+	line += fmt.Sprintf(": requests/s %s %s", report.RatioText(r.RPS), r.RPSReads)
 	if r.CPU.N > 0 {
-		line += fmt.Sprintf(", CPU per answer %s %s", ratio(r.CPU), r.CPUReads)
+		line += fmt.Sprintf(", CPU per answer %s %s", report.RatioText(r.CPU), r.CPUReads)
 	}
 	return line
 }

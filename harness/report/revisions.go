@@ -42,15 +42,17 @@ func revisionsSection(b *strings.Builder, run *results.Run) {
 		}
 		cpu, cpuReads := "—", ""
 		if r.CPU.N > 0 {
-			cpu, cpuReads = ratioText(r.CPU), string(r.CPUReads)
+			cpu, cpuReads = RatioText(r.CPU), string(r.CPUReads)
 		}
-		t.Append(mdtext.Text(r.Cell.ID()), commit, ratioText(r.RPS), string(r.RPSReads), cpu, cpuReads, "**"+string(r.Reading)+"**")
+		t.Append(mdtext.Text(r.Cell.ID()), commit, RatioText(r.RPS), string(r.RPSReads), cpu, cpuReads, "**"+string(r.Reading)+"**")
 	}
 	t.Render()
 	b.WriteString("\n")
 }
 
-func ratioText(p analysis.PairedRatio) string {
+// RatioText is a paired ratio as the report and the gate print it:
+// "0.900× (0.887…0.905)".
+func RatioText(p analysis.PairedRatio) string {
 	return fmt.Sprintf("%s× (%s…%s)", numfmt.Sig(p.Ratio), numfmt.Sig(p.Lo), numfmt.Sig(p.Hi))
 }
 
