@@ -137,7 +137,16 @@ type Footprint struct {
 // cores and connections, controls aside; Versus says whether that
 // difference is significant: "" (it is, or this is the fastest), "~"
 // (not), "?" (too few trials to tell). Both are zero for a control.
+//
+// RankLo…RankHi is the row's rank among the full-speed rows of its
+// group with a 95% family-wise interval, and VsNext is Distinguishable or
+// Tie against the next row in rank order ("" for the last); see
+// RankTrials. All three are zero for a control and a fixed-rate row.
 type Ranking struct {
 	VsFastest float64 `json:"vs_fastest"`
 	Versus    string  `json:"vs_fastest_significance"`
+	// Not in the JSON model yet: adding them changes its schema
+	// (docs/report.schema.json), which is regenerated with it.
+	RankLo, RankHi int    `json:"-"`
+	VsNext         string `json:"-"`
 }

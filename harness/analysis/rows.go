@@ -32,7 +32,8 @@ func groupOf(r *Row) rowGroup {
 // (in matrix order), cores, connections, then headline RPS descending, an
 // A/A control right after its twin. The fastest of each group is picked
 // among the cells that are not controls: a control is the same server as
-// its twin, measured again to show the noise, not a competitor.
+// its twin, measured again to show the noise, not a competitor. Each
+// full-speed row of a group but a control gets its rank (see RankTrials).
 func Rows(run *results.Run, scenario string) []*Row {
 	rows, before := scenarioRows(run, scenario, func(c *results.Cell) bool { return c.Status == results.OK })
 	twins := pairBounds(run, rows)
@@ -78,6 +79,7 @@ func Rows(run *results.Run, scenario string) []*Row {
 			}
 		}
 	}
+	rankRows(rows, run.Matrix.Order == results.Interleaved, noise)
 	return rows
 }
 
