@@ -166,24 +166,10 @@ func signTest(ratios []float64) float64 {
 	return math.Min(1, 2*tail*math.Pow(0.5, float64(n)))
 }
 
-// rankRows sets the Ranking's rank and next-row word of each full-speed
-// row, controls aside, within its group (rows holds them in rank order).
-// paired is whether the run interleaved its trials by round.
+// rankRows sets the Ranking's rank and next-row word of each row of
+// RankGroups; paired is whether the run interleaved its trials by round.
 func rankRows(rows []*Row, paired bool, floor float64) {
-	groups := map[rowGroup][]*Row{}
-	var order []rowGroup
-	for _, r := range rows {
-		if r.Control || r.Rate > 0 {
-			continue
-		}
-		g := groupOf(r)
-		if groups[g] == nil {
-			order = append(order, g)
-		}
-		groups[g] = append(groups[g], r)
-	}
-	for _, g := range order {
-		in := groups[g]
+	for _, in := range RankGroups(rows) {
 		trials := make([][]float64, len(in))
 		for i, r := range in {
 			trials[i] = rpsOf(r.cell)
@@ -192,6 +178,30 @@ func rankRows(rows []*Row, paired bool, floor float64) {
 			in[i].RankLo, in[i].RankHi, in[i].VsNext = rk.Lo, rk.Hi, rk.Next
 		}
 	}
+}
+
+// RankGroups are the rows ranked together: the full-speed rows of each
+// group of comparable rows, controls aside, each group in the order of
+// rows (rank order, as Rows sorts them), the groups in the order of
+// their first row. Rows of two groups can alternate in a table (the same
+// settings, another generator): these keep them apart.
+func RankGroups(rows []*Row) [][]*Row {
+	at := map[rowGroup]int{}
+	var out [][]*Row
+	for _, r := range rows {
+		if r.Control || r.Rate > 0 {
+			continue
+		}
+		g := groupOf(r)
+		i, ok := at[g]
+		if !ok {
+			i = len(out)
+			at[g] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], r)
+	}
+	return out
 }
 
 // rpsOf is c's requests/s per trial, in trial (round) order.

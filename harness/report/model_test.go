@@ -206,7 +206,7 @@ func mainCell(md, scenario, target, column string) string {
 			}
 			continue
 		}
-		if cells[0] == target && col < len(cells) {
+		if len(cells) > 1 && cells[1] == target && col < len(cells) { // cells[0] is the rank
 			return cells[col]
 		}
 	}
@@ -370,8 +370,8 @@ func TestContradictionsSaid(t *testing.T) {
 			for i := range cells {
 				cells[i] = strings.TrimSpace(cells[i])
 			}
-			if _, seen := rows[cells[0]]; !seen {
-				rows[cells[0]] = cells
+			if _, seen := rows[cells[1]]; !seen { // cells[0] is the rank
+				rows[cells[1]] = cells
 			}
 		}
 	}
@@ -395,5 +395,40 @@ func TestContradictionsSaid(t *testing.T) {
 	// 0.5 cores for 10 s over 97,100…104,000 answers: 48.1…51.5 µs each.
 	if r := rows["b"]; r[cpu] != "49.3 (48.1…51.5)" {
 		t.Errorf("b's CPU per answer: %q, want 49.3 µs with its interval", r[cpu])
+	}
+}
+
+// The main table leads with each row's rank interval, and the order line
+// under it claims only what the trials show: a before b and c, which
+// tie. Rows of another generator at the same settings alternate with
+// them in the table but are ranked, and ordered, apart.
+func TestRanksRendered(t *testing.T) {
+	ctl := cell("a", 1, 100, 101, 101, 99, 100, 102)
+	ctl.Control = true
+	wrk := func(c *results.Cell) *results.Cell {
+		c.Generator = &results.Generator{Name: "wrk"}
+		return c
+	}
+	run := &results.Run{Cells: []*results.Cell{
+		cell("a", 1, 100, 101, 102, 99, 100, 101),
+		ctl,
+		cell("b", 1, 90, 91, 92, 89, 90, 91),
+		cell("c", 1, 89, 92, 91, 90, 90, 92),
+		wrk(cell("a", 1, 95, 96, 97, 94, 95, 96)),
+		wrk(cell("b", 1, 85, 86, 87, 84, 85, 86)),
+	}, FinishedAt: &time.Time{}}
+	var md strings.Builder
+	if err := markdown(&md, run, nil); err != nil {
+		t.Fatal(err)
+	}
+	for target, want := range map[string]string{"a": "1", "a (control)": "—", "b": "2–3", "c": "2–3", "a (wrk)": "1", "b (wrk)": "2"} {
+		if got := mainCell(md.String(), "plaintext", target, "rank"); got != want {
+			t.Errorf("%s: rank %q, want %q:\n%s", target, got, want, md.String())
+		}
+	}
+	for _, want := range []string{"Order shown: a > b ≈ c.", "Order shown: a (wrk) > b (wrk)."} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the README lacks %q:\n%s", want, md.String())
+		}
 	}
 }

@@ -367,10 +367,10 @@ func TestMainTableColumns(t *testing.T) {
 			t.Errorf("%s: the main table has %d columns, want at most %d: %q", sc, len(h), mainColumns, h)
 		}
 	}
-	if h := headers["records"]; len(h) < 2 || h[1] != "params · cores · conns" {
+	if h := headers["records"]; len(h) < 3 || h[2] != "params · cores · conns" {
 		t.Errorf("records: the settings that differ are not one column: %q", h)
 	}
-	if !strings.Contains(squash(md), squash("| svc:cluster | n=10 · 1 · 64, close |")) {
+	if !strings.Contains(squash(md), squash("| svc:cluster | n=10 · 1 · 64, close |")) { // after its rank
 		t.Errorf("records: a row lacks its params, cores and connections:\n%s", md)
 	}
 	for _, want := range []string{"### plaintext: details", "### records: details"} {

@@ -63,8 +63,10 @@ func scenarioTable(b *strings.Builder, run *results.Run, scenario string) error 
 	return scalingTable(b, scenario, rows)
 }
 
-// mainTable writes the figures a reviewer came for, one row per cell, in
-// at most mainColumns columns, with the notes its marks call for.
+// mainTable writes the figures a reviewer came for, one row per cell led
+// by its rank, in at most mainColumns columns (p50 and p99 share one to
+// leave room for the rank), then the order each group's trials show and
+// the notes its marks call for.
 func mainTable(b *strings.Builder, run *results.Run, rows []*analysis.Row, failing []*results.Cell, pl place) error {
 	agg := run.Matrix.Load.Aggregate
 	if len(rows) > 0 {
@@ -90,7 +92,7 @@ func mainTable(b *strings.Builder, run *results.Run, rows []*analysis.Row, faili
 		b.WriteString(line + "\n\n")
 	}
 	t := newTable(b)
-	header := append(pl.header(), rps, "vs fastest", "bounded by", "p50 ms", "p99 ms", "errors", cpuHead, "peak MiB")
+	header := append(append([]any{"rank"}, pl.header()...), rps, "vs fastest", "bounded by", "p50 · p99 ms", "errors", cpuHead, "peak MiB")
 	t.Header(header...)
 	mk := marks{spread: sp, cpu: cpu, floor: analysis.NoiseApplied(run) > 0}
 	for _, r := range rows {
@@ -99,7 +101,7 @@ func mainTable(b *strings.Builder, run *results.Run, rows []*analysis.Row, faili
 		}
 	}
 	for _, c := range failing {
-		row := append(pl.cells(c.Label(), c.ParamText(), c.Cores(), c.Connections, c.Close), "**fails**")
+		row := append(append([]any{"—"}, pl.cells(c.Label(), c.ParamText(), c.Cores(), c.Connections, c.Close)...), "**fails**")
 		for len(row) < len(header) {
 			row = append(row, "—")
 		}
@@ -110,7 +112,7 @@ func mainTable(b *strings.Builder, run *results.Run, rows []*analysis.Row, faili
 	if err := t.Render(); err != nil {
 		return err
 	}
-	notes := mk.notes(len(rows) > 0)
+	notes := append(orderLines(rows, pl), mk.notes(len(rows) > 0)...)
 	for _, c := range failing {
 		notes = append(notes, fmt.Sprintf("**fails** %s: %s", mdtext.Code(c.ID()), mdtext.Text(c.Reason)))
 	}
@@ -169,6 +171,7 @@ type marks struct {
 	floor                          bool   // the run's noise floor is applied to vs fastest
 	noisy, unsure, notSig, control bool
 	paired                         bool
+	ranked                         bool         // some row has a rank
 	bound                          []string     // one note per generator-bound row
 	waiting                        []string     // one note per row bounded by neither
 	unclear                        []string     // one note per row the CPU figures do not place
@@ -228,10 +231,62 @@ func (mk *marks) row(r *analysis.Row, pl place) []any {
 	if r.Placement != "" {
 		mk.place(r.ID, r.Placement)
 	}
-	row := pl.cells(r.Target, r.Params, r.Cores, r.Connections, r.Close)
-	return append(row, rps, ratio, mk.boundLabel(r), meanText(r.P50.Median), meanText(r.P99.Median),
+	mk.ranked = mk.ranked || r.RankLo > 0
+	row := append([]any{rankText(r.Ranking)}, pl.cells(r.Target, r.Params, r.Cores, r.Connections, r.Close)...)
+	return append(row, rps, ratio, mk.boundLabel(r), latencyText(r.P50.Median, r.P99.Median),
 		numfmt.Percent(r.ErrorRate), mk.cpuPerAnswer(r.Footprint), numfmt.Sig(r.PeakMiB))
 }
+
+// latencyText is the main table's p50 · p99 cell; "—" without either.
+func latencyText(p50, p99 float64) string {
+	if p50 == 0 && p99 == 0 {
+		return "—"
+	}
+	return meanText(p50) + " · " + meanText(p99)
+}
+
+// rankText is a row's rank interval, "2–3" (or "2" when it is one rank);
+// "—" for a row not ranked, an A/A control.
+func rankText(r analysis.Ranking) string {
+	switch {
+	case r.RankLo == 0:
+		return "—"
+	case r.RankLo == r.RankHi:
+		return strconv.Itoa(r.RankLo)
+	}
+	return strconv.Itoa(r.RankLo) + "–" + strconv.Itoa(r.RankHi)
+}
+
+// orderLines say, for each group of two or more rows ranked together in
+// a main table, the order its trials show: the targets in rank order,
+// ">" between two whose first is shown faster than the next
+// (distinguishable), "≈" between two not shown apart (a tie), so that
+// no line claims an order the trials do not. A table of rows at several
+// settings names each group's.
+func orderLines(rows []*analysis.Row, pl place) []string {
+	var out []string
+	for _, g := range analysis.RankGroups(rows) {
+		if len(g) < 2 {
+			continue
+		}
+		var parts []string
+		for _, r := range g {
+			parts = append(parts, mdtext.Text(r.Target))
+			if r.VsNext != "" {
+				parts = append(parts, nextSign[r.VsNext])
+			}
+		}
+		label := ""
+		if cells, head := pl.cells(g[0].Target, g[0].Params, g[0].Cores, g[0].Connections, g[0].Close), pl.header(); len(cells) > 1 {
+			label = fmt.Sprintf(" (%s: %s)", head[1], cells[1])
+		}
+		out = append(out, fmt.Sprintf("Order shown%s: %s.", label, strings.Join(parts, " ")))
+	}
+	return out
+}
+
+// nextSign is how an order line writes a row against the next.
+var nextSign = map[string]string{analysis.Distinguishable: ">", analysis.Tie: "≈"}
 
 // cpuPerAnswer is f's CPU time per good answer with its interval; "—"
 // where no trial had CPU samples.
@@ -384,6 +439,9 @@ func (mk *marks) legend(measured bool) []string {
 	if mk.unsure {
 		notes = append(notes, "? one trial: no way to tell the difference from noise.")
 	}
+	if mk.ranked {
+		notes = append(notes, mk.rankLegend())
+	}
 	if mk.control {
 		notes = append(notes, "— in vs fastest: an A/A control, its twin measured again to show the machine's noise; it is compared with nothing, and the fastest is picked without it.")
 	}
@@ -392,11 +450,24 @@ func (mk *marks) legend(measured bool) []string {
 	}
 	if measured {
 		notes = append(notes, "errors: the share of requests that got another status class or no answer, in the trials behind the headline number. "+
-			"p50 and p99: medians over the trials. CPU µs/answer: the target's CPU time over its good answers, median over the trials, with its interval (the CPU in cores is in the details); peak MiB: its largest memory in any trial. "+
+			"p50 · p99: medians over the trials. CPU µs/answer: the target's CPU time over its good answers, median over the trials, with its interval (the CPU in cores is in the details); peak MiB: its largest memory in any trial. "+
 			fmt.Sprintf("bounded by: the load generator (†), else the server's cores (its CPU at ≥ %.0f%% of them), else neither (**waiting**: under %.0f%%, the generator with room; unclear between); — where CPU was not sampled.",
 				100*analysis.ServerBoundShare, 100*analysis.WaitingShare))
 	}
 	return notes
+}
+
+// rankLegend explains the rank column and the order lines.
+func (mk *marks) rankLegend() string {
+	floor := ""
+	if mk.floor {
+		floor = ", and never by less than the noise floor"
+	}
+	return "rank: where a row stands among the rows of the same settings (controls aside), every rank in the range consistent with the trials at 95% for the whole group at once: " +
+		"each pair of rows is tested, trial against trial of the same round where the run interleaved them and had rounds enough (the sign test), else by the Mann-Whitney U test, " +
+		"with Holm's correction over the group's pairs" + floor + ". A row's first rank is 1 + the rows shown faster, its last the rows not shown slower. " +
+		"Order shown: > distinguishable, the row before shown faster than the next; ≈ tie, not shown apart (which claims no order). " +
+		"vs fastest's ~ judges one pair by its intervals alone; where the two disagree, the rank is what holds for the group."
 }
 
 // spread is what the intervals of a column show of each cell's trials: the
