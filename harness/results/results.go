@@ -84,6 +84,11 @@ type Order string
 const (
 	Interleaved Order = "interleaved" // round k runs trial k of every cell, shuffled per round
 	Sequential  Order = "sequential"  // every trial of a cell before the next cell
+	// Duet runs in rounds as Interleaved does, but a cell compared trial by
+	// trial (a later revision, an A/A control) runs at the same time as
+	// its baseline, each on cores of its own, the two swapping cores every
+	// round: the machine's noise hits both sides of a pair at once.
+	Duet Order = "duet"
 )
 
 // BaseImage is what one images key of the matrix resolved to.
@@ -288,6 +293,7 @@ type Cell struct {
 	Revision    *Revision   `json:"revision,omitempty"`         // the git revision its target was built from, when the revision axis named one
 	Pipeline    int         `json:"pipeline,omitempty"`         // its scenario's requests in flight per connection; 0: one, each answer awaited
 	Split       []Share     `json:"split,omitempty"`            // the load's division among several generators; none: one
+	Duet        string      `json:"duet,omitempty"`             // in a duet run: what it was measured beside, and on which cores
 	Negotiated  *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
 	Writes      *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
 	Status      Status      `json:"status"`
@@ -392,6 +398,29 @@ type Trial struct {
 	// skew and overlap, and each one's figures (LoadgenCPUCores above is
 	// their sum). Nil for one generator.
 	Spread *Spread `json:"spread,omitempty"`
+	// CPUSet and LoadgenCPUSet are where this trial's target and load
+	// generator ran when that is not the cell's (a duet: its two sides
+	// swap cores every round).
+	CPUSet        string `json:"cpuset,omitempty"`
+	LoadgenCPUSet string `json:"loadgen_cpuset,omitempty"`
+	// Beside is, in a duet, the trial of the cell this one is compared
+	// with, measured at the same time beside it: a ratio's pair.
+	Beside *Beside `json:"beside,omitempty"`
+}
+
+// Beside is a duet's other side during a trial: the cell it measured
+// (its id) and what that cell's target did.
+type Beside struct {
+	Cell string `json:"cell"`
+	Result
+	TargetCPUCores float64 `json:"target_cpu_cores"`
+	CPUSet         string  `json:"cpuset,omitempty"`
+	LoadgenCPUSet  string  `json:"loadgen_cpuset,omitempty"`
+}
+
+// Trial is the trial the other side measured, as a cell's trial.
+func (b *Beside) Trial() Trial {
+	return Trial{Result: b.Result, TargetCPUCores: b.TargetCPUCores, CPUSet: b.CPUSet, LoadgenCPUSet: b.LoadgenCPUSet}
 }
 
 // ServiceUsage is what one service of a target (all its replicas) used
