@@ -118,12 +118,26 @@ func Paired(a, b *results.Cell) (PairedRatio, bool) {
 	return PairedBy(a, b, func(t results.Trial) float64 { return t.RPS })
 }
 
+// pair is the trial pair i of a and b: trial i of each, or in a duet one
+// side's trial i and the other's trial measured beside it (results.Beside).
+func pair(a, b *results.Cell, i int) (x, y results.Trial) {
+	x, y = a.Trials[i], b.Trials[i]
+	switch {
+	case x.Beside != nil && x.Beside.Cell == b.ID():
+		y = x.Beside.Trial()
+	case y.Beside != nil && y.Beside.Cell == a.ID():
+		x = y.Beside.Trial()
+	}
+	return x, y
+}
+
 // PairedBy is Paired in another figure of a trial than its RPS.
 func PairedBy(a, b *results.Cell, get func(results.Trial) float64) (PairedRatio, bool) {
 	var ratios []float64
 	for i := range min(len(a.Trials), len(b.Trials)) {
-		if d := get(b.Trials[i]); d > 0 {
-			ratios = append(ratios, get(a.Trials[i])/d)
+		x, y := pair(a, b, i)
+		if d := get(y); d > 0 {
+			ratios = append(ratios, get(x)/d)
 		}
 	}
 	if len(ratios) == 0 {

@@ -155,8 +155,9 @@ func cpuReach(run *results.Run) (down, up float64) {
 func cpuPaired(a, b *results.Cell) (PairedRatio, bool) {
 	var x, y results.Cell
 	for i := range min(len(a.Trials), len(b.Trials)) {
-		if cpuPerAnswer(a.Trials[i]) > 0 && cpuPerAnswer(b.Trials[i]) > 0 {
-			x.Trials, y.Trials = append(x.Trials, a.Trials[i]), append(y.Trials, b.Trials[i])
+		if s, t := pair(a, b, i); cpuPerAnswer(s) > 0 && cpuPerAnswer(t) > 0 {
+			s.Beside, t.Beside = nil, nil // the pair is made
+			x.Trials, y.Trials = append(x.Trials, s), append(y.Trials, t)
 		}
 	}
 	return PairedBy(&x, &y, cpuPerAnswer)

@@ -79,3 +79,24 @@ func TestRegressionsCannotTell(t *testing.T) {
 		t.Errorf("a run without two revisions: %+v", rs)
 	}
 }
+
+// In a duet each head trial is paired with the baseline's reading beside
+// it, not with the baseline's own trial of the round: a machine that ran
+// 20% slower in some rounds slowed both sides of those duets alike.
+func TestRegressionsPairBeside(t *testing.T) {
+	drift := []float64{1000, 800, 1000, 800, 1000, 800}
+	base, ctl, head := revCell("base", false, 0.5, steady...), revCell("base", true, 0.5, steady...), revCell("head", false, 0.5, drift...)
+	for k := range head.Trials {
+		b := base.Trials[k]
+		b.RPS, b.Requests = drift[k], int64(10*drift[k])
+		head.Trials[k].Beside = &results.Beside{Cell: base.ID(), Result: b.Result, TargetCPUCores: b.TargetCPUCores}
+	}
+	r := readingOf(t, revRun(base, ctl, head))
+	if r.Reading != NoDifference || r.RPS.Ratio != 1 {
+		t.Errorf("reading %s, ratio %.3f: want no difference, 1 (each pair saw the same machine)", r.Reading, r.RPS.Ratio)
+	}
+	head.Trials[1].Beside.Cell = "another/cell" // a reading beside another cell pairs nothing here
+	if r := readingOf(t, revRun(base, ctl, head)); r.RPS.Ratio == 1 && r.RPS.Lo == 1 {
+		t.Errorf("a reading beside another cell was paired: %+v", r.RPS)
+	}
+}
