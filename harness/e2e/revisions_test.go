@@ -131,3 +131,45 @@ func TestRevisionsGate(t *testing.T) {
 		t.Errorf("the gate or the README does not read each later revision against HEAD~2")
 	}
 }
+
+// A duet on the real engine: the later revision and the baseline's A/A
+// control each run at the same time as the baseline, each side with a
+// load generator container of its own on its own core, and each of their
+// trials carries the baseline's reading of the same moment. The gate's
+// exit code is 1 exactly when it printed a slower cell, and nothing the
+// run started is left running.
+func TestDuetGate(t *testing.T) {
+	connect(t)
+	path, _ := spinRepo(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, text := runCLI(context.Background(), t, "run", "-f", path, "--out", out, "--no-ceiling",
+		"--revisions", "HEAD~1,HEAD", "--schedule", "duet", "--trials", "4", "--fail-on-regression")
+	slower := strings.Contains(text, "\n  slower: ")
+	if code != cli.ExitOK && code != cli.ExitFailed || slower != (code == cli.ExitFailed) {
+		t.Fatalf("exit %d, slower cells printed: %v; want exit 1 exactly when one is\n%s", code, slower, text)
+	}
+	run, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Matrix.Order != results.Duet {
+		t.Errorf("order %q, want duet", run.Matrix.Order)
+	}
+	base := "spin/plaintext/1cpu/c16/revision=HEAD~1"
+	for _, c := range run.Cells {
+		if c.Status != results.OK || len(c.Trials) != 4 || c.Duet == "" {
+			t.Fatalf("%s: %s %q, %d trials, duet %q", c.ID(), c.Status, c.Reason, len(c.Trials), c.Duet)
+		}
+		if c.ID() == base {
+			continue
+		}
+		for k, tr := range c.Trials {
+			if b := tr.Beside; b == nil || b.Cell != base || b.RPS <= 0 || b.CPUSet == tr.CPUSet {
+				t.Errorf("%s trial %d (cores %s): beside %+v; want the baseline's reading on the other core", c.ID(), k+1, tr.CPUSet, b)
+			}
+		}
+	}
+	if !strings.Contains(readFile(t, filepath.Join(out, "README.md")), "Trials in duets") {
+		t.Error("the README does not say the trials ran in duets")
+	}
+}

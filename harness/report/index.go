@@ -68,9 +68,12 @@ func Index(root string) error {
 		if m.Load.Aggregate == results.AggregateBest {
 			trials += ", best"
 		}
-		if m.Order == results.Interleaved {
+		if m.Order == results.Interleaved || m.Order == results.Duet {
 			how := "interleaved"
-			if m.Blocked {
+			switch {
+			case m.Order == results.Duet:
+				how = "in duets"
+			case m.Blocked:
 				how += ", blocked"
 			}
 			trials += fmt.Sprintf(", %s (seed %d)", how, m.Seed)

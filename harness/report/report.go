@@ -241,6 +241,8 @@ func matrixLines(b *strings.Builder, m results.Settings) {
 		fmt.Fprintf(b, "- Trials interleaved across cells, round by round, in an order shuffled with seed %d (`--seed %d%s` repeats it)%s\n", m.Seed, m.Seed, again, blocked)
 	case results.Sequential:
 		b.WriteString("- Trials run cell by cell\n")
+	case results.Duet:
+		fmt.Fprintf(b, "- Trials in duets, round by round, in an order shuffled with seed %d (`--seed %d --schedule duet` repeats it): each cell compared trial by trial (an A/A twin, a later revision) ran at the same time as its baseline, each side with its own load generator on cores of its own, the two swapping cores every round; its ratio pairs each of its trials with the baseline's reading beside it\n", m.Seed, m.Seed)
 	}
 }
 

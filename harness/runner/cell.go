@@ -118,6 +118,12 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 		}
 		return nil
 	}
+	if r.order.duet {
+		if err := r.startLanes(ctx, cells); err != nil {
+			return err
+		}
+		return r.duetRounds(ctx, vs)
+	}
 	keys := make([]cellid.Key, len(vs))
 	for i, v := range vs {
 		keys[i] = v.c.Key
@@ -140,7 +146,13 @@ func (r *runner) schedule(ctx context.Context, cells []matrix.Cell, vs []*visit)
 // records the outcome. It returns an error only when the run is interrupted.
 func (r *runner) visit(ctx context.Context, v *visit, trials, first int) error {
 	start := time.Now()
-	err := r.runCell(ctx, v, trials, first)
+	return r.settle(ctx, v, r.runCell(ctx, v, trials, first), trials, first, start)
+}
+
+// settle records the outcome err of v's visit, begun at start, that ran
+// trials trials from number first. It returns an error only when the run
+// is interrupted.
+func (r *runner) settle(ctx context.Context, v *visit, err error, trials, first int, start time.Time) error {
 	v.rc.Seconds = roundTo(v.rc.Seconds+time.Since(start).Seconds(), 2)
 	if ctx.Err() != nil {
 		// An interrupted visit records nothing more: the trials it
@@ -285,6 +297,7 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 	if r.opt.Matrix.Load.Warmup > 0 {
 		r.opt.Progress.Phase(c, "warm-up")
 	}
+	r.meet(rc, "warm-up")
 	if err := warm(ctx, r.gen, tool, spec, r.opt.Matrix.Load.Warmup); err != nil {
 		return err
 	}
@@ -294,10 +307,13 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 	}
 	for k := first; k < first+trials; k++ {
 		r.opt.Progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.opt.Matrix.Load.Trials))
+		r.meet(rc, fmt.Sprintf("trial %d", k))
 		if err := ms.measureTrial(ctx, s, c, rc, tool, spec, judge, k); err != nil {
 			return err
 		}
-		r.ledger.savedTrial(v)
+		if r.duetSide == nil { // a duet's sides are saved together, after both ran
+			r.ledger.savedTrial(v)
+		}
 	}
 	if err := s.running(ctx, "during the trials"); err != nil {
 		return err

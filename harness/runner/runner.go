@@ -144,8 +144,12 @@ func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 }
 
 // start is Run with gen as the load generator; nil is the container one.
-func start(ctx context.Context, eng Engine, opt Options, gen Generator) (*results.Run, error) {
+// A duet run's second side gets partner[0] (nil: a container).
+func start(ctx context.Context, eng Engine, opt Options, gen Generator, partner ...Generator) (*results.Run, error) {
 	r := &runner{opt: opt, gen: startedGenerator{Generator: gen}}
+	if len(partner) > 0 {
+		r.partner = partner[0]
+	}
 	var copies bool
 	if r.sides, copies = placeSides(eng, opt); !copies {
 		r.opt.Copy = nil
@@ -206,6 +210,11 @@ type runner struct {
 	timing   timing           // the run's estimate and its actual, per phase, and this machine's build times
 	builds   *builder         // of the run's images
 	ceilings *ceilings        // the load generator's, measured before the cells
+	// lanes are a duet run's two sides (see duet.go); duetSide is a
+	// lane's own place in the duet it runs, nil outside one.
+	lanes    [2]*runner
+	partner  Generator // the second side's generator, when a test gives one; nil: a container
+	duetSide *duetSide
 }
 
 // sides are the targets' side and the load generator's: one side on one
@@ -280,6 +289,9 @@ func (r *runner) infraGone(ctx context.Context) error {
 func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	r.stage.id = newID()
 	if err := r.connect(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.duetFits(); err != nil {
 		return nil, err
 	}
 	cells, selection, err := r.expand()
@@ -474,13 +486,17 @@ func (r *runner) begin(selection string) {
 // settleOrder settles the order of trials (interleaved rounds, or cell by cell)
 // and takes over what a run being resumed measured, and its order.
 func (r *runner) settleOrder(cells []matrix.Cell) {
-	r.order.interleave = !r.opt.Sequential && r.opt.Matrix.Load.Trials > 1
+	sched := r.opt.Matrix.Load.Schedule
+	r.order.interleave = !r.opt.Sequential && sched != matrix.ScheduleSequential && r.opt.Matrix.Load.Trials > 1
 	if r.order.interleave {
 		r.order.seed = r.opt.Seed
 		if r.order.seed == 0 {
 			r.order.seed = mathrand.Uint64()
 		}
 		r.ledger.out.Matrix.Order, r.ledger.out.Matrix.Seed = results.Interleaved, r.order.seed
+		if r.order.duet = sched == matrix.ScheduleDuet; r.order.duet {
+			r.ledger.out.Matrix.Order = results.Duet
+		}
 		r.order.blocked = !r.opt.Unblocked
 		r.ledger.out.Matrix.Blocked = r.order.blocked
 	} else {
@@ -494,7 +510,8 @@ func (r *runner) settleOrder(cells []matrix.Cell) {
 			}
 		}
 		r.ledger.resume(prev, made, r.opt.Matrix)
-		r.order.interleave, r.order.seed = prev.Matrix.Order == results.Interleaved, prev.Matrix.Seed
+		r.order.interleave, r.order.seed = prev.Matrix.Order == results.Interleaved || prev.Matrix.Order == results.Duet, prev.Matrix.Seed
+		r.order.duet = prev.Matrix.Order == results.Duet
 		r.order.blocked = prev.Matrix.Blocked
 	}
 }
@@ -676,9 +693,11 @@ func (s *side) foreignContainers(ctx context.Context, runID string, log io.Write
 func (r *runner) cleanup(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	if r.gen.Generator != nil {
-		if err := r.gen.Close(cctx); err != nil {
-			fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
+	for _, g := range []Generator{r.gen.Generator, r.lanes[1].generator()} {
+		if g != nil {
+			if err := g.Close(cctx); err != nil {
+				fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
+			}
 		}
 	}
 	if err := r.sides.target.eng.Host.RemoveNetwork(cctx, r.stage.network.id); err != nil {
@@ -695,20 +714,8 @@ func (r *runner) cleanup(ctx context.Context) {
 // cell to run, for the tools the run's cells use, and records what it
 // runs; running is false when no cell runs.
 func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (running bool, err error) {
-	var set cpuset.Set
-	var tools []loadgen.Tool
+	set, tools := runTools(cells)
 	var used []string
-	for _, c := range cells {
-		if c.Skip != "" {
-			continue
-		}
-		if set == nil {
-			set = c.LoadgenSet
-		}
-		if tool := loadgen.Tools[c.Generator]; !slices.Contains(tools, tool) {
-			tools = append(tools, tool)
-		}
-	}
 	if set == nil {
 		return false, nil // nothing will run
 	}
@@ -727,6 +734,23 @@ func (r *runner) startGenerator(ctx context.Context, cells []matrix.Cell) (runni
 	r.ledger.out.Environment.LoadGenerator = strings.Join(used, ", ")
 	r.gen.models(r.ledger.out.Environment.Machines)
 	return true, nil
+}
+
+// runTools are the cores of the first cell to run and the tools of every
+// cell that runs, each once; set is nil when no cell runs.
+func runTools(cells []matrix.Cell) (set cpuset.Set, tools []loadgen.Tool) {
+	for _, c := range cells {
+		if c.Skip != "" {
+			continue
+		}
+		if set == nil {
+			set = c.LoadgenSet
+		}
+		if tool := loadgen.Tools[c.Generator]; !slices.Contains(tools, tool) {
+			tools = append(tools, tool)
+		}
+	}
+	return set, tools
 }
 
 // containerGenerator is a load generator as a container on home, the

@@ -13,6 +13,7 @@ import (
 type order struct {
 	interleave bool
 	blocked    bool
+	duet       bool // rounds of duets (see duets)
 	seed       uint64
 }
 
@@ -105,6 +106,82 @@ func blockPerm(rng *rand.Rand, groups [][]int) []int {
 	for _, g := range rng.Perm(len(groups)) {
 		for _, j := range rng.Perm(len(groups[g])) {
 			out = append(out, groups[g][j])
+		}
+	}
+	return out
+}
+
+// slot is one step of a duet round: cell own measured at the same time as
+// partner, the cell it is compared with trial by trial, or alone when
+// partner is -1. The partner's trial is its own trial of the round when
+// partnerOwn is set (its first duet of the round, for a cell compared with
+// nothing itself), else only the reading beside own's. swap puts own on
+// the second side's cores.
+type slot struct {
+	own, partner int
+	partnerOwn   bool
+	swap         bool
+}
+
+// duets is the order of each of trials rounds of a duet run over the
+// cells with keys: the groups of blocks shuffled from seed as rounds
+// shuffles them, each cell compared with another (see partners) in a
+// duet with it, and a cell compared with nothing alone; a baseline runs
+// only beside the cells compared with it. Each pair swaps sides every
+// round.
+func (o order) duets(keys []cellid.Key, rels []cellid.Relative, trials int) [][]slot {
+	rng := rand.New(rand.NewPCG(o.seed, 0))
+	part := partners(keys, rels)
+	isBase := make([]bool, len(keys))
+	for _, p := range part {
+		if p >= 0 {
+			isBase[p] = true
+		}
+	}
+	groups := blocks(keys, rels)
+	out := make([][]slot, trials)
+	for k := range out {
+		measured := make([]bool, len(keys)) // a baseline's own trial of the round is taken
+		for _, i := range blockPerm(rng, groups) {
+			p := part[i]
+			switch {
+			case p >= 0:
+				own := part[p] < 0 && !measured[p]
+				measured[p] = measured[p] || own
+				out[k] = append(out[k], slot{own: i, partner: p, partnerOwn: own, swap: (k+i)%2 == 1})
+			case !isBase[i]:
+				out[k] = append(out[k], slot{own: i, partner: -1})
+			}
+		}
+	}
+	return out
+}
+
+// partners is, for each cell of keys, the index of the cell it is
+// compared with trial by trial: a control's twin, or its baseline under
+// the first of rels that gives one in keys; -1 for a cell compared with
+// nothing (a baseline itself).
+func partners(keys []cellid.Key, rels []cellid.Relative) []int {
+	at := make(map[string]int, len(keys))
+	for i, k := range keys {
+		at[k.ID()] = i
+	}
+	out := make([]int, len(keys))
+	for i, k := range keys {
+		out[i] = -1
+		if k.Control {
+			twin := k
+			twin.Control = false
+			if j, ok := at[twin.ID()]; ok {
+				out[i] = j
+			}
+			continue
+		}
+		for _, rel := range rels {
+			if j, ok := at[rel.Base(k).ID()]; ok && j != i {
+				out[i] = j
+				break
+			}
 		}
 	}
 	return out

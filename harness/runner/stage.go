@@ -32,6 +32,7 @@ type stage struct {
 	gen      *startedGenerator
 	certs    *certs.Set // the run's throwaway TLS authority and server certificate; nil: no TLS cell
 	visits   int        // visits started, for unique container names
+	lane     string     // in its containers' names: "" or, for a duet's second side, "b"
 	leftover error      // a container a visit could not remove: the next visit must not run
 	log      io.Writer
 }
@@ -95,7 +96,7 @@ func (st *stage) deploy(ctx context.Context, t matrix.Target, c matrix.Cell, rc 
 			}
 			// Unique per visit, so that a leftover of one visit is never
 			// taken for the next one's container.
-			name := fmt.Sprintf("webbench-%s-v%d-%s", st.id, st.visits, p.alias)
+			name := fmt.Sprintf("webbench-%s%s-v%d-%s", st.id, st.lane, st.visits, p.alias)
 			err := d.start(ctx, m, engine.ContainerSpec{
 				Name: name, Image: rc.Image.Services[svc.Name], Env: env(t, svc, c, p, lay), CPUSet: c.ServiceSet(svc.Name).String(), Files: st.serverFiles(c.Protocol),
 				Network: st.targetNetwork(), Aliases: []string{svc.Name, p.alias}, Labels: labels,

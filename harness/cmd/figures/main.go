@@ -283,7 +283,7 @@ func overhead(dir string, stdout io.Writer) error {
 			continue
 		}
 		visits := 1.0
-		if run.Matrix.Order == "interleaved" {
+		if run.Matrix.Order == "interleaved" || run.Matrix.Order == "duet" {
 			visits = float64(len(c.Trials)) // each trial is its own visit with its own warm-up
 		}
 		m := visits * warm.Seconds()

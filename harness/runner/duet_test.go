@@ -1,0 +1,175 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/webbench/webbench/harness/buildtime"
+	"github.com/webbench/webbench/harness/cellid"
+	"github.com/webbench/webbench/harness/cpuset"
+	"github.com/webbench/webbench/harness/matrix"
+	"github.com/webbench/webbench/harness/results"
+)
+
+// In a duet round every compared cell runs once beside its baseline, the
+// baseline takes its own trial in its first duet of the round only, a
+// cell compared with nothing runs alone, and each pair swaps sides every
+// round.
+func TestDuets(t *testing.T) {
+	key := func(target string, control bool) cellid.Key {
+		return cellid.Key{Target: target, Scenario: "plaintext", CPUs: 1, Connections: 8, Control: control}
+	}
+	keys := []cellid.Key{key("a", false), key("b", false), key("c", false), key("a", true), key("z", false)}
+	keys[4].Connections = 16 // no baseline at c16
+	rels := []cellid.Relative{{Target: "a"}}
+	rounds := order{interleave: true, duet: true, seed: 3}.duets(keys, rels, 4)
+	if len(rounds) != 4 {
+		t.Fatalf("%d rounds, want 4", len(rounds))
+	}
+	sides := map[int][]bool{}
+	for k, round := range rounds {
+		var owns []int
+		baseOwn := 0
+		for _, s := range round {
+			owns = append(owns, s.own)
+			switch s.own {
+			case 1, 2, 3:
+				if s.partner != 0 {
+					t.Errorf("round %d: cell %d beside %d, want beside its baseline 0", k+1, s.own, s.partner)
+				}
+			case 4:
+				if s.partner != -1 {
+					t.Errorf("round %d: z, compared with nothing, beside %d", k+1, s.partner)
+				}
+			}
+			if s.partnerOwn {
+				baseOwn++
+			}
+			if s.partner >= 0 {
+				sides[s.own] = append(sides[s.own], s.swap)
+			}
+		}
+		if slices.Sort(owns); !slices.Equal(owns, []int{1, 2, 3, 4}) {
+			t.Errorf("round %d runs cells %v, want every cell but the baseline once", k+1, owns)
+		}
+		if baseOwn != 1 {
+			t.Errorf("round %d: the baseline took its own trial %d times, want once", k+1, baseOwn)
+		}
+	}
+	for i, s := range sides {
+		for k := 1; k < len(s); k++ {
+			if s[k] == s[k-1] {
+				t.Errorf("cell %d kept its side from round %d to %d: %v", i, k, k+1, s)
+			}
+		}
+	}
+}
+
+// A side waits at each meeting point for the other, and stops waiting
+// when the other's visit ended before reaching it.
+func TestMeeting(t *testing.T) {
+	m := newMeeting()
+	var wg sync.WaitGroup
+	var got [2][]bool
+	wg.Go(func() {
+		defer m.leave(0)
+		got[0] = append(got[0], m.wait(0), m.wait(0), m.wait(0))
+	})
+	wg.Go(func() {
+		defer m.leave(1)
+		got[1] = append(got[1], m.wait(1), m.wait(1))
+	})
+	wg.Wait()
+	if !slices.Equal(got[0], []bool{true, true, false}) || !slices.Equal(got[1], []bool{true, true}) {
+		t.Errorf("meetings %v: want side 0 alone at its third point only", got)
+	}
+}
+
+// Two targets with their generators apart when the cores allow it, else
+// each generator beside its target; no duet when two targets do not fit.
+func TestSeats(t *testing.T) {
+	cell := func(cpus int, pin string) matrix.Cell {
+		return matrix.Cell{Key: cellid.Key{CPUs: cpus, Pinning: pin}}
+	}
+	for _, tc := range []struct {
+		n    int
+		c    matrix.Cell
+		want string // side 0's target/gen, side 1's; "" no duet
+	}{
+		{2, cell(1, ""), "0/0 1/1"},
+		{4, cell(1, ""), "0/1 2/3"},
+		{4, cell(1, cellid.PinTogether), "0/0 1/1"},
+		{8, cell(2, ""), "0-1/2 3-4/5"},
+		{3, cell(2, ""), ""},
+		{2, cell(1, cellid.PinNone), "0-1/0-1 0-1/0-1"},
+	} {
+		s, _, ok := seats(cpuset.Range(0, tc.n), tc.c, 1)
+		got := ""
+		if ok {
+			got = s[0].target.String() + "/" + s[0].gen.String() + " " + s[1].target.String() + "/" + s[1].gen.String()
+		}
+		if got != tc.want {
+			t.Errorf("%d cores, %d-core cell pinned %q: %q, want %q", tc.n, tc.c.CPUs, tc.c.Pinning, got, tc.want)
+		}
+	}
+}
+
+// A duet run measures an A/A control at the same time as its twin, each
+// side through its own generator, swapping cores every round, and records
+// beside each control trial its twin's reading of the same moment.
+func TestDuetRun(t *testing.T) {
+	m := testMatrix(t, strings.Replace(twoTargets, "trials: 3}", "trials: 4, schedule: duet}\ncontrol: a/plaintext", 1), "", "a", "b")
+	f := newFake()
+	f.ncpu = 2
+	partner := f.generator()
+	first := f.generator()
+	opt := Options{Matrix: m, OutDir: t.TempDir(), LockDir: t.TempDir(), Progress: &recorder{}, NoCeiling: true,
+		BuildTimes: buildtime.Open(filepath.Join(t.TempDir(), "build-times.json")), Schedule: Schedule{Seed: 5}}
+	res, err := start(context.Background(), f.engine(), opt, first, partner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := f.live(); len(left) > 0 {
+		t.Errorf("left on the engine: %v", left)
+	}
+	if res.Matrix.Order != results.Duet {
+		t.Errorf("order %q, want duet", res.Matrix.Order)
+	}
+	if len(first.ran()) == 0 || len(partner.ran()) == 0 {
+		t.Fatalf("runs: %d on the first generator, %d on the second; want both used", len(first.ran()), len(partner.ran()))
+	}
+	var ctl, twin *results.Cell
+	for _, c := range res.Cells {
+		if c.Status != results.OK || len(c.Trials) != 4 {
+			t.Errorf("%s: %s %q, %d trials", c.ID(), c.Status, c.Reason, len(c.Trials))
+		}
+		if c.Target == "a" && c.Control {
+			ctl = c
+		} else if c.Target == "a" {
+			twin = c
+		}
+	}
+	if ctl == nil || twin == nil {
+		t.Fatal("no control of a, or no twin")
+	}
+	var cores []string
+	for k, tr := range ctl.Trials {
+		if tr.Beside == nil || tr.Beside.Cell != twin.ID() || tr.Beside.RPS <= 0 {
+			t.Fatalf("control trial %d beside %+v, want its twin's reading", k+1, tr.Beside)
+		}
+		if tr.CPUSet == tr.Beside.CPUSet || tr.CPUSet == "" {
+			t.Errorf("control trial %d on cores %q beside %q: want one core each", k+1, tr.CPUSet, tr.Beside.CPUSet)
+		}
+		cores = append(cores, tr.CPUSet)
+	}
+	if cores[0] == cores[1] || cores[1] == cores[2] {
+		t.Errorf("the control's cores by round %v: want them swapped every round", cores)
+	}
+	if ctl.Duet == "" || !strings.Contains(ctl.Duet, "together") {
+		t.Errorf("control's duet note %q: want how it was placed", ctl.Duet)
+	}
+}
