@@ -129,7 +129,7 @@ type Load struct {
 	Aggregate    Aggregate     `json:"aggregate"`     // median or best
 	// MaxErrorRate is the share of a trial's requests that may fail (another
 	// status class, no response) before its cell fails; below it, a warning.
-	MaxErrorRate float64 `json:"max_error_rate"`
+	MaxErrorRate float64  `json:"max_error_rate"`
 	Schedule     Schedule `json:"schedule,omitempty"` // the order of the trials; "": interleaved
 }
 
