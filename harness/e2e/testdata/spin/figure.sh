@@ -1,15 +1,16 @@
 #!/bin/sh
-# figure.sh [RUNS [TRIALS]]: the measurement of base against head in one
+# figure.sh [RUNS [TRIALS [SCHEDULE]]]: the measurement of base against head in one
 # run that docs/methodology.md reports. It makes a throwaway repository
 # holding this target at four commits (base; a comment changed; about 10%
 # and about 5% more work per request), then runs bin/harness over the four
 # revisions RUNS times (default 10), TRIALS trials of 2 s each (default
-# 12), and prints each run's exit code and the gate's reading of each
-# later revision. Run it from the project's root after make build, with
+# 12), on SCHEDULE (interleaved, the default, or duet), and prints each
+# run's exit code and the gate's reading of each later revision. Run it from the project's root after make build, with
 # nothing else running on the machine.
 set -eu
 runs=${1:-10}
 trials=${2:-12}
+schedule=${3:-interleaved}
 root=$(pwd)
 harness="$root/bin/harness"
 work=$(mktemp -d)
@@ -41,7 +42,7 @@ sed -i 's/const rounds = 236/const rounds = 218/' targets/spin/main.go && g comm
 for i in $(seq 1 "$runs"); do
 	rc=0
 	"$harness" run -f matrix.yaml --revisions base,same,slow10,slow5 --fail-on-regression \
-		--no-ceiling --seed "$i" --out "$work/out-$i" --label "figure-$i" >"$work/gate-$i.txt" 2>"$work/log-$i.txt" || rc=$?
+		--schedule "$schedule" --no-ceiling --seed "$i" --out "$work/out-$i" --label "figure-$schedule-$i" >"$work/gate-$i.txt" 2>"$work/log-$i.txt" || rc=$?
 	echo "run $i exit $rc"
 	grep -E '^  (slower|faster|no difference shown|cannot tell):' "$work/gate-$i.txt" || true
 done
