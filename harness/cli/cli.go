@@ -191,7 +191,7 @@ func (m *matrixFlags) registerSettings(fs *flag.FlagSet) {
 	fs.Func("rate", "the rate axis `R[,R…]` in requests/s, 0 as fast as the generator can (over the profile)", m.setting("rate", "rate", true))
 	fs.Func("connections", "the connections axis `C[,C…]` (over the profile)", m.setting("connections", "connections", true))
 	fs.Func("revisions", "the revision axis `REV[,REV…]`: git revisions of the matrix file's repository (WORKTREE: the work tree as it is), each target built from each; the first is the baseline, measured against the others in pairs with an A/A control (over the profile)", m.setting("revisions", "revision", true))
-	fs.Func("schedule", "the order of the trials `S`: interleaved (rounds, shuffled), sequential (cell by cell) or duet (a compared cell at the same time as its baseline, on cores of its own) (load.schedule, over the profile)", m.setting("schedule", "load.schedule", false))
+	fs.Func("schedule", "the schedule axis `S[,S…]`: interleaved (a compared cell back to back with its baseline in each round) or duet (at the same time, on cores of their own) (over the profile)", m.setting("schedule", "schedule", true))
 	fs.Func("loadgens", "the loadgens axis `K[,K…]`: each cell's load from the first K of the run's generator engines (--loadgen-engine a,b), a cell per K (over the profile)", m.setting("loadgens", "loadgens", true))
 	fs.Func("set", "set the matrix key `KEY=VALUE` over the profile, any key a profile takes, VALUE in YAML: load.warmup=2s, connections=[64,256] (repeatable; a later one wins)", func(kv string) error {
 		s, err := matrix.ParseSet(kv)

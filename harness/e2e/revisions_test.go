@@ -155,7 +155,7 @@ func TestDuetGate(t *testing.T) {
 	if run.Matrix.Order != results.Duet {
 		t.Errorf("order %q, want duet", run.Matrix.Order)
 	}
-	base := "spin/plaintext/1cpu/c16/revision=HEAD~1"
+	base := "spin/plaintext/1cpu/c16/revision=HEAD~1/schedule=duet"
 	for _, c := range run.Cells {
 		if c.Status != results.OK || len(c.Trials) != 4 || c.Duet == "" {
 			t.Fatalf("%s: %s %q, %d trials, duet %q", c.ID(), c.Status, c.Reason, len(c.Trials), c.Duet)
@@ -169,7 +169,7 @@ func TestDuetGate(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(readFile(t, filepath.Join(out, "README.md")), "Trials in duets") {
+	if !strings.Contains(readFile(t, filepath.Join(out, "README.md")), "ran in duets") {
 		t.Error("the README does not say the trials ran in duets")
 	}
 }

@@ -192,7 +192,6 @@ type (
 		Aggregate    *Aggregate     `yaml:"aggregate" check:"oneof=median|best" doc:"How a cell's trials make its headline requests/s: their median, or the best of them." example:"best"`
 		ReadyTimeout *time.Duration `yaml:"ready_timeout" check:"min=1ms,max=1h" doc:"How long a target may take to answer after it starts." example:"2m"`
 		MaxErrorRate *float64       `yaml:"max_error_rate" check:"min=0,max=1" doc:"Share of a trial's requests that may fail (another status class, no answer) before its cell fails; below it, a warning." example:"0.01"`
-		Schedule     *Schedule      `yaml:"schedule" check:"oneof=interleaved|sequential|duet" doc:"The order of the trials: interleaved (rounds, trial k of every cell in round k, shuffled), sequential (cell by cell) or duet (rounds, each cell compared trial by trial measured at the same time as its baseline on cores of its own)." example:"duet"`
 	}
 	targetSchema struct {
 		Build    *string                  `yaml:"build" check:"str" doc:"Folder holding the target's Dockerfile, relative to the matrix file; set it or services, not both." example:"targets/go-nethttp"`
@@ -1164,7 +1163,6 @@ func (d *decoder) load(l *loadSchema, path string, out *Load) bool {
 	setp(&out.Aggregate, l.Aggregate)
 	setp(&out.ReadyTimeout, l.ReadyTimeout)
 	setp(&out.MaxErrorRate, l.MaxErrorRate)
-	setp(&out.Schedule, l.Schedule)
 	return dur || req
 }
 

@@ -129,19 +129,8 @@ type Load struct {
 	Aggregate    Aggregate     `json:"aggregate"`     // median or best
 	// MaxErrorRate is the share of a trial's requests that may fail (another
 	// status class, no response) before its cell fails; below it, a warning.
-	MaxErrorRate float64  `json:"max_error_rate"`
-	Schedule     Schedule `json:"schedule,omitempty"` // the order of the trials; "": interleaved
+	MaxErrorRate float64 `json:"max_error_rate"`
 }
-
-// Schedule is the order of a run's trials.
-type Schedule string
-
-// The schedules.
-const (
-	ScheduleInterleaved Schedule = "interleaved" // the default: rounds, each shuffled
-	ScheduleSequential  Schedule = "sequential"  // cell by cell
-	ScheduleDuet        Schedule = "duet"        // rounds, a compared cell at the same time as its baseline
-)
 
 // Target is one server under test: a single built service, or several
 // services (an nginx front and a FastCGI pool, a client and its upstream)

@@ -242,7 +242,7 @@ func matrixLines(b *strings.Builder, m results.Settings) {
 	case results.Sequential:
 		b.WriteString("- Trials run cell by cell\n")
 	case results.Duet:
-		fmt.Fprintf(b, "- Trials in duets, round by round, in an order shuffled with seed %d (`--seed %d --schedule duet` repeats it): each cell compared trial by trial (an A/A twin, a later revision) ran at the same time as its baseline, each side with its own load generator on cores of its own, the two swapping cores every round; its ratio pairs each of its trials with the baseline's reading beside it\n", m.Seed, m.Seed)
+		fmt.Fprintf(b, "- Trials in rounds, in an order shuffled with seed %d (`--seed %d` repeats it). Cells of `schedule=duet` ran in duets: each one compared trial by trial (an A/A twin, a later revision) ran at the same time as its baseline, each side with its own load generator on cores of its own, the two swapping cores every round, and its ratio pairs each of its trials with the baseline's reading beside it; any other cell ran back to back with its baseline\n", m.Seed, m.Seed)
 	}
 }
 

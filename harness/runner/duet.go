@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/matrix"
@@ -163,10 +164,31 @@ func (r *runner) duetSlot(ctx context.Context, vs []*visit, s slot, round int) e
 	switch {
 	case ownDue && failed(base):
 		return r.visit(ctx, own, 1, round)
+	case ownDue && !inDuet(own.c):
+		return r.backToBack(ctx, own, base, baseDue, round, s.swap)
 	case ownDue:
 		return r.duet(ctx, own, base, baseDue, round, s.swap)
 	case baseDue:
 		return r.visit(ctx, base, 1, round)
+	}
+	return nil
+}
+
+// backToBack runs round's trial of own and, when baseOwn is set, of its
+// baseline base, one after the other (the interleaved schedule's blocks
+// in a run that holds duets too): base first when first is set.
+func (r *runner) backToBack(ctx context.Context, own, base *visit, baseOwn bool, round int, first bool) error {
+	order := []*visit{own}
+	if baseOwn {
+		order = append(order, base)
+		if first {
+			order[0], order[1] = base, own
+		}
+	}
+	for _, v := range order {
+		if err := r.visit(ctx, v, 1, round); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -338,12 +360,24 @@ func (r *runner) generator() Generator {
 	return r.gen.Generator
 }
 
-// duetFits refuses a duet run that cannot be one: it runs on one engine,
-// where each side's target joins its own generator's network namespace
-// (shared mode), so that two targets listen on one port apart.
-func (r *runner) duetFits() error {
-	if r.opt.Matrix.Load.Schedule != matrix.ScheduleDuet || r.opt.Sequential {
+// duets says whether any cell that runs is on the duet schedule.
+func duets(cells []matrix.Cell) bool {
+	return slices.ContainsFunc(cells, func(c matrix.Cell) bool { return c.Skip == "" && inDuet(c) })
+}
+
+// inDuet says whether c is on the duet schedule.
+func inDuet(c matrix.Cell) bool { return c.Key.Axis(axis.Schedule) == axis.ScheduleDuet }
+
+// duetFits refuses a run of duets that cannot be one: its trials run in
+// rounds, on one engine, where each side's target joins its own
+// generator's network namespace (shared mode), so that two targets listen
+// on one port apart.
+func (r *runner) duetFits(cells []matrix.Cell) error {
+	if !duets(cells) {
 		return nil
+	}
+	if r.opt.Sequential {
+		return fmt.Errorf("--sequential runs cell by cell, and schedule duet runs two cells at once: ask for one of them")
 	}
 	if r.sides.machines != nil {
 		return fmt.Errorf("schedule duet runs on one engine: a run over several machines' engines cannot be a duet")

@@ -118,11 +118,13 @@ func TestSeats(t *testing.T) {
 	}
 }
 
-// A duet run measures an A/A control at the same time as its twin, each
-// side through its own generator, swapping cores every round, and records
-// beside each control trial its twin's reading of the same moment.
+// A run of both schedules measures the duet's A/A control at the same time
+// as its twin, each side through its own generator, swapping cores every
+// round, and records beside each control trial its twin's reading of the
+// same moment; the interleaved control runs back to back with its twin,
+// as before.
 func TestDuetRun(t *testing.T) {
-	m := testMatrix(t, strings.Replace(twoTargets, "trials: 3}", "trials: 4, schedule: duet}\ncontrol: a/plaintext", 1), "", "a", "b")
+	m := testMatrix(t, strings.Replace(twoTargets, "trials: 3}", "trials: 4}\ncontrol: a/plaintext\nschedule: [interleaved, duet]", 1), "", "a", "b")
 	f := newFake()
 	f.ncpu = 2
 	partner := f.generator()
@@ -142,20 +144,15 @@ func TestDuetRun(t *testing.T) {
 	if len(first.ran()) == 0 || len(partner.ran()) == 0 {
 		t.Fatalf("runs: %d on the first generator, %d on the second; want both used", len(first.ran()), len(partner.ran()))
 	}
-	var ctl, twin *results.Cell
+	if len(res.Cells) != 6 {
+		t.Fatalf("%d cells, want a, its control and b on each schedule", len(res.Cells))
+	}
 	for _, c := range res.Cells {
 		if c.Status != results.OK || len(c.Trials) != 4 {
 			t.Errorf("%s: %s %q, %d trials", c.ID(), c.Status, c.Reason, len(c.Trials))
 		}
-		if c.Target == "a" && c.Control {
-			ctl = c
-		} else if c.Target == "a" {
-			twin = c
-		}
 	}
-	if ctl == nil || twin == nil {
-		t.Fatal("no control of a, or no twin")
-	}
+	ctl, twin := cellByID(t, res, "a/plaintext/1cpu/c8/schedule=duet (control)"), cellByID(t, res, "a/plaintext/1cpu/c8/schedule=duet")
 	var cores []string
 	for k, tr := range ctl.Trials {
 		if tr.Beside == nil || tr.Beside.Cell != twin.ID() || tr.Beside.RPS <= 0 {
@@ -169,7 +166,12 @@ func TestDuetRun(t *testing.T) {
 	if cores[0] == cores[1] || cores[1] == cores[2] {
 		t.Errorf("the control's cores by round %v: want them swapped every round", cores)
 	}
-	if ctl.Duet == "" || !strings.Contains(ctl.Duet, "together") {
+	if !strings.Contains(ctl.Duet, "together") {
 		t.Errorf("control's duet note %q: want how it was placed", ctl.Duet)
+	}
+	for _, tr := range cellByID(t, res, "a/plaintext/1cpu/c8 (control)").Trials {
+		if tr.Beside != nil || tr.CPUSet != "" {
+			t.Errorf("an interleaved control's trial ran beside %+v on %q: want back to back, on its cell's cores", tr.Beside, tr.CPUSet)
+		}
 	}
 }

@@ -291,11 +291,11 @@ func (r *runner) run(ctx context.Context) (*results.Run, error) {
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}
-	if err := r.duetFits(); err != nil {
-		return nil, err
-	}
 	cells, selection, err := r.expand()
 	if err != nil {
+		return nil, err
+	}
+	if err := r.duetFits(cells); err != nil {
 		return nil, err
 	}
 	if r.builds.revisions, err = resolveRevisions(ctx, r.opt.Matrix); err != nil {
@@ -486,15 +486,14 @@ func (r *runner) begin(selection string) {
 // settleOrder settles the order of trials (interleaved rounds, or cell by cell)
 // and takes over what a run being resumed measured, and its order.
 func (r *runner) settleOrder(cells []matrix.Cell) {
-	sched := r.opt.Matrix.Load.Schedule
-	r.order.interleave = !r.opt.Sequential && sched != matrix.ScheduleSequential && r.opt.Matrix.Load.Trials > 1
+	r.order.interleave = !r.opt.Sequential && r.opt.Matrix.Load.Trials > 1
 	if r.order.interleave {
 		r.order.seed = r.opt.Seed
 		if r.order.seed == 0 {
 			r.order.seed = mathrand.Uint64()
 		}
 		r.ledger.out.Matrix.Order, r.ledger.out.Matrix.Seed = results.Interleaved, r.order.seed
-		if r.order.duet = sched == matrix.ScheduleDuet; r.order.duet {
+		if r.order.duet = duets(cells); r.order.duet {
 			r.ledger.out.Matrix.Order = results.Duet
 		}
 		r.order.blocked = !r.opt.Unblocked
