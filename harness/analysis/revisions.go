@@ -50,22 +50,55 @@ func Regressions(run *results.Run) []Regression {
 			byID[c.ID()] = c
 		}
 	}
-	var f floors
-	f.rpsDown, f.rpsUp = NoiseReach(run)
+	var whole floors
+	whole.rpsDown, whole.rpsUp = NoiseReach(run)
 	if Noise(run) >= MaxNoiseFloor {
-		f.rpsDown, f.rpsUp = 0, 0 // too wide to apply: the intervals alone tell
+		whole.rpsDown, whole.rpsUp = 0, 0 // too wide to apply: the intervals alone tell
 	}
-	f.cpuDown, f.cpuUp = cpuReach(run)
+	whole.cpuDown, whole.cpuUp = cpuReach(run)
 	var out []Regression
 	for _, c := range run.Cells {
 		if c == nil || c.Control || c.Key().Axis(axis.Revision) == revs[0] {
 			continue
 		}
 		r := Regression{Cell: c, Base: byID[base.Base(c.Key()).ID()]}
-		r.read(f)
+		r.read(floorsOf(run, r.Base, whole))
 		out = append(out, r)
 	}
 	return out
+}
+
+// floorsOf are the floors a cell whose baseline is base is read against:
+// how far base's own A/A control moved each figure by itself, when the run
+// measured one (a run of several targets or schedules has one a
+// baseline), else whole, the run's (how far any of its controls did).
+func floorsOf(run *results.Run, base *results.Cell, whole floors) floors {
+	if base == nil || base.Status != results.OK {
+		return whole
+	}
+	k := base.Key()
+	k.Control = true
+	var ctl *results.Cell
+	for _, c := range run.Cells {
+		if c != nil && c.Control && c.Status == results.OK && c.ID() == k.ID() {
+			ctl = c
+		}
+	}
+	if ctl == nil {
+		return whole
+	}
+	pr, ok := Paired(base, ctl)
+	if !ok {
+		return whole
+	}
+	var f floors
+	if pr.Floor() < MaxNoiseFloor { // else too wide to apply: the intervals alone tell
+		f.rpsDown, f.rpsUp = math.Max(0, 1-pr.Lo), math.Max(0, pr.Hi-1)
+	}
+	if cp, ok := cpuPaired(base, ctl); ok {
+		f.cpuDown, f.cpuUp = math.Max(0, 1-cp.Lo), math.Max(0, cp.Hi-1)
+	}
+	return f
 }
 
 // floors are how far the run's A/A controls moved each figure by

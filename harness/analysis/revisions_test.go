@@ -100,3 +100,26 @@ func TestRegressionsPairBeside(t *testing.T) {
 		t.Errorf("a reading beside another cell was paired: %+v", r.RPS)
 	}
 }
+
+// Each later cell is read against its own baseline's A/A control: in a
+// run of two schedules, a wide duet floor does not hide a 10% slowdown
+// that the interleaved cells' tight floor shows.
+func TestRegressionsOwnFloor(t *testing.T) {
+	duet := func(c *results.Cell) *results.Cell {
+		c.Axes = append(c.Axes, results.KV{Name: "schedule", Value: "duet"})
+		return c
+	}
+	run := revRun(revCell("base", false, 0.5, steady...), revCell("base", true, 0.5, steady...), revCell("head", false, 0.5, tenOff...))
+	run.Cells = append(run.Cells, duet(revCell("base", false, 0.5, steady...)), duet(revCell("base", true, 0.5, 850, 1160, 860, 1150, 855, 1165)),
+		duet(revCell("head", false, 0.5, tenOff...)))
+	got := map[string]Reading{}
+	for _, r := range Regressions(run) {
+		got[r.Cell.ID()] = r.RPSReads
+	}
+	want := map[string]Reading{"t/plaintext/1cpu/c64/revision=head": Slower, "t/plaintext/1cpu/c64/revision=head/schedule=duet": NoDifference}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s reads %q in requests/s, want %q (all: %v)", id, got[id], w, got)
+		}
+	}
+}
