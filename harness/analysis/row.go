@@ -58,6 +58,10 @@ type Setup struct {
 	Protocol string `json:"protocol,omitempty"` // https, h2 or h2c; "": cleartext HTTP/1.1
 	Requests int64  `json:"requests,omitempty"` // the requests axis's count per trial
 	Loadgens int    `json:"loadgens,omitempty"` // the loadgens axis's count of generator engines
+	// Schedule is the schedule axis's value when not the default: duet
+	// cells ran beside another cell, on half the machine, so they are
+	// ranked and compared among themselves only.
+	Schedule string `json:"schedule,omitempty"`
 	// Placement is what a machine with too few cores did in place of
 	// giving each service and the load generator cores of their own.
 	Placement string `json:"placement,omitempty"`

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/results"
 
 	"sort"
@@ -12,7 +13,7 @@ import (
 
 // rowGroup is the cells a row is compared with: same generator, pinning,
 // protocol, params, cores, connections, keep-alive, rate, request count
-// and generator engines.
+// generator engines and schedule.
 type rowGroup struct {
 	gen, pin    string
 	proto       string
@@ -22,10 +23,19 @@ type rowGroup struct {
 	rate        int
 	requests    int64
 	loadgens    int
+	schedule    string
 }
 
 func groupOf(r *Row) rowGroup {
-	return rowGroup{r.Generator, r.Pinning, r.Protocol, r.Params, r.CPUs, r.Connections, r.Close, r.Rate, r.Requests, r.Loadgens}
+	return rowGroup{r.Generator, r.Pinning, r.Protocol, r.Params, r.CPUs, r.Connections, r.Close, r.Rate, r.Requests, r.Loadgens, r.Schedule}
+}
+
+// scheduleOf is c's value of the schedule axis, "" for the default.
+func scheduleOf(c *results.Cell) string {
+	if v := c.Key().Axis(axis.Schedule); v != axis.Schedule.Default {
+		return v
+	}
+	return ""
 }
 
 // Rows builds the rows of every ok cell of a scenario, sorted by params
@@ -182,7 +192,7 @@ func RowOf(run *results.Run, c *results.Cell) *Row {
 	var rps, p50, p75, p90, p95, p99, mean, mbps []float64
 	r := &Row{cell: c,
 		Identity: Identity{ID: c.ID(), Target: c.Key().TargetName(), Scenario: c.Scenario, Params: c.ParamText(), CPUs: c.CPUs, Connections: c.Connections, Close: c.Close, Rate: c.Rate},
-		Setup: Setup{Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Negotiated: c.Negotiated, Cores: c.Cores(), Placement: c.Placement,
+		Setup: Setup{Pinning: c.Pinning, Protocol: c.Protocol, Requests: c.Requests, Loadgens: c.Loadgens, Schedule: scheduleOf(c), Negotiated: c.Negotiated, Cores: c.Cores(), Placement: c.Placement,
 			ServiceCPUSets: c.ServiceCPUSets}}
 	if g := c.GeneratorName(); g != cellid.DefaultGenerator {
 		r.Generator = g
