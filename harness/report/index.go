@@ -72,7 +72,7 @@ func Index(root string) error {
 			how := "interleaved"
 			switch {
 			case m.Order == results.Duet:
-				how = "in duets"
+				how = "interleaved, duets for schedule=duet"
 			case m.Blocked:
 				how += ", blocked"
 			}
