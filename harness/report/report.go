@@ -74,7 +74,7 @@ func WriteDir(ctx context.Context, dir string, run *results.Run) ([]string, erro
 // finish ok.
 func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	b := &strings.Builder{}
-	preamble(b, run)
+	preamble(b, run, charts)
 	matrixLines(b, run.Matrix)
 	b.WriteString("\n")
 	if err := baseImages(b, run); err != nil {
@@ -98,11 +98,13 @@ func markdown(w io.Writer, run *results.Run, charts []Chart) error {
 	return err
 }
 
-// preamble writes the README's title, how the run ended, its warnings and
-// where it ran: machine, harness, ceilings and noise floors.
-func preamble(b *strings.Builder, run *results.Run) {
+// preamble writes the README's title, its headline chart, how the run
+// ended, its warnings and where it ran: machine, harness, ceilings and
+// noise floors.
+func preamble(b *strings.Builder, run *results.Run, charts []Chart) {
 	env := run.Environment
 	fmt.Fprintf(b, "# Results: %s\n\n", mdtext.Text(env.Label))
+	headline(b, charts)
 	switch {
 	case run.Stopped != "":
 		fmt.Fprintf(b, "**This run stopped early: %s.** Only the cells below were measured; `bin/harness run --resume DIR` continues it.\n\n", mdtext.Text(run.Stopped))
@@ -244,6 +246,23 @@ func matrixLines(b *strings.Builder, m results.Settings) {
 	case results.Duet:
 		fmt.Fprintf(b, "- Trials in rounds, in an order shuffled with seed %d (`--seed %d` repeats it). Cells of `schedule=duet` ran in duets: each one compared trial by trial (an A/A twin, a later revision) ran at the same time as its baseline, each side with its own load generator on cores of its own, the two swapping cores every round, and its ratio pairs each of its trials with the baseline's reading beside it; any other cell ran back to back with its baseline\n", m.Seed, m.Seed)
 	}
+}
+
+// headline writes the run's one picture, the figure a reviewer would
+// quote: its first scenario's requests/s by target, or, in a run with
+// none (fixed rates only), its first chart. Nothing without charts.
+func headline(b *strings.Builder, charts []Chart) {
+	if len(charts) == 0 {
+		return
+	}
+	pick := charts[0]
+	for _, c := range charts {
+		if strings.HasPrefix(c.File, "rps-") {
+			pick = c
+			break
+		}
+	}
+	fmt.Fprintf(b, "![%s](charts/%s)\n\n", mdtext.Text(strings.NewReplacer("[", "(", "]", ")").Replace(pick.Title)), pick.File)
 }
 
 // chartLinks writes the line linking the scenario's charts, if it has any.

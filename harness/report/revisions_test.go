@@ -43,3 +43,22 @@ func TestRevisionsSection(t *testing.T) {
 		t.Errorf("a run without revisions has the section")
 	}
 }
+
+// A README opens with one picture: the first requests/s chart, else the
+// first chart, else none.
+func TestHeadline(t *testing.T) {
+	for _, tc := range []struct {
+		charts []Chart
+		want   string
+	}{
+		{[]Chart{{File: "latency-json.svg", Title: "json: latency"}, {File: "rps-json.svg", Title: "json: requests/s [c64]"}}, "![json: requests/s (c64)](charts/rps-json.svg)\n\n"},
+		{[]Chart{{File: "latency-vs-rps-plaintext.svg", Title: "capacity"}}, "![capacity](charts/latency-vs-rps-plaintext.svg)\n\n"},
+		{nil, ""},
+	} {
+		var b strings.Builder
+		headline(&b, tc.charts)
+		if b.String() != tc.want {
+			t.Errorf("headline of %d charts: %q, want %q", len(tc.charts), b.String(), tc.want)
+		}
+	}
+}
