@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/internal/redact"
@@ -62,7 +63,7 @@ func planCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return writePlanJSON(stdout, p)
 	}
 	writePlanEngines(stdout, place.machines, p.CPUs)
-	writePlanCells(stdout, p)
+	writePlanCells(stdout, p, opt.Online, m.Load.LoadgenCPUs)
 	writePlanTargets(stdout, p)
 	writePlanTotals(stdout, p)
 	return nil
@@ -87,13 +88,16 @@ func writePlanEngines(stdout io.Writer, ms *runner.Machines, cpus int) {
 // writePlanCells lists each cell with its cores or why it is skipped,
 // then the placements a machine with too few cores made, then what the
 // profile and --only leave out: a line per reason, not per target.
-func writePlanCells(stdout io.Writer, p *plan.Plan) {
+func writePlanCells(stdout io.Writer, p *plan.Plan, online cpuset.Set, lgCPUs int) {
 	for _, c := range p.Cells {
-		if c.Skip != "" {
+		switch {
+		case c.Skip != "":
 			fmt.Fprintf(stdout, "%-40s skip: %s\n", c.ID(), c.Skip)
-			continue
+		case c.Key.Axis(axis.Schedule) == axis.ScheduleDuet:
+			fmt.Fprintf(stdout, "%-40s %s\n", c.ID(), duetPlace(online, c, lgCPUs))
+		default:
+			fmt.Fprintf(stdout, "%-40s target cpus %s, load generator cpus %s%s\n", c.ID(), c.CPUSet, c.LoadgenSet, ownCores(c))
 		}
-		fmt.Fprintf(stdout, "%-40s target cpus %s, load generator cpus %s%s\n", c.ID(), c.CPUSet, c.LoadgenSet, ownCores(c))
 	}
 	for _, pl := range p.Placements {
 		fmt.Fprintf(stdout, "placement of %d cell(s): %s\n", pl.Cells, pl.Note)
@@ -101,6 +105,18 @@ func writePlanCells(stdout io.Writer, p *plan.Plan) {
 	for _, l := range p.LeftOut {
 		fmt.Fprintln(stdout, l)
 	}
+}
+
+// duetPlace is where a cell of the duet schedule runs: beside the cell
+// it is compared with, on online's cores as matrix.DuetSeats places
+// them (a cell compared with nothing runs alone, on its own cores).
+func duetPlace(online cpuset.Set, c matrix.Cell, lgCPUs int) string {
+	s, how, ok := matrix.DuetSeats(online, c, lgCPUs)
+	if !ok {
+		return fmt.Sprintf("in a duet if compared with a cell, else alone: target cpus %s, load generator cpus %s (two of its targets do not fit, so a duet runs its sides one after the other)", c.CPUSet, c.LoadgenSet)
+	}
+	return fmt.Sprintf("in a duet with the cell it is compared with: target cpus %s or %s, load generator cpus %s or %s, swapped every round (%s)",
+		s[0].Target, s[1].Target, s[0].Loadgen, s[1].Loadgen, how)
 }
 
 // writePlanTargets lists per target its cells and the base images it

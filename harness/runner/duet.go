@@ -9,7 +9,6 @@ import (
 
 	"github.com/webbench/webbench/harness/axis"
 	"github.com/webbench/webbench/harness/cellid"
-	"github.com/webbench/webbench/harness/cpuset"
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
@@ -77,40 +76,11 @@ func (r *runner) meet(rc *results.Cell, what string) {
 	}
 }
 
-// seat is where one side of a duet runs: its target's cores and its load
-// generator's.
-type seat struct{ target, gen cpuset.Set }
-
-// seats places the two sides of a duet of cells like c on usable: each
-// target on c.CPUs cores of its own and each generator on lg more of its
-// own when there are enough (apart), else on its target's (together);
-// unpinned cells stay unpinned. how says so; ok is false when the two
-// targets do not fit, or c's target has services on cores of their own.
-func seats(usable cpuset.Set, c matrix.Cell, lg int) (s [2]seat, how string, ok bool) {
-	k := c.CPUs
-	switch {
-	case c.Pinning == cellid.PinNone:
-		return [2]seat{{usable, usable}, {usable, usable}}, "neither side pinned, both on every core", true
-	case len(c.Own) > 0 || 2*k > len(usable):
-		return s, "", false
-	case c.Pinning != cellid.PinTogether && 2*(k+lg) <= len(usable):
-		for i := range s {
-			at := i * (k + lg)
-			s[i] = seat{slices.Clone(usable[at : at+k]), slices.Clone(usable[at+k : at+k+lg])}
-		}
-		return s, fmt.Sprintf("each side's target on %d core(s) and its load generator on %d of its own (apart)", k, lg), true
-	}
-	for i := range s {
-		s[i] = seat{slices.Clone(usable[i*k : (i+1)*k]), slices.Clone(usable[i*k : (i+1)*k])}
-	}
-	return s, fmt.Sprintf("each side's target on %d core(s) with its load generator beside it (together)", k), true
-}
-
 // seated is v on st's cores: the cell as placed for one trial of a duet,
 // sharing v's results.
-func seated(v *visit, st seat) *visit {
+func seated(v *visit, st matrix.Seat) *visit {
 	c := v.c
-	c.CPUSet, c.LoadgenSet = st.target, st.gen
+	c.CPUSet, c.LoadgenSet = st.Target, st.Loadgen
 	return &visit{t: v.t, c: c, rc: v.rc, index: v.index, done: v.done, listed: v.listed}
 }
 
@@ -198,7 +168,7 @@ func (r *runner) backToBack(ctx context.Context, own, base *visit, baseOwn bool,
 // beside own's. Cells whose two sides do not fit the machine run one after
 // the other, saying so.
 func (r *runner) duet(ctx context.Context, own, base *visit, baseOwn bool, round int, swap bool) error {
-	places, how, ok := seats(r.sides.target.usable(), own.c, r.opt.Matrix.Load.LoadgenCPUs)
+	places, how, ok := matrix.DuetSeats(r.sides.target.usable(), own.c, r.opt.Matrix.Load.LoadgenCPUs)
 	if !ok {
 		note(own.rc, "not measured in a duet: this machine's cores cannot hold two of its targets; measured one after the other")
 		if err := r.visit(ctx, own, 1, round); err != nil || !baseOwn {
@@ -223,7 +193,7 @@ func (r *runner) duet(ctx context.Context, own, base *visit, baseOwn bool, round
 	for i, v := range sides {
 		if len(v.rc.Trials) > before[i] {
 			t := &v.rc.Trials[len(v.rc.Trials)-1]
-			t.CPUSet, t.LoadgenCPUSet = places[i].target.String(), places[i].gen.String()
+			t.CPUSet, t.LoadgenCPUSet = places[i].Target.String(), places[i].Loadgen.String()
 		}
 	}
 	own.rc.Duet = fmt.Sprintf("measured at the same time as %s, %s; the sides swap cores every round", base.rc.ID(), how)

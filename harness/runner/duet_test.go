@@ -10,8 +10,6 @@ import (
 
 	"github.com/webbench/webbench/harness/buildtime"
 	"github.com/webbench/webbench/harness/cellid"
-	"github.com/webbench/webbench/harness/cpuset"
-	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/results"
 )
 
@@ -86,35 +84,6 @@ func TestMeeting(t *testing.T) {
 	wg.Wait()
 	if !slices.Equal(got[0], []bool{true, true, false}) || !slices.Equal(got[1], []bool{true, true}) {
 		t.Errorf("meetings %v: want side 0 alone at its third point only", got)
-	}
-}
-
-// Two targets with their generators apart when the cores allow it, else
-// each generator beside its target; no duet when two targets do not fit.
-func TestSeats(t *testing.T) {
-	cell := func(cpus int, pin string) matrix.Cell {
-		return matrix.Cell{Key: cellid.Key{CPUs: cpus, Pinning: pin}}
-	}
-	for _, tc := range []struct {
-		n    int
-		c    matrix.Cell
-		want string // side 0's target/gen, side 1's; "" no duet
-	}{
-		{2, cell(1, ""), "0/0 1/1"},
-		{4, cell(1, ""), "0/1 2/3"},
-		{4, cell(1, cellid.PinTogether), "0/0 1/1"},
-		{8, cell(2, ""), "0-1/2 3-4/5"},
-		{3, cell(2, ""), ""},
-		{2, cell(1, cellid.PinNone), "0-1/0-1 0-1/0-1"},
-	} {
-		s, _, ok := seats(cpuset.Range(0, tc.n), tc.c, 1)
-		got := ""
-		if ok {
-			got = s[0].target.String() + "/" + s[0].gen.String() + " " + s[1].target.String() + "/" + s[1].gen.String()
-		}
-		if got != tc.want {
-			t.Errorf("%d cores, %d-core cell pinned %q: %q, want %q", tc.n, tc.c.CPUs, tc.c.Pinning, got, tc.want)
-		}
 	}
 }
 
