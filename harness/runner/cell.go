@@ -12,6 +12,7 @@ import (
 	"github.com/webbench/webbench/harness/matrix"
 	"github.com/webbench/webbench/harness/plan"
 	"github.com/webbench/webbench/harness/results"
+	"github.com/webbench/webbench/harness/verify"
 )
 
 // visit is a runnable cell of a built target.
@@ -245,9 +246,10 @@ const (
 // runCell starts fresh containers of v's target for its cell, warms them
 // up and runs trials trials (numbered from first), saving after each, then,
 // for TFB's updates test, holds them to what the database shows written
-// (dbcheck.go); a failure of a database target's cell carries the
-// database's last log lines (dblogs.go). The containers are removed before
-// it returns.
+// (dbcheck.go); a TFB database test's verification and trials are held to
+// the queries the database counts they cost (dbcounts.go). A failure of a
+// database target's cell carries the database's last log lines
+// (dblogs.go). The containers are removed before it returns.
 func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err error) {
 	t, c, rc := v.t, v.c, v.rc
 	sc := scenarioNamed(r.opt.Matrix, c.Scenario)
@@ -279,7 +281,12 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 
 	r.opt.Progress.Phase(c, "verify")
 	tool := loadgen.Tools[c.Generator]
-	resp, err := ms.verifyCell(ctx, c, sc, tool, url, rc)
+	counter := r.stage.countQueries(s, sc, c)
+	var resp verify.Response
+	err = counter.verified(ctx, rc, url, func() (err error) {
+		resp, err = ms.verifyCell(ctx, c, sc, tool, url, rc)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -305,13 +312,15 @@ func (r *runner) runCell(ctx context.Context, v *visit, trials, first int) (err 
 	if err != nil {
 		return err
 	}
+	counter.start(ctx, rc)
 	for k := first; k < first+trials; k++ {
 		r.opt.Progress.Phase(c, fmt.Sprintf("trial %d/%d", k, r.opt.Matrix.Load.Trials))
 		r.meet(rc, fmt.Sprintf("trial %d", k))
 		if err := ms.measureTrial(ctx, s, c, rc, tool, spec, judge, k); err != nil {
 			return err
 		}
-		if r.duetSide == nil { // a duet's sides are saved together, after both ran
+		counter.trial(ctx, rc, k)
+		if r.pair.side == nil { // a duet's sides are saved together, after both ran
 			r.ledger.savedTrial(v)
 		}
 	}

@@ -58,6 +58,15 @@ func (m *meeting) leave(side int) {
 	m.cond.Broadcast()
 }
 
+// duetState is a runner's part in duets: for the run, its two sides
+// (lanes) and the second side's generator when a test gives one (nil: a
+// container); for a lane, its place in the duet it runs (nil outside one).
+type duetState struct {
+	lanes   [2]*runner
+	partner Generator
+	side    *duetSide
+}
+
 // duetSide is a lane's place in the duet it runs: its meeting and which
 // side it is.
 type duetSide struct {
@@ -68,10 +77,10 @@ type duetSide struct {
 // meet waits, in a duet, for the other side to reach what (a warm-up, a
 // trial), noting in rc when it had stopped before.
 func (r *runner) meet(rc *results.Cell, what string) {
-	if r.duetSide == nil {
+	if r.pair.side == nil {
 		return
 	}
-	if !r.duetSide.m.wait(r.duetSide.n) {
+	if !r.pair.side.m.wait(r.pair.side.n) {
 		rc.Warnings = append(rc.Warnings, what+" ran alone: the cell beside it in the duet had stopped")
 	}
 }
@@ -226,7 +235,7 @@ func (r *runner) settleDuet(ctx context.Context, own, base *visit, sides [2]*vis
 		real = append(real, base)
 	}
 	for i, v := range real {
-		if err := r.lanes[i].settle(ctx, sides[i], errs[i], 1, round, start); err != nil {
+		if err := r.pair.lanes[i].settle(ctx, sides[i], errs[i], 1, round, start); err != nil {
 			return err
 		}
 		v.done, v.listed = sides[i].done, sides[i].listed
@@ -241,8 +250,8 @@ func (r *runner) together(ctx context.Context, sides [2]*visit, round int) [2]er
 	var errs [2]error
 	var wg sync.WaitGroup
 	for i, v := range sides {
-		lane := r.lanes[i]
-		lane.duetSide = &duetSide{m: m, n: i}
+		lane := r.pair.lanes[i]
+		lane.pair.side = &duetSide{m: m, n: i}
 		wg.Go(func() {
 			defer m.leave(i)
 			errs[i] = lane.runCell(ctx, v, 1, round)
@@ -266,12 +275,12 @@ func note(rc *results.Cell, w string) {
 // side after the other.
 func (r *runner) startLanes(ctx context.Context, cells []matrix.Cell) error {
 	progress := &lockedProgress{p: r.opt.Progress}
-	for i := range r.lanes {
+	for i := range r.pair.lanes {
 		l := new(runner)
 		*l = *r
 		l.opt.Progress = progress
 		if i == 1 {
-			l.gen = startedGenerator{Generator: r.partner}
+			l.gen = startedGenerator{Generator: r.pair.partner}
 			if l.gen.Generator == nil {
 				g := r.containerGenerator(r.sides.load)
 				g.spec.Name += "-b"
@@ -281,11 +290,11 @@ func (r *runner) startLanes(ctx context.Context, cells []matrix.Cell) error {
 			st.gen, st.lane, st.visits, st.leftover = &l.gen, "b", 0, nil
 			l.stage = &st
 		}
-		r.lanes[i] = l
+		r.pair.lanes[i] = l
 	}
 	set, tools := runTools(cells)
 	var err error
-	r.lanes[1].gen.Started, err = r.lanes[1].gen.Start(ctx, set, tools)
+	r.pair.lanes[1].gen.Started, err = r.pair.lanes[1].gen.Start(ctx, set, tools)
 	if err != nil {
 		return fmt.Errorf("the duet's second load generator: %w", err)
 	}

@@ -148,7 +148,7 @@ func Run(ctx context.Context, eng Engine, opt Options) (*results.Run, error) {
 func start(ctx context.Context, eng Engine, opt Options, gen Generator, partner ...Generator) (*results.Run, error) {
 	r := &runner{opt: opt, gen: startedGenerator{Generator: gen}}
 	if len(partner) > 0 {
-		r.partner = partner[0]
+		r.pair.partner = partner[0]
 	}
 	var copies bool
 	if r.sides, copies = placeSides(eng, opt); !copies {
@@ -210,11 +210,7 @@ type runner struct {
 	timing   timing           // the run's estimate and its actual, per phase, and this machine's build times
 	builds   *builder         // of the run's images
 	ceilings *ceilings        // the load generator's, measured before the cells
-	// lanes are a duet run's two sides (see duet.go); duetSide is a
-	// lane's own place in the duet it runs, nil outside one.
-	lanes    [2]*runner
-	partner  Generator // the second side's generator, when a test gives one; nil: a container
-	duetSide *duetSide
+	pair     duetState        // a run of duets' two sides, or a side's place in one (duet.go)
 }
 
 // sides are the targets' side and the load generator's: one side on one
@@ -692,7 +688,7 @@ func (s *side) foreignContainers(ctx context.Context, runID string, log io.Write
 func (r *runner) cleanup(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	for _, g := range []Generator{r.gen.Generator, r.lanes[1].generator()} {
+	for _, g := range []Generator{r.gen.Generator, r.pair.lanes[1].generator()} {
 		if g != nil {
 			if err := g.Close(cctx); err != nil {
 				fmt.Fprintf(r.opt.Log, "warning: %v\n", err)
