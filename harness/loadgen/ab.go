@@ -57,6 +57,7 @@ func (Ab) Command(s Spec) []string {
 	if !s.Close {
 		args = append(args, "-k")
 	}
+	args = append(args, headerArgs(s)...)
 	return append(args, s.URL)
 }
 

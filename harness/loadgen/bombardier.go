@@ -42,6 +42,7 @@ func (Bombardier) Command(s Spec) []string {
 	if s.Close {
 		args = append(args, "-H", "Connection: close")
 	}
+	args = append(args, headerArgs(s)...)
 	if s.Rate > 0 {
 		args = append(args, "-r", strconv.Itoa(s.Rate))
 	}

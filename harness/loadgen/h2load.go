@@ -56,6 +56,7 @@ func (H2load) Command(s Spec) []string {
 	if depth(s) > 1 {
 		args = append(args, "-m", strconv.Itoa(depth(s)))
 	}
+	args = append(args, headerArgs(s)...)
 	if s.Requests > 0 {
 		args = append(args, "-n", strconv.FormatInt(s.Requests, 10))
 	} else {

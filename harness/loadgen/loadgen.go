@@ -37,6 +37,9 @@ type Spec struct {
 	// requests written together, or HTTP/2 streams; 0 and 1 wait for each
 	// answer before the next request.
 	Pipeline int
+	// Headers are sent with every request ("Name: value"), as the
+	// scenario declares them, in a fixed order.
+	Headers []string
 }
 
 // Bounds of a trial's deadline.
@@ -157,4 +160,14 @@ func truncate(b []byte, n int) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
+}
+
+// headerArgs are s's headers as bombardier, wrk, h2load and ab all take
+// them: -H "Name: value" each.
+func headerArgs(s Spec) []string {
+	var args []string
+	for _, h := range s.Headers {
+		args = append(args, "-H", h)
+	}
+	return args
 }

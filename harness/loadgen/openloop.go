@@ -31,6 +31,8 @@ func (OpenLoop) Unsupported(s Spec) string {
 		return why
 	}
 	switch {
+	case len(s.Headers) > 0:
+		return "openloop sends no request headers of a scenario's (headers)"
 	case s.Rate == 0:
 		return "openloop needs a fixed rate (rate): it holds a schedule of sends"
 	case s.Requests > 0:

@@ -72,6 +72,7 @@ func (w Wrk) Command(s Spec) []string {
 	if s.Close {
 		args = append(args, "-H", "Connection: close")
 	}
+	args = append(args, headerArgs(s)...)
 	args = append(args, s.URL)
 	if depth(s) > 1 {
 		args = append(args, "--", strconv.Itoa(depth(s)))

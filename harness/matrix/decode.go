@@ -2,6 +2,8 @@ package matrix
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"maps"
 	"math"
 	"math/big"
+	"net/textproto"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -216,6 +219,7 @@ type (
 	scenarioSchema struct {
 		Path     *string             `yaml:"path" check:"required,str" doc:"The request path; {param} names a param, each cell substituting one of its values." example:"'/testReflection?records={records}'"`
 		Params   map[string][]string `yaml:"params" check:"names,nonempty,unique" doc:"Axes of the scenario: each param's values." example:"{records: [10, 30, 100, 500]}"`
+		Headers  map[string]string   `yaml:"headers" doc:"Request headers sent with every request of the scenario: by verification's first ask and by the load generator under load (-H; openloop takes none, so its cells are skipped)." example:"{Accept-Encoding: gzip}"`
 		Pipeline *int                `yaml:"pipeline" check:"min=1,max=256" doc:"Requests in flight on each connection, as TechEmpower's plaintext test sends 16: wrk writes that many HTTP/1.1 requests at once and the next batch after all their answers; h2load keeps that many (-m) streams per HTTP/2 connection, or requests pipelined over HTTP/1.1. Each answer counts as a request. bombardier, ab and openloop cannot pipeline: their cells are skipped, saying so. 1 (the default) waits for each answer." example:"16"`
 		Expect   *struct {
 			Status      *int    `yaml:"status" check:"min=100,max=599" doc:"The HTTP status." example:"200"`
@@ -230,7 +234,10 @@ type (
 				Test    *string `yaml:"test" check:"required,oneof=db|queries|updates|fortunes" doc:"Which of TechEmpower's database tests the answer must pass, by TFB's rules." example:"queries"`
 				Queries *string `yaml:"queries" check:"str" doc:"For queries and updates: the queries parameter as asked, a value or {param}; the answer must hold TFB's clamp of it (1..500, not a number: 1)." example:"'{queries}'"`
 			} `yaml:"tfb" doc:"A TechEmpower database test: the answer is checked by TFB's rules for it (rows' shape and range, the clamped count, the fortunes page once normalised)." example:"{test: queries, queries: '{queries}'}"`
-		} `yaml:"expect" check:"required" why:"a scenario must say what a correct answer is" doc:"What a correct answer is: a status, a content type, and at most one of body, json, json_array and tfb." example:"{status: 200, content_type: text/plain, body: 'Hello, World!'}"`
+			SHA256   *string `yaml:"sha256" check:"str" doc:"The SHA-256 of the exact body, 64 hex digits: a file served as it is on disk." example:"2bce1ba628720664be4b9fdd77aae0678e5f0f3f02fc6ff641ec879094f6a404"`
+			Encoding *string `yaml:"encoding" check:"oneof=gzip" doc:"The answer's Content-Encoding: the body is decoded before the other keys check it. Verification then asks once more without the scenario's headers, and that answer must come unencoded and pass the same keys." example:"gzip"`
+			Compute  *bool   `yaml:"compute" doc:"The answer is the JSON object {\"result\": a*b+a-b} of the integers a and b in the URL's query. Verification asks the URL as written and twice more with other random a and b, checking each answer, so a server that caches one answer fails." example:"true"`
+		} `yaml:"expect" check:"required" why:"a scenario must say what a correct answer is" doc:"What a correct answer is: a status, a content type, an encoding, and at most one of body, json, json_array, tfb, sha256 and compute." example:"{status: 200, content_type: text/plain, body: 'Hello, World!'}"`
 	}
 	profileSchema struct {
 		Load        *loadSchema    `yaml:"load" doc:"Overrides the file's load key by key." example:"{duration: 2s, warmup: 1s, trials: 1}"`
@@ -1213,10 +1220,12 @@ func (d *decoder) scenario(name string, s scenarioSchema) Scenario {
 			out.Expect.TFB = &TFB{Test: *t.Test}
 			setp(&out.Expect.TFB.Queries, t.Queries)
 		}
-		if n := countSet(e.Body != nil, e.JSON != nil, e.JSONArray != nil, e.TFB != nil); n > 1 {
-			d.errAt(path+".expect", "set only one of body, json, json_array and tfb")
+		d.workloadExpect(path+".expect", &out.Expect, e.SHA256, e.Encoding, e.Compute)
+		if n := countSet(e.Body != nil, e.JSON != nil, e.JSONArray != nil, e.TFB != nil, e.SHA256 != nil, e.Compute != nil && *e.Compute); n > 1 {
+			d.errAt(path+".expect", "set only one of body, json, json_array, tfb, sha256 and compute")
 		}
 	}
+	out.Headers = d.headers(path+".headers", s.Headers)
 	refs := out.Path + " " + fmt.Sprint(out.Expect.JSONArray)
 	if out.Expect.TFB != nil {
 		refs += " " + out.Expect.TFB.Queries
@@ -1224,6 +1233,43 @@ func (d *decoder) scenario(name string, s scenarioSchema) Scenario {
 	for _, ref := range paramRef.FindAllStringSubmatch(refs, -1) {
 		if !slices.ContainsFunc(out.Params, func(p Param) bool { return p.Name == ref[1] }) {
 			d.errAt(path, "{%s} names no param of this scenario", ref[1])
+		}
+	}
+	return out
+}
+
+// workloadExpect sets e's sha256, encoding and compute keys, checking the
+// digest's form.
+func (d *decoder) workloadExpect(path string, e *Expect, sha, encoding *string, compute *bool) {
+	if sha != nil && !d.bad[path+".sha256"] {
+		if b, err := hex.DecodeString(*sha); err != nil || len(b) != sha256.Size {
+			d.errAt(path+".sha256", "want the body's SHA-256 as 64 hex digits, got %q", shorten(*sha))
+		}
+		e.SHA256 = strings.ToLower(*sha)
+	}
+	if encoding != nil && !d.bad[path+".encoding"] {
+		e.Encoding = *encoding
+	}
+	e.Compute = compute != nil && *compute
+}
+
+// headers are a scenario's request headers, in their canonical spelling,
+// each checked to fit a request: a name of token characters, a value
+// without control characters (a CR or LF would end the header).
+func (d *decoder) headers(path string, h map[string]string) map[string]string {
+	if len(h) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		v := h[name]
+		switch {
+		case name == "" || strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) }):
+			d.errAt(path+"."+name, "not a header name: want letters, digits and -")
+		case strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
+			d.errAt(path+"."+name, "a control character in the value %q", shorten(v))
+		default:
+			out[textproto.CanonicalMIMEHeaderKey(name)] = v
 		}
 	}
 	return out

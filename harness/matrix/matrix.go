@@ -266,6 +266,9 @@ type Scenario struct {
 	// Pipeline is the requests in flight on each connection (HTTP/1.1
 	// pipelining, HTTP/2 streams); 0 waits for each answer.
 	Pipeline int `json:"pipeline,omitempty"`
+	// Headers are sent with every request of the scenario, verification's
+	// first ask and the load generator's, by canonical name.
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // Param is one scenario axis: a name and its values.
@@ -274,8 +277,8 @@ type Param struct {
 	Values []string `json:"values"`
 }
 
-// Expect is what a correct answer looks like. Body, JSON, JSONArray and TFB
-// are exclusive.
+// Expect is what a correct answer looks like. Body, JSON, JSONArray, TFB,
+// SHA256 and Compute are exclusive.
 type Expect struct {
 	Status      int        `json:"status"`
 	ContentType string     `json:"content_type,omitempty"` // media type; parameters such as charset are ignored
@@ -283,6 +286,14 @@ type Expect struct {
 	JSON        any        `json:"json,omitempty"`         // JSON equality
 	JSONArray   *JSONArray `json:"json_array,omitempty"`   // shape of a JSON array
 	TFB         *TFB       `json:"tfb,omitempty"`          // one of TechEmpower's database tests
+	SHA256      string     `json:"sha256,omitempty"`       // the body's SHA-256, lowercase hex
+	// Encoding is the Content-Encoding the answer must carry (gzip); the
+	// other keys check the decoded body, and an ask without the scenario's
+	// headers must be answered unencoded.
+	Encoding string `json:"encoding,omitempty"`
+	// Compute: the body is {"result": a*b+a-b} of the query's a and b,
+	// asked again at other values.
+	Compute bool `json:"compute,omitempty"`
 }
 
 // TFB checks an answer by the rules of one of TechEmpower's database tests.

@@ -292,8 +292,8 @@ func TestStudiesSchemaErrors(t *testing.T) {
 		{"unknown param", "records={n}", "records={m}", "{m} names no param of this scenario"},
 		{"bad length", `length: "{n}"`, "length: lots", `json_array.length: want a number or {param}`},
 		{"zero replicas", "replicas: 4", "replicas: 0", "services.backend.replicas: must be at least 1"},
-		{"body and json_array", "expect: {content_type", "expect: {body: x, content_type", "set only one of body, json, json_array and tfb"},
-		{"json_array and tfb", "expect: {content_type", "expect: {tfb: {test: db}, content_type", "set only one of body, json, json_array and tfb"},
+		{"body and json_array", "expect: {content_type", "expect: {body: x, content_type", "set only one of body, json, json_array, tfb, sha256 and compute"},
+		{"json_array and tfb", "expect: {content_type", "expect: {tfb: {test: db}, content_type", "set only one of body, json, json_array, tfb, sha256 and compute"},
 		{"tfb test unknown", `json_array: {length: "{n}", keys: [Id, Name, Time]}`, "tfb: {test: cached}", `expect.tfb.test: want "db" or "queries"`},
 		{"tfb unknown param", `json_array: {length: "{n}", keys: [Id, Name, Time]}`, `tfb: {test: queries, queries: "{q}"}`, "{q} names no param of this scenario"},
 	} {

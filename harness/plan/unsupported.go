@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/loadgen"
@@ -14,7 +16,23 @@ func Spec(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec 
 	load := matrix.CellLoad(m, c)
 	return loadgen.Spec{URL: url, Connections: c.Connections, Duration: load.Duration, Requests: load.Requests,
 		Timeout: load.Timeout, Expect: expect, Close: c.Close, Rate: c.Rate, Threads: m.Load.LoadgenCPUs, Protocol: cellid.Proto(c.Protocol),
-		Pipeline: c.Pipeline}
+		Pipeline: c.Pipeline, Headers: scenarioHeaders(m, c.Scenario)}
+}
+
+// scenarioHeaders are the request headers of the scenario named name, as
+// "Name: value" in the order of their names.
+func scenarioHeaders(m *matrix.Matrix, name string) []string {
+	for _, sc := range m.Scenarios {
+		if sc.Name != name {
+			continue
+		}
+		var out []string
+		for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
+			out = append(out, k+": "+sc.Headers[k])
+		}
+		return out
+	}
+	return nil
 }
 
 // Unsupported marks the cells whose load generator cannot measure them as
