@@ -99,6 +99,11 @@ func Runtime(logs string) Finding {
 // over TLS trusting roots only), and returns the answer as verify reads
 // it.
 func Get(ctx context.Context, dial DialFunc, protocol, url string, roots *x509.CertPool, timeout time.Duration) verify.Response {
+	return GetWith(ctx, dial, protocol, url, nil, roots, timeout)
+}
+
+// GetWith is Get sending headers ("Name: value"), a scenario's.
+func GetWith(ctx context.Context, dial DialFunc, protocol, url string, headers []string, roots *x509.CertPool, timeout time.Duration) verify.Response {
 	tr := &http.Transport{DisableCompression: true, Protocols: new(http.Protocols), MaxResponseHeaderBytes: maxHeader, DialContext: dial.orDefault()}
 	defer tr.CloseIdleConnections()
 	switch protocol {
@@ -118,6 +123,10 @@ func Get(ctx context.Context, dial DialFunc, protocol, url string, roots *x509.C
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return verify.Response{Error: err.Error()}
+	}
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, ":")
+		req.Header.Add(name, strings.TrimSpace(value))
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -178,20 +187,25 @@ func Speaks(ctx context.Context, dial DialFunc, protocol, base, path string, roo
 // Scenario asks every path of sc, one per combination of its params'
 // values, at base in protocol, and checks each answer against sc's
 // expectation: one finding per path. A TechEmpower database test is asked
-// further as TFB asks it (verify.FollowUp: DateGap more per path).
+// further as TFB asks it (verify.FollowUp: DateGap more per path), and a
+// workload scenario as its rules ask (verify.Workload).
 func Scenario(ctx context.Context, dial DialFunc, protocol, base string, sc matrix.Scenario, roots *x509.CertPool, timeout time.Duration) []Finding {
 	var out []Finding
 	for _, kvs := range combinations(sc.Params) {
 		c := matrix.Cell{Key: cellid.Key{Scenario: sc.Name, Params: kvs}}
 		path := c.Subst(sc.Path)
 		what := fmt.Sprintf("%s GET %s (%s)", sc.Name, path, protocol)
-		r := Get(ctx, dial, protocol, base+path, roots, timeout)
+		r := GetWith(ctx, dial, protocol, base+path, sc.HeaderLines(), roots, timeout)
 		problems, warnings := verify.Check(sc.Expect, r, c.Subst)
 		if len(problems) == 0 && r.Error == "" {
-			get := func(ctx context.Context, url string) (verify.Response, error) {
-				return Get(ctx, dial, protocol, url, roots, timeout), nil
+			ask := func(ctx context.Context, url string, headers []string) (verify.Response, error) {
+				return GetWith(ctx, dial, protocol, url, headers, roots, timeout), nil
 			}
+			get := func(ctx context.Context, url string) (verify.Response, error) { return ask(ctx, url, sc.HeaderLines()) }
 			more, err := verify.FollowUp{Get: get}.Check(ctx, sc, c, base+path, r)
+			if err == nil && len(more) == 0 {
+				more, err = verify.Workload{Ask: ask}.Check(ctx, sc, base+path, r)
+			}
 			problems = append(problems, verify.Texts(more)...)
 			if err != nil {
 				problems = append(problems, err.Error())

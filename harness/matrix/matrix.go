@@ -6,6 +6,7 @@ package matrix
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"path"
@@ -269,6 +270,16 @@ type Scenario struct {
 	// Headers are sent with every request of the scenario, verification's
 	// first ask and the load generator's, by canonical name.
 	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// HeaderLines are s's request headers as "Name: value", in the order of
+// their names: what a probe and a load generator send.
+func (s Scenario) HeaderLines() []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(s.Headers)) {
+		out = append(out, k+": "+s.Headers[k])
+	}
+	return out
 }
 
 // Param is one scenario axis: a name and its values.

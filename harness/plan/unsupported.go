@@ -2,8 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/webbench/webbench/harness/cellid"
 	"github.com/webbench/webbench/harness/loadgen"
@@ -19,18 +17,12 @@ func Spec(m *matrix.Matrix, c matrix.Cell, url string, expect int) loadgen.Spec 
 		Pipeline: c.Pipeline, Headers: scenarioHeaders(m, c.Scenario)}
 }
 
-// scenarioHeaders are the request headers of the scenario named name, as
-// "Name: value" in the order of their names.
+// scenarioHeaders are the request headers of the scenario named name.
 func scenarioHeaders(m *matrix.Matrix, name string) []string {
 	for _, sc := range m.Scenarios {
-		if sc.Name != name {
-			continue
+		if sc.Name == name {
+			return sc.HeaderLines()
 		}
-		var out []string
-		for _, k := range slices.Sorted(maps.Keys(sc.Headers)) {
-			out = append(out, k+": "+sc.Headers[k])
-		}
-		return out
 	}
 	return nil
 }

@@ -72,6 +72,7 @@ type Ask struct {
 	Kind     probeKind
 	Timeout  time.Duration
 	Protocol string
+	Headers  []string // request headers, "Name: value": a scenario's, as the load generator sends them
 }
 
 // StallWho says what a stalled trial was left waiting on.

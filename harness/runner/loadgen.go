@@ -315,6 +315,9 @@ func (g *containerGenerator) Probe(ctx context.Context, target string, ask Ask) 
 	if ask.Kind&probeHTTP10 != 0 {
 		cmd = append(cmd, "-http10")
 	}
+	for _, h := range ask.Headers {
+		cmd = append(cmd, "-H", h)
+	}
 	if ask.Kind&probeTCP == 0 && ask.Protocol != "" && ask.Protocol != cellid.ProtoHTTP1 {
 		cmd = append(cmd, "-proto", ask.Protocol)
 		if cellid.TLS(ask.Protocol) {

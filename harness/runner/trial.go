@@ -43,7 +43,7 @@ func (ms *measurer) verifyCell(ctx context.Context, c matrix.Cell, sc matrix.Sce
 	if http10 {
 		kind |= probeHTTP10
 	}
-	ask := Ask{Kind: kind, Timeout: ms.m.Load.Timeout, Protocol: cellid.Proto(c.Protocol)}
+	ask := Ask{Kind: kind, Timeout: ms.m.Load.Timeout, Protocol: cellid.Proto(c.Protocol), Headers: sc.HeaderLines()}
 	resp, err := ms.gen.Probe(ctx, url, ask)
 	if err != nil {
 		return resp, err
@@ -56,6 +56,18 @@ func (ms *measurer) verifyCell(ctx context.Context, c matrix.Cell, sc matrix.Sce
 	if len(problems) == 0 && sc.Expect.TFB != nil { // what TFB asks beyond one answer
 		get := func(ctx context.Context, u string) (verify.Response, error) { return ms.gen.Probe(ctx, u, ask) }
 		more, err := verify.FollowUp{Get: get}.Check(ctx, sc, c, url, resp)
+		if err != nil {
+			return resp, err
+		}
+		problems = verify.Texts(more)
+	}
+	if len(problems) == 0 { // what the workload rules ask beyond one answer
+		asker := func(ctx context.Context, u string, headers []string) (verify.Response, error) {
+			a := ask
+			a.Headers = headers
+			return ms.gen.Probe(ctx, u, a)
+		}
+		more, err := verify.Workload{Ask: asker}.Check(ctx, sc, url, resp)
 		if err != nil {
 			return resp, err
 		}

@@ -70,7 +70,14 @@ type Problem struct {
 	Detail string
 }
 
-func (p Problem) String() string { return string(p.Rule) + ": " + p.Detail }
+// String is the problem as a cell's reason words it: the rule's name,
+// then what was seen; a problem of no named rule is its detail alone.
+func (p Problem) String() string {
+	if p.Rule == "" {
+		return p.Detail
+	}
+	return string(p.Rule) + ": " + p.Detail
+}
 
 // Texts are ps as Check words its problems.
 func Texts(ps []Problem) []string {

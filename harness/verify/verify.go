@@ -80,38 +80,37 @@ func Protocol(protocol string, http10 bool, r Response) []string {
 // Problems make the cell fail; warnings are kept beside the result (a
 // missing Date or Server header is legal but is work a production server
 // does, so it bears on the comparison; TFB's rules, where e.TFB asks for
-// them, make it a problem).
+// them, make it a problem). A problem of a named rule (TFB's, the
+// workloads') begins with its name.
 func Check(e matrix.Expect, r Response, subst func(string) string) (problems, warnings []string) {
+	ps, warnings := check(e, r, subst)
+	if len(ps) > 0 {
+		problems = Texts(ps)
+	}
+	return problems, warnings
+}
+
+// check is Check, each problem under its rule: none (Rule "") for the
+// status, the content type and the body rules of body, json and
+// json_array.
+func check(e matrix.Expect, r Response, subst func(string) string) (problems []Problem, warnings []string) {
 	if r.Error != "" {
-		return []string{"no answer: " + r.Error}, nil
+		return []Problem{{Detail: "no answer: " + r.Error}}, nil
 	}
 	if r.Status != e.Status {
-		problems = append(problems, fmt.Sprintf("status %d, want %d", r.Status, e.Status))
+		problems = append(problems, Problem{Detail: fmt.Sprintf("status %d, want %d", r.Status, e.Status)})
 	}
 	if e.ContentType != "" {
 		got := r.Header.Get("Content-Type")
 		mt, _, err := mime.ParseMediaType(got)
 		if err != nil || mt != e.ContentType {
-			problems = append(problems, fmt.Sprintf("content type %q, want %q", got, e.ContentType))
+			problems = append(problems, Problem{Detail: fmt.Sprintf("content type %q, want %q", got, e.ContentType)})
 		}
 	}
-	switch {
-	case e.Body != nil:
-		if string(r.Body) != *e.Body {
-			problems = append(problems, fmt.Sprintf("body %q, want %q", clip(r.Body), *e.Body))
-		}
-	case e.JSON != nil:
-		var got any
-		if err := json.Unmarshal(r.Body, &got); err != nil {
-			problems = append(problems, fmt.Sprintf("body is not JSON (%v): %q", err, clip(r.Body)))
-		} else if !reflect.DeepEqual(got, e.JSON) {
-			want, _ := json.Marshal(e.JSON)
-			problems = append(problems, fmt.Sprintf("JSON body %s, want %s", clip(bytes.TrimSpace(r.Body)), want))
-		}
-	case e.JSONArray != nil:
-		problems = append(problems, checkArray(*e.JSONArray, r.Body, subst)...)
-	case e.TFB != nil:
-		problems = append(problems, Texts(CheckTFB(*e.TFB, r, subst))...)
+	body, encoding, ok := decodeBody(e, r)
+	problems = append(problems, encoding...)
+	if ok {
+		problems = append(problems, checkBody(e, r, body, subst)...)
 	}
 	for _, h := range []string{"Date", "Server"} {
 		if r.Header.Get(h) == "" && e.TFB == nil { // TFB's rules require both: CheckTFB's problems
@@ -119,6 +118,42 @@ func Check(e matrix.Expect, r Response, subst func(string) string) (problems, wa
 		}
 	}
 	return problems, warnings
+}
+
+// checkBody holds body, r's body decoded, to the one body rule e names.
+func checkBody(e matrix.Expect, r Response, body []byte, subst func(string) string) []Problem {
+	untyped := func(texts ...string) []Problem {
+		var out []Problem
+		for _, t := range texts {
+			out = append(out, Problem{Detail: t})
+		}
+		return out
+	}
+	switch {
+	case e.Body != nil:
+		if string(body) != *e.Body {
+			return untyped(fmt.Sprintf("body %q, want %q", clip(body), *e.Body))
+		}
+	case e.JSON != nil:
+		var got any
+		if err := json.Unmarshal(body, &got); err != nil {
+			return untyped(fmt.Sprintf("body is not JSON (%v): %q", err, clip(body)))
+		} else if !reflect.DeepEqual(got, e.JSON) {
+			want, _ := json.Marshal(e.JSON)
+			return untyped(fmt.Sprintf("JSON body %s, want %s", clip(bytes.TrimSpace(body)), want))
+		}
+	case e.JSONArray != nil:
+		return untyped(checkArray(*e.JSONArray, body, subst)...)
+	case e.TFB != nil:
+		r.Body = body
+		return CheckTFB(*e.TFB, r, subst)
+	case e.SHA256 != "":
+		return checkSHA256(e.SHA256, body)
+	case e.Compute:
+		_, problems := computeResult(body)
+		return problems
+	}
+	return nil
 }
 
 func clip(b []byte) string {

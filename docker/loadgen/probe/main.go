@@ -11,6 +11,11 @@
 // where bombardier will load it, on any Docker host. It always exits 0 when
 // it could print a result; "error" says when there was no answer.
 //
+// -H "Name: value" (repeatable) sends a request header, as the load
+// generators' -H does: a scenario's headers, so that the answer verified is
+// the one loaded (the probe still decodes nothing: a gzip body is printed
+// as it came).
+//
 // -http10 asks as ApacheBench does: an HTTP/1.0 request line, and
 // Connection: Keep-Alive unless -close. Servers frame their answers to it
 // otherwise (no chunking; a close-delimited body, another Connection
@@ -42,6 +47,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -77,6 +83,8 @@ func main() {
 	proto := flag.String("proto", "http1", "http1, https, h2 or h2c")
 	caFile := flag.String("ca", "", "PEM file of the only authority trusted over TLS")
 	http10 := flag.Bool("http10", false, "ask with an HTTP/1.0 request line, as ab does (cleartext http1 only)")
+	var headers headerFlag
+	flag.Var(&headers, "H", `a request header "Name: value" (repeatable)`)
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: probe [-timeout 2s] [-close] [-http10] URL | probe -tcp HOST:PORT")
@@ -90,14 +98,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "probe: -http10 speaks cleartext HTTP/1.0 only, not -proto", *proto)
 		os.Exit(2)
 	case *http10:
-		out = get10(flag.Arg(0), *timeout, *closeConn)
+		out = get10(flag.Arg(0), *timeout, *closeConn, headers)
 	default:
 		c, err := client(*proto, *caFile, *timeout, *closeConn)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "probe:", err)
 			os.Exit(2)
 		}
-		out = c.get(flag.Arg(0))
+		out = c.get(flag.Arg(0), headers)
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		os.Exit(1)
@@ -109,7 +117,7 @@ func main() {
 // connection of its own, and reads one answer. net/http's client writes
 // HTTP/1.1 only, hence the request written here by hand; the answer is
 // read by net/http.
-func get10(rawURL string, timeout time.Duration, closeConn bool) response {
+func get10(rawURL string, timeout time.Duration, closeConn bool, headers headerFlag) response {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return response{Error: err.Error()}
@@ -131,7 +139,11 @@ func get10(rawURL string, timeout time.Duration, closeConn bool) response {
 	if closeConn {
 		keepAlive = ""
 	}
-	req := fmt.Sprintf("GET %s HTTP/1.0\r\n%sHost: %s\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n", u.RequestURI(), keepAlive, u.Host)
+	var extra strings.Builder
+	for _, h := range headers {
+		extra.WriteString(h.name + ": " + h.value + "\r\n")
+	}
+	req := fmt.Sprintf("GET %s HTTP/1.0\r\n%sHost: %s\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n%s\r\n", u.RequestURI(), keepAlive, u.Host, extra.String())
 	if _, err := io.WriteString(conn, req); err != nil {
 		return response{Error: err.Error()}
 	}
@@ -243,9 +255,16 @@ func client(proto, caFile string, timeout time.Duration, closeConn bool) (*probe
 	return p, nil
 }
 
-func (p *prober) get(url string) response {
+func (p *prober) get(url string, headers headerFlag) response {
 	defer p.http.CloseIdleConnections()
-	resp, err := p.http.Get(url)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return response{Error: err.Error()}
+	}
+	for _, h := range headers {
+		req.Header.Add(h.name, h.value)
+	}
+	resp, err := p.http.Do(req)
 	if err != nil {
 		return response{Error: describe(err)}
 	}
@@ -287,4 +306,18 @@ func describe(err error) string {
 		why = "does not name " + host.Host
 	}
 	return fmt.Sprintf("certificate verification failed: the server's certificate (subject %q, issuer %q) %s: %v", leaf.Subject, leaf.Issuer, why, err)
+}
+
+// headerFlag is the repeatable -H "Name: value".
+type headerFlag []struct{ name, value string }
+
+func (h *headerFlag) String() string { return fmt.Sprint(*h) }
+
+func (h *headerFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("want Name: value, got %q", s)
+	}
+	*h = append(*h, struct{ name, value string }{strings.TrimSpace(name), strings.TrimSpace(value)})
+	return nil
 }

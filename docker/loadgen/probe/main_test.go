@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,7 +75,7 @@ func TestProtocols(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := p.get(c.scheme + "://" + c.addr + "/")
+		r := p.get(c.scheme+"://"+c.addr+"/", nil)
 		if r.Error != "" || string(r.Body) != "Hello" {
 			t.Errorf("%s: %q %q", c.proto, r.Body, r.Error)
 			continue
@@ -93,13 +94,13 @@ func TestProtocols(t *testing.T) {
 	other, _ := certs.New("other", []string{"127.0.0.1"}, time.Now())
 	addr := serve(t, other, both)
 	p, _ := client("https", ca, 2*time.Second, false)
-	r := p.get("https://" + addr + "/")
+	r := p.get("https://"+addr+"/", nil)
 	if !strings.Contains(r.Error, "certificate verification failed") || !strings.Contains(r.Error, "webbench target other") {
 		t.Errorf("another authority's certificate: %q", r.Error)
 	}
 	// A name the certificate does not carry.
 	p, _ = client("https", ca, 2*time.Second, false)
-	r = p.get("https://localhost:" + strings.Split(serve(t, set, both), ":")[1] + "/")
+	r = p.get("https://localhost:"+strings.Split(serve(t, set, both), ":")[1]+"/", nil)
 	if !strings.Contains(r.Error, "does not name localhost") {
 		t.Errorf("wrong name: %q", r.Error)
 	}
@@ -159,7 +160,7 @@ func TestHTTP10(t *testing.T) {
 		{true, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nHello"}, // close-delimited, as nginx answers ab over FastCGI
 	} {
 		addr, heads := rawServer(t, c.answer, c.close)
-		r := get10("http://"+addr+"/x?y=1", 2*time.Second, c.close)
+		r := get10("http://"+addr+"/x?y=1", 2*time.Second, c.close, nil)
 		keepAlive := "Connection: Keep-Alive\r\n"
 		if c.close {
 			keepAlive = ""
@@ -178,7 +179,7 @@ func TestHTTP10(t *testing.T) {
 			t.Errorf("close %v: %d wire bytes, the server wrote %d", c.close, r.WireBytes, len(c.answer))
 		}
 	}
-	if r := get10("https://127.0.0.1:1/", time.Second, true); r.Error == "" {
+	if r := get10("https://127.0.0.1:1/", time.Second, true, nil); r.Error == "" {
 		t.Error("-http10 over https: want an error")
 	}
 }
@@ -207,10 +208,37 @@ func TestClosedAfter(t *testing.T) {
 			time.Sleep(2 * time.Second)
 			c.Close()
 		}()
-		r := get10("http://"+ln.Addr().String()+"/", 2*time.Second, false)
+		r := get10("http://"+ln.Addr().String()+"/", 2*time.Second, false, nil)
 		ln.Close()
 		if r.Error != "" || r.ClosedAfter != closes {
 			t.Errorf("server closes %v: %+v", closes, r)
 		}
+	}
+}
+
+// -H sends a request header, on HTTP/1.1 and on ab's HTTP/1.0 alike, and
+// the probe decodes nothing it asked for: a gzip body comes as it was sent.
+func TestHeaders(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		io.WriteString(w, "ae="+r.Header.Get("Accept-Encoding"))
+	}))
+	defer ts.Close()
+	var h headerFlag
+	if err := h.Set("Accept-Encoding: gzip"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := client("http1", "", 2*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.get(ts.URL+"/", h); string(r.Body) != "ae=gzip" {
+		t.Errorf("HTTP/1.1: body %q, error %q; want ae=gzip as sent", r.Body, r.Error)
+	}
+	if r := get10(ts.URL+"/", 2*time.Second, true, h); string(r.Body) != "ae=gzip" {
+		t.Errorf("HTTP/1.0: body %q, error %q; want ae=gzip", r.Body, r.Error)
+	}
+	if err := h.Set("no colon"); err == nil {
+		t.Error("-H without a colon accepted")
 	}
 }
