@@ -1,5 +1,7 @@
-// Command server answers the harness's plaintext and json scenarios with
-// valyala/fasthttp, the way its users write a small service.
+// Command server answers the harness's scenarios with valyala/fasthttp,
+// the way its users write a small service: plaintext and json; json
+// gzip-compressed when the request accepts gzip (compression); the files
+// under /srv/static through fasthttp.FS (static-*); and /compute.
 package main
 
 import (
@@ -8,6 +10,8 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 )
@@ -16,14 +20,44 @@ type message struct {
 	Message string `json:"message"`
 }
 
+type result struct {
+	Result int64 `json:"result"`
+}
+
+// files serves the static scenarios' files, written by the Dockerfile, as
+// they are (fasthttp.FS compresses nothing unless told).
+var files = (&fasthttp.FS{Root: "/srv/static", PathRewrite: fasthttp.NewPathSlashesStripper(1)}).NewRequestHandler()
+
 func handler(ctx *fasthttp.RequestCtx) {
-	switch string(ctx.Path()) {
-	case "/plaintext":
+	path := string(ctx.Path())
+	switch {
+	case path == "/plaintext":
 		ctx.SetContentType("text/plain; charset=utf-8")
 		ctx.WriteString("Hello, World!")
-	case "/json":
+	case path == "/json":
 		ctx.SetContentType("application/json")
 		json.NewEncoder(ctx).Encode(message{Message: "Hello, World!"})
+		// fasthttp's own compression skips bodies under 200 bytes, and
+		// this one is 28: compressed here instead, when asked.
+		if ctx.Request.Header.HasAcceptEncoding("gzip") {
+			ctx.Response.Header.Set("Content-Encoding", "gzip")
+			ctx.Response.Header.Set("Vary", "Accept-Encoding")
+			ctx.SetBody(fasthttp.AppendGzipBytes(nil, ctx.Response.Body()))
+		}
+	case strings.HasPrefix(path, "/static/"):
+		files(ctx)
+		if ctx.Response.StatusCode() == fasthttp.StatusOK {
+			ctx.SetContentType("application/octet-stream")
+		}
+	case path == "/compute":
+		a, errA := strconv.ParseInt(string(ctx.QueryArgs().Peek("a")), 10, 64)
+		b, errB := strconv.ParseInt(string(ctx.QueryArgs().Peek("b")), 10, 64)
+		if errA != nil || errB != nil {
+			ctx.Error("a and b must be integers", fasthttp.StatusBadRequest)
+			return
+		}
+		ctx.SetContentType("application/json")
+		json.NewEncoder(ctx).Encode(result{Result: a*b + a - b})
 	default:
 		ctx.Error("not found", fasthttp.StatusNotFound)
 	}
