@@ -114,8 +114,8 @@ func changedRows(before, after world) int64 {
 	return n
 }
 
-// worldReadTimeout bounds one read of World, a fifth of a second on an
-// idle machine: a db service that never answers (or answers forever) must
+// worldReadTimeout bounds one psql read: of World, a fifth of a second on
+// an idle machine, or of pg_stat_statements (dbcounts.go): a db service that never answers (or answers forever) must
 // not hold the run. The engine's cap on an exec's output bounds the rest.
 // A variable so that a test need not wait it out.
 var worldReadTimeout = time.Minute
@@ -123,36 +123,52 @@ var worldReadTimeout = time.Minute
 // worldQuery reads World whole, one "id<TAB>randomnumber" line a row.
 const worldQuery = "COPY (SELECT id, randomnumber FROM world) TO STDOUT"
 
-// psqlWorld reads World with psql inside the database's own container, on
-// its Unix socket, as the user and database the container was made with:
-// the official postgres image's POSTGRES_USER and POSTGRES_DB, which are
-// TFB's credentials in targets/database/postgres. PORT is where the
-// harness told it to listen.
+// psqlWorld reads World with psql inside the database's own container
+// (runPsql).
 func psqlWorld(c Containers, db *member) worldReader {
-	const script = `PGPASSWORD="$POSTGRES_PASSWORD" exec psql -X -q -v ON_ERROR_STOP=1 -p "${PORT:-5432}" ` +
-		`-U "${POSTGRES_USER:-postgres}" -d "${POSTGRES_DB:-${POSTGRES_USER:-postgres}}" -c "$1"`
 	return func(ctx context.Context) (world, error) {
-		rctx, cancel := context.WithTimeout(ctx, worldReadTimeout)
-		defer cancel()
-		res, err := c.Exec(rctx, db.id, []string{"sh", "-c", script, "sh", worldQuery})
-		var full *engine.ExecLimitError
-		switch {
-		case errors.As(err, &full):
-			err = fmt.Errorf("psql printed more than %d MiB, where World's %d rows take some 100 KB", full.Limit>>20, verify.WorldRows)
-		case err != nil && ctx.Err() == nil && rctx.Err() != nil:
-			err = fmt.Errorf("psql did not finish within %s, where reading World takes a fraction of a second", worldReadTimeout)
-		case err == nil && res.ExitCode != 0:
-			err = fmt.Errorf("psql exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
-		}
+		out, err := runPsql(ctx, c, db, worldQuery)
 		var w world
 		if err == nil {
-			w, err = parseWorld(res.Stdout)
+			w, err = parseWorld(out)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("updates: reading World from service %s to count the rows written: %w", db.alias, err)
 		}
 		return w, nil
 	}
+}
+
+// psqlScript runs the query $1 with psql on the database's Unix socket, as
+// the user and database the container was made with: the official
+// postgres image's POSTGRES_USER and POSTGRES_DB, which are TFB's
+// credentials in targets/database/postgres. PORT is where the harness told
+// it to listen. The session's pg_stat_statements.track is none, so that
+// what the harness reads is never counted as what a server asked
+// (dbcounts.go); the setting is the superuser's, which POSTGRES_USER is,
+// and a database without pg_stat_statements takes it as a placeholder.
+const psqlScript = `PGOPTIONS='-c pg_stat_statements.track=none' PGPASSWORD="$POSTGRES_PASSWORD" ` +
+	`exec psql -X -q -v ON_ERROR_STOP=1 -p "${PORT:-5432}" ` +
+	`-U "${POSTGRES_USER:-postgres}" -d "${POSTGRES_DB:-${POSTGRES_USER:-postgres}}" -c "$1"`
+
+// runPsql runs query with psqlScript in container db and returns what it
+// printed, within worldReadTimeout.
+func runPsql(ctx context.Context, c Containers, db *member, query string) ([]byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, worldReadTimeout)
+	defer cancel()
+	res, err := c.Exec(rctx, db.id, []string{"sh", "-c", psqlScript, "sh", query})
+	var full *engine.ExecLimitError
+	switch {
+	case errors.As(err, &full):
+		return nil, fmt.Errorf("psql printed more than %d MiB, where World's %d rows, the most the harness reads, take some 100 KB", full.Limit>>20, verify.WorldRows)
+	case err != nil && ctx.Err() == nil && rctx.Err() != nil:
+		return nil, fmt.Errorf("psql did not finish within %s, where a read takes a fraction of a second", worldReadTimeout)
+	case err != nil:
+		return nil, err
+	case res.ExitCode != 0:
+		return nil, fmt.Errorf("psql exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
+	}
+	return res.Stdout, nil
 }
 
 // maxWorldRows bounds the rows parseWorld takes: room for a World larger
