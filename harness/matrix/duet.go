@@ -36,4 +36,3 @@ func DuetSeats(usable cpuset.Set, c Cell, lg int) (s [2]Seat, how string, ok boo
 	}
 	return s, fmt.Sprintf("each side's target on %d core(s) with its load generator beside it (together)", k), true
 }
-

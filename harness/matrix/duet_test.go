@@ -35,4 +35,3 @@ func TestDuetSeats(t *testing.T) {
 		}
 	}
 }
-
