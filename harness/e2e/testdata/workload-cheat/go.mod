@@ -1,0 +1,3 @@
+module workloadcheat
+
+go 1.26
