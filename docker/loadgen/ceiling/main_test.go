@@ -2,9 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttputil"
 )
 
 // The ceiling stands for what a fasthttp server can do, and the go-fasthttp
@@ -44,4 +48,33 @@ func requiredVersion(t *testing.T, path, module string) string {
 	}
 	t.Fatalf("%s requires no %s", path, module)
 	return ""
+}
+
+// The ceiling is one per cores × connections × generator, whatever the
+// scenario: the fixed-response server answers every request alike, the
+// workload scenarios' paths and headers included (no file, no gzip, no
+// computation), so that its figure is the generator's limit alone.
+func TestAnswersEveryScenarioAlike(t *testing.T) {
+	ln := fasthttputil.NewInmemoryListener()
+	defer ln.Close()
+	go server().Serve(ln)
+	c := &fasthttp.Client{Dial: func(string) (net.Conn, error) { return ln.Dial() }}
+	for _, tc := range []struct{ path, header string }{
+		{"/", ""}, {"/plaintext", ""}, {"/static/1m.bin", ""}, {"/json", "gzip"}, {"/compute?a=1&b=2", ""},
+	} {
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		req.SetRequestURI("http://ceiling" + tc.path)
+		if tc.header != "" {
+			req.Header.Set("Accept-Encoding", tc.header)
+		}
+		if err := c.Do(req, resp); err != nil {
+			t.Fatalf("GET %s: %v", tc.path, err)
+		}
+		if resp.StatusCode() != 200 || string(resp.Body()) != "Hello, World!" || len(resp.Header.ContentEncoding()) != 0 {
+			t.Errorf("GET %s (Accept-Encoding %q): %d %q, Content-Encoding %q; want 200 Hello, World! as it is",
+				tc.path, tc.header, resp.StatusCode(), resp.Body(), resp.Header.ContentEncoding())
+		}
+		fasthttp.ReleaseRequest(req)
+		fasthttp.ReleaseResponse(resp)
+	}
 }
