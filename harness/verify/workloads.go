@@ -9,9 +9,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/webbench/webbench/harness/matrix"
 )
@@ -192,17 +195,9 @@ func checkAll(e matrix.Expect, r Response) []Problem {
 
 // headerNames says which headers of sc's an ask left out.
 func headerNames(sc matrix.Scenario) string {
-	lines := sc.HeaderLines()
-	if len(lines) == 0 {
+	names := slices.Sorted(maps.Keys(sc.Headers))
+	if len(names) == 0 {
 		return "the scenario's headers"
 	}
-	var names []string
-	for _, l := range lines {
-		name, _, _ := bytes.Cut([]byte(l), []byte(":"))
-		names = append(names, string(name))
-	}
-	if len(names) == 1 {
-		return names[0]
-	}
-	return fmt.Sprint(names)
+	return strings.Join(names, ", ")
 }
