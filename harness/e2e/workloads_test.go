@@ -56,8 +56,8 @@ func workloadScenarios(t *testing.T) string {
 		}
 		e := sc.Expect
 		b.WriteString("  " + sc.Name + ":\n    path: " + sc.Path + "\n")
-		for k, v := range sc.Headers {
-			b.WriteString("    headers: {" + k + ": " + v + "}\n")
+		if len(sc.Headers) > 0 {
+			b.WriteString("    headers: {" + strings.Join(sc.HeaderLines(), ", ") + "}\n")
 		}
 		b.WriteString("    expect: {status: 200, content_type: " + e.ContentType)
 		switch {
