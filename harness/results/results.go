@@ -84,10 +84,12 @@ type Order string
 const (
 	Interleaved Order = "interleaved" // round k runs trial k of every cell, shuffled per round
 	Sequential  Order = "sequential"  // every trial of a cell before the next cell
-	// Duet runs in rounds as Interleaved does, but a cell compared trial by
-	// trial (a later revision, an A/A control) runs at the same time as
-	// its baseline, each on cores of its own, the two swapping cores every
-	// round: the machine's noise hits both sides of a pair at once.
+	// Duet runs in rounds as Interleaved does, but each cell of the
+	// schedule axis's duet value compared trial by trial (a later
+	// revision, an A/A control) runs at the same time as its baseline,
+	// each on cores of its own, the two swapping cores every round: the
+	// machine's noise hits both sides of a pair at once. The run's other
+	// cells run back to back with their baselines, as Interleaved.
 	Duet Order = "duet"
 )
 
@@ -296,6 +298,7 @@ type Cell struct {
 	Duet        string      `json:"duet,omitempty"`             // in a duet run: what it was measured beside, and on which cores
 	Negotiated  *Negotiated `json:"negotiated,omitempty"`       // what the probe agreed with the target before load
 	Writes      *Writes     `json:"db_writes,omitempty"`        // of an updates cell: what its database showed written
+	DBCounts    *DBCounts   `json:"db_counts,omitempty"`        // of a TFB database cell: what its database served per answer
 	Status      Status      `json:"status"`
 	Reason      string      `json:"reason,omitempty"`
 	Why         Why         `json:"why,omitempty"`          // the kind of a failed cell's reason, when the runner has one
